@@ -1,0 +1,31 @@
+/**
+ * The entry point: builds the program, runs it, and is the only place that calls process.exit.
+ * Commands report their exit code through `CommandResult`; thrown typed errors carry their own.
+ */
+import { Command, CommanderError } from 'commander';
+import { ExitCode, isMemberctlError } from '../errors.js';
+import { createOutput, errorToJson, renderError } from './output.js';
+import { buildProgram, type CommandResult } from './program.js';
+
+async function main(argv: string[]): Promise<number> {
+  const result: CommandResult = { exitCode: ExitCode.ok };
+  const program: Command = buildProgram(result);
+  try {
+    await program.parseAsync(argv);
+    return result.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; usage mistakes were already printed by commander.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    const wantsJson = argv.includes('--json');
+    const output = createOutput({ noColor: argv.includes('--no-color') });
+    if (wantsJson) output.out(JSON.stringify(errorToJson(error)));
+    renderError(error, output);
+    return isMemberctlError(error) ? error.exitCode : ExitCode.internal;
+  }
+}
+
+const code = await main(process.argv);
+// Let stdout drain before exiting: a piped --json result must arrive whole.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,56 @@
+/**
+ * Where the command line writes: results to stdout, progress and diagnostics to stderr.
+ * Color follows chalk's detection (NO_COLOR, FORCE_COLOR, TTY) and the --no-color flag.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import { isMemberctlError } from '../errors.js';
+
+export interface Output {
+  /** Colors for stderr (diagnostics, human summaries are drawn on stdout with `out`). */
+  color: ChalkInstance;
+  out(text: string): void;
+  err(text: string): void;
+  warn(text: string): void;
+  /** True when stderr is an interactive terminal (progress bars, prompts). */
+  stderrIsTTY: boolean;
+}
+
+export function colorEnabled(noColorFlag: boolean): boolean {
+  if (noColorFlag) return false;
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
+  if (process.env.FORCE_COLOR !== undefined) return process.env.FORCE_COLOR !== '0';
+  return Boolean(process.stdout.isTTY);
+}
+
+export function createOutput(options: { noColor?: boolean } = {}): Output {
+  const color = new Chalk({ level: colorEnabled(options.noColor ?? false) ? 1 : 0 });
+  return {
+    color,
+    out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    warn: (text) => void process.stderr.write(`${color.yellow('warning:')} ${text}\n`),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
+/** One line (plus a hint line) for a human; never a stack trace unless MEMBERCTL_DEBUG is set. */
+export function renderError(error: unknown, output: Output): void {
+  const { color } = output;
+  if (isMemberctlError(error)) {
+    output.err(`${color.red('error:')} ${error.message}`);
+    if (error.hint) output.err(`${color.dim('hint:')} ${error.hint}`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    output.err(`${color.red('internal error:')} ${message}`);
+    output.err(`${color.dim('hint:')} this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.`);
+  }
+  if (process.env.MEMBERCTL_DEBUG && error instanceof Error && error.stack) output.err(error.stack);
+}
+
+/** The --json shape of an error: {error: {code, message, hint, details}}. */
+export function errorToJson(error: unknown): { error: Record<string, unknown> } {
+  if (isMemberctlError(error)) {
+    return { error: { code: error.code, message: error.message, hint: error.hint, details: error.details } };
+  }
+  return { error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+}

@@ -1,0 +1,41 @@
+/** Assembles the commander program: global options and one sub-command per file. */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import type { ExitCodeValue } from '../errors.js';
+import { validateCommand } from './commands/validate.js';
+import { importCommand } from './commands/import.js';
+import { subscribeCommand } from './commands/subscribe.js';
+import { sandboxCommand } from './commands/sandbox.js';
+
+/** Commands write their exit code here; only main.ts turns it into process.exit. */
+export interface CommandResult {
+  exitCode: ExitCodeValue;
+}
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(result: CommandResult): Command {
+  const program = new Command('memberctl')
+    .description('Import member records into the member API in batches, and subscribe devices to push notifications.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memberctl validate members.csv                      check a file locally, no network
+  $ memberctl import members.csv --sandbox              try an import against a local sandbox
+  $ MEMBERCTL_BASE_URL=https://api.example.com MEMBERCTL_TOKEN=... memberctl import members.csv
+
+Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records invalid/skipped/rejected,
+            4 some records not confirmed (safe to re-run), 5 credentials refused.`,
+    );
+  for (const command of [validateCommand, importCommand, subscribeCommand, sandboxCommand]) {
+    program.addCommand(command(result).exitOverride());
+  }
+  return program;
+}

@@ -1,0 +1,99 @@
+/**
+ * Where requests go and with which credential: base URL and bearer token, resolved once per command.
+ * The token is read here and handed to the HTTP adapter; it never travels in error messages or events.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+
+export type ApiArea = 'member' | 'push';
+
+export interface ConnectionOptions {
+  area: ApiArea;
+  /** --base-url, already preferred over the environment by the caller when given. */
+  baseUrl?: string;
+  tokenFile?: string;
+  allowInsecureHttp?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Connection {
+  baseUrl: URL;
+  token: string;
+  /** Where the token came from, for messages ("MEMBERCTL_TOKEN", "--token-file /path"). Never the token. */
+  tokenSource: string;
+  warnings: string[];
+}
+
+const TOKEN_ENV: Record<ApiArea, string> = { member: 'MEMBERCTL_TOKEN', push: 'MEMBERCTL_PUSH_TOKEN' };
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+export function parseBaseUrl(raw: string, allowInsecureHttp = false): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`base URL "${raw}" is not a valid URL`, { hint: 'use a full URL such as https://api.example.com' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`base URL must be http:// or https://, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError('base URL must not carry credentials', { hint: 'put the token in MEMBERCTL_TOKEN or --token-file' });
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
+    throw new UsageError(`refusing to send a bearer token over plain http:// to ${url.hostname}`, {
+      hint: 'use https://, or pass --allow-insecure-http if this network is trusted',
+    });
+  }
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+/** Reads the first line of a token file, warning when others can read it. */
+export async function readTokenFile(path: string): Promise<{ token: string; warnings: string[] }> {
+  const warnings: string[] = [];
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
+      warnings.push(`token file ${path} is readable by group or others (mode ${(info.mode & 0o777).toString(8)}); run: chmod 600 ${path}`);
+    }
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read token file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
+      hint: 'check the path given to --token-file',
+    });
+  }
+  const token = (text.split(/\r?\n/, 1)[0] ?? '').trim();
+  if (!token) throw new UsageError(`token file ${path} is empty`, { hint: 'its first line must be the access token' });
+  return { token, warnings };
+}
+
+export async function resolveConnection(options: ConnectionOptions): Promise<Connection> {
+  const env = options.env ?? process.env;
+  const rawUrl = options.baseUrl ?? env.MEMBERCTL_BASE_URL;
+  if (!rawUrl) {
+    throw new UsageError('no base URL: nothing to send to', {
+      code: 'no-base-url',
+      hint: 'set MEMBERCTL_BASE_URL or pass --base-url URL; or try it locally with --sandbox',
+    });
+  }
+  const baseUrl = parseBaseUrl(rawUrl, options.allowInsecureHttp);
+  const envName = TOKEN_ENV[options.area];
+  if (options.tokenFile) {
+    const { token, warnings } = await readTokenFile(options.tokenFile);
+    return { baseUrl, token, tokenSource: `--token-file ${options.tokenFile}`, warnings };
+  }
+  const token = env[envName]?.trim();
+  if (!token) {
+    throw new UsageError(`no ${options.area} token`, {
+      code: 'no-token',
+      hint: `set ${envName} or pass --token-file FILE (a file whose first line is the token)`,
+    });
+  }
+  return { baseUrl, token, tokenSource: envName, warnings: [] };
+}

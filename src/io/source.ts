@@ -1,0 +1,47 @@
+/**
+ * The contract every input reader fulfils: an async iterable of records, streamed, each with its number
+ * and the physical line where it starts, so every message can point at it.
+ */
+export type InputFormat = 'csv' | 'json' | 'ndjson';
+
+export interface SourceRecord {
+  /** 1-based position among the records of the input (CSV header not counted). */
+  record: number;
+  /** Physical line where the record starts (a CSV header is line 1, so the first CSV record is usually line 2). */
+  line: number;
+  /**
+   * CSV: the row's cells as strings, aligned with `RecordSource.headers`.
+   * JSON / NDJSON: the parsed value (normally an object).
+   * When `error` is set: the raw text that could not be parsed (for rejects files).
+   */
+  raw: unknown;
+  /** Set when this record could not be parsed; it then counts as invalid, and the reader goes on. */
+  error?: { message: string; hint?: string };
+}
+
+export interface SourceOptions {
+  /** A path, or '-' for standard input. */
+  path: string;
+  /** Required for '-' unless the content can be sniffed; otherwise taken from the extension (.csv, .json, .ndjson, .jsonl, each optionally .gz). */
+  format?: InputFormat;
+  /** CSV delimiter override; otherwise detected from the header line among , ; tab | */
+  delimiter?: string;
+  /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
+  stdin?: NodeJS.ReadableStream;
+}
+
+export interface RecordSource extends AsyncIterable<SourceRecord> {
+  /** Display name for messages: the path as given, or "stdin". */
+  readonly file: string;
+  readonly format: InputFormat;
+  /** CSV only: the header cells as written (BOM and surrounding whitespace removed). Known when openRecordSource resolves. */
+  readonly headers?: string[];
+  /** CSV only: the detected or given delimiter. */
+  readonly delimiter?: string;
+  /** Bytes of the file read so far (compressed bytes for .gz), for progress and ETA. */
+  bytesRead(): number;
+  /** Size of the file in bytes, when known (not for stdin). */
+  readonly totalBytes?: number;
+  /** Stop reading early and release the file (e.g. --limit, Ctrl-C). Safe to call twice. */
+  close(): Promise<void>;
+}

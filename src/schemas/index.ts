@@ -1,0 +1,2 @@
+export * from './member.js';
+export * from './push.js';

@@ -1,0 +1,82 @@
+/**
+ * The member area's contracts, mirrored exactly from the API description (seed 000).
+ * One source of truth: the client validates with these before sending, the sandbox validates with them on receipt.
+ */
+import { z } from 'zod';
+
+/** ISO 8601 date-time; an offset (+02:00) is as valid as Z. */
+const isoDateTime = () => z.iso.datetime({ offset: true });
+const nullableMax = (max: number) => z.string().max(max).nullable();
+
+export const addressSchema = z.strictObject({
+  zipCode: nullableMax(8).optional(),
+  city: nullableMax(32).optional(),
+  addressLine1: nullableMax(128).optional(),
+  addressLine2: nullableMax(64).optional(),
+  region: nullableMax(32).optional(),
+  countryCode: nullableMax(2).optional(),
+});
+
+/** Any JSON value (customProperties values). */
+export const jsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValueSchema),
+    z.record(z.string(), jsonValueSchema),
+  ]),
+);
+
+export const memberUpsertItemSchema = z.strictObject({
+  memberId: z.string().min(1).max(36),
+  email: nullableMax(256).optional(),
+  firstName: nullableMax(64).optional(),
+  lastName: nullableMax(64).optional(),
+  phone: nullableMax(32).optional(),
+  birthdate: isoDateTime().nullable().optional(),
+  address: addressSchema.optional(),
+  isActive: z.boolean(),
+  createdAt: isoDateTime(),
+  genderId: z.string().nullable().optional(),
+  selectedStoreId: nullableMax(64).optional(),
+  loyaltyProgram: nullableMax(64).optional(),
+  isEmployee: z.boolean().optional(),
+  nationality: nullableMax(64).optional(),
+  metadata: z.record(z.string(), z.string().nullable()).nullable().optional(),
+  deceased: z.boolean().nullable().optional(),
+  homeTelephone: nullableMax(32).optional(),
+  isMembershipFeePaid: z.boolean().nullable().optional(),
+  customProperties: z.record(z.string(), jsonValueSchema).nullable().optional(),
+});
+
+export const importRequestSchema = z.array(memberUpsertItemSchema).min(1);
+
+export const skippedEntrySchema = z.strictObject({
+  memberId: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+
+export const importResultSchema = z.strictObject({
+  importedCount: z.number().int().min(-2147483648).max(2147483647),
+  updatedCount: z.number().int().min(-2147483648).max(2147483647),
+  skipped: z.array(skippedEntrySchema).nullable(),
+});
+
+export const memberErrorSchema = z.object({
+  name: z.string().min(1),
+  message: z.string().min(1),
+  details: z.unknown().nullable().optional(),
+});
+
+export type Address = z.infer<typeof addressSchema>;
+export type MemberUpsertItem = z.infer<typeof memberUpsertItemSchema>;
+export type ImportRequest = z.infer<typeof importRequestSchema>;
+export type SkippedEntry = z.infer<typeof skippedEntrySchema>;
+export type ImportResult = z.infer<typeof importResultSchema>;
+export type MemberError = z.infer<typeof memberErrorSchema>;
+
+/** Field names of the upsert item and of the address, in the API's order (used by mapping and templates). */
+export const MEMBER_FIELDS = Object.keys(memberUpsertItemSchema.shape) as (keyof MemberUpsertItem)[];
+export const ADDRESS_FIELDS = Object.keys(addressSchema.shape) as (keyof Address)[];
