@@ -4,6 +4,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { describeProvenance, loadSettings, type ResolvedSettings } from './settings/index.js';
 
 export type ApiArea = 'member' | 'push';
 
@@ -14,6 +15,13 @@ export interface ConnectionOptions {
   tokenFile?: string;
   allowInsecureHttp?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** --profile NAME (else MEMBERCTL_PROFILE, else the config file's defaultProfile). */
+  profile?: string;
+  /**
+   * Settings already resolved by the caller (loadSettings); then baseUrl/tokenFile/allowInsecureHttp above are
+   * ignored. Without it, they count as flags and the profile and environment fill in the rest.
+   */
+  settings?: ResolvedSettings;
 }
 
 export interface Connection {
@@ -75,24 +83,39 @@ export async function readTokenFile(path: string): Promise<{ token: string; warn
 
 export async function resolveConnection(options: ConnectionOptions): Promise<Connection> {
   const env = options.env ?? process.env;
-  const rawUrl = options.baseUrl ?? env.MEMBERCTL_BASE_URL;
+  const settings =
+    options.settings ??
+    loadSettings({
+      env,
+      profile: options.profile,
+      flags: {
+        baseUrl: options.baseUrl,
+        [options.area === 'member' ? 'tokenFile' : 'pushTokenFile']: options.tokenFile,
+        // A boolean flag that was not given arrives as false: only `true` is a choice the user made.
+        allowInsecureHttp: options.allowInsecureHttp ? true : undefined,
+      },
+    });
+  const rawUrl = settings.values.baseUrl.value;
   if (!rawUrl) {
     throw new UsageError('no base URL: nothing to send to', {
       code: 'no-base-url',
-      hint: 'set MEMBERCTL_BASE_URL or pass --base-url URL; or try it locally with --sandbox',
+      hint: 'set MEMBERCTL_BASE_URL, pass --base-url URL or use a profile (--profile NAME); or try it locally with --sandbox',
     });
   }
-  const baseUrl = parseBaseUrl(rawUrl, options.allowInsecureHttp);
+  const baseUrl = parseBaseUrl(rawUrl, settings.values.allowInsecureHttp.value);
   const envName = TOKEN_ENV[options.area];
-  if (options.tokenFile) {
-    const { token, warnings } = await readTokenFile(options.tokenFile);
-    return { baseUrl, token, tokenSource: `--token-file ${options.tokenFile}`, warnings };
+  const tokenRef = settings.tokens[options.area];
+  if (tokenRef?.value.from === 'file') {
+    const { path } = tokenRef.value;
+    const { token, warnings } = await readTokenFile(path);
+    const tokenSource = tokenRef.source.kind === 'flag' ? `--token-file ${path}` : `token file ${path} (${describeProvenance(tokenRef.source)})`;
+    return { baseUrl, token, tokenSource, warnings };
   }
   const token = env[envName]?.trim();
   if (!token) {
     throw new UsageError(`no ${options.area} token`, {
       code: 'no-token',
-      hint: `set ${envName} or pass --token-file FILE (a file whose first line is the token)`,
+      hint: `set ${envName}, pass --token-file FILE (a file whose first line is the token) or set ${options.area === 'member' ? 'tokenFile' : 'pushTokenFile'} in a profile`,
     });
   }
   return { baseUrl, token, tokenSource: envName, warnings: [] };

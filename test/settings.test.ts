@@ -1,0 +1,172 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../src/errors.js';
+import {
+  configLocation,
+  describeProvenance,
+  loadConfigFile,
+  loadSettings,
+  resolveSettings,
+  settingValues,
+  type ConfigFile,
+} from '../src/core/settings/index.js';
+import { closest } from '../src/core/settings/suggest.js';
+
+const config: ConfigFile = {
+  path: '/etc/memberctl.json',
+  data: {
+    defaultProfile: 'staging',
+    profiles: {
+      staging: { baseUrl: 'https://staging.example.com', tokenFile: '/keys/staging.token', batchSize: 200, concurrency: 2 },
+      prod: { baseUrl: 'https://api.example.com', pushTokenFile: '/keys/push.token' },
+    },
+  },
+};
+
+function tempConfig(content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memberctl-settings-'));
+  const path = join(dir, 'config.json');
+  writeFileSync(path, content);
+  return path;
+}
+
+function configErrorMessage(content: string): string {
+  const path = tempConfig(content);
+  try {
+    loadConfigFile({ path, explicit: true });
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    return `${(error as UsageError).message} | hint: ${(error as UsageError).hint}`;
+  }
+  throw new Error('expected a config error');
+}
+
+describe('precedence: flag > env > profile > default', () => {
+  it('takes each setting from the strongest source and says which', () => {
+    const settings = resolveSettings({
+      flags: { batchSize: 50 },
+      env: { MEMBERCTL_BATCH_SIZE: '100', MEMBERCTL_CONCURRENCY: '8' },
+      config,
+    });
+    expect(settings.profile).toEqual({ value: 'staging', source: { kind: 'config', file: '/etc/memberctl.json' } });
+    expect(settings.values.batchSize).toEqual({ value: 50, source: { kind: 'flag', flag: '--batch-size' } });
+    expect(settings.values.concurrency).toEqual({ value: 8, source: { kind: 'env', variable: 'MEMBERCTL_CONCURRENCY' } });
+    expect(settings.values.baseUrl).toEqual({ value: 'https://staging.example.com', source: { kind: 'profile', profile: 'staging' } });
+    expect(settings.values.retries).toEqual({ value: 5, source: { kind: 'default' } });
+    expect(settings.values.pushTokenFile).toEqual({ value: undefined, source: { kind: 'default' } });
+  });
+
+  it('lets each level win when the stronger ones are absent', () => {
+    const base = { env: {}, config };
+    expect(resolveSettings({ ...base, flags: { baseUrl: 'https://flag' } }).values.baseUrl.value).toBe('https://flag');
+    expect(resolveSettings({ ...base, env: { MEMBERCTL_BASE_URL: 'https://env' } }).values.baseUrl.value).toBe('https://env');
+    expect(resolveSettings(base).values.baseUrl.value).toBe('https://staging.example.com');
+    expect(resolveSettings({ env: {} }).values.baseUrl.value).toBeUndefined();
+    expect(settingValues(resolveSettings({ env: {} }))).toMatchObject({ batchSize: 500, concurrency: 4, maxBatchBytes: 1048576 });
+  });
+
+  it('selects the profile by flag, then MEMBERCTL_PROFILE, then defaultProfile', () => {
+    const env = { MEMBERCTL_PROFILE: 'prod' };
+    expect(resolveSettings({ env, config, profileFlag: 'staging' }).profile?.source.kind).toBe('flag');
+    expect(resolveSettings({ env, config }).profile).toEqual({ value: 'prod', source: { kind: 'env', variable: 'MEMBERCTL_PROFILE' } });
+    expect(resolveSettings({ env, config }).values.baseUrl.value).toBe('https://api.example.com');
+    expect(resolveSettings({ env: {} }).profile).toBeUndefined();
+  });
+
+  it('resolves the token: --token-file > MEMBERCTL_TOKEN > the profile token file, per area', () => {
+    const env = { MEMBERCTL_TOKEN: 'secret' };
+    expect(resolveSettings({ env, config, flags: { tokenFile: '/tmp/t' } }).tokens.member).toEqual({
+      value: { from: 'file', path: '/tmp/t' },
+      source: { kind: 'flag', flag: '--token-file' },
+    });
+    expect(resolveSettings({ env, config }).tokens.member?.value).toEqual({ from: 'env', variable: 'MEMBERCTL_TOKEN' });
+    expect(resolveSettings({ env: {}, config }).tokens.member).toEqual({
+      value: { from: 'file', path: '/keys/staging.token' },
+      source: { kind: 'profile', profile: 'staging' },
+    });
+    expect(resolveSettings({ env: {}, config }).tokens.push).toBeUndefined();
+    expect(resolveSettings({ env: {}, config, profileFlag: 'prod' }).tokens.push?.value).toEqual({ from: 'file', path: '/keys/push.token' });
+    // The resolved settings hold where a token is, never the token.
+    expect(JSON.stringify(resolveSettings({ env, config }))).not.toContain('secret');
+  });
+
+  it('refuses an unknown profile with exit 2, naming the known ones', () => {
+    const attempt = () => resolveSettings({ env: {}, config, profileFlag: 'stagin' });
+    expect(attempt).toThrow(/unknown profile "stagin" \(from flag --profile\).*did you mean "staging"/);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as UsageError).exitCode).toBe(2);
+      expect((error as UsageError).hint).toBe('known profiles: staging, prod');
+    }
+    expect(() => resolveSettings({ env: { MEMBERCTL_PROFILE: 'x' }, configPath: '/nope.json' })).toThrow(/no config file at \/nope.json/);
+  });
+
+  it('rejects bad values from the environment and flags, naming where they came from', () => {
+    expect(() => resolveSettings({ env: { MEMBERCTL_BATCH_SIZE: 'lots' } })).toThrow('MEMBERCTL_BATCH_SIZE="lots" is not a whole number');
+    expect(() => resolveSettings({ env: { MEMBERCTL_CONCURRENCY: '0' } })).toThrow(/MEMBERCTL_CONCURRENCY 0/);
+    expect(() => resolveSettings({ env: {}, flags: { concurrency: 1000 } })).toThrow(/--concurrency 1000/);
+  });
+
+  it('describes provenance for humans', () => {
+    expect(describeProvenance({ kind: 'profile', profile: 'staging' })).toBe('profile staging');
+    expect(describeProvenance({ kind: 'env', variable: 'MEMBERCTL_TOKEN' })).toBe('env MEMBERCTL_TOKEN');
+  });
+});
+
+describe('config file', () => {
+  it('is found through MEMBERCTL_CONFIG, then XDG_CONFIG_HOME, then ~/.config', () => {
+    expect(configLocation({ MEMBERCTL_CONFIG: '~/m.json' }, '/home/u')).toEqual({ path: '/home/u/m.json', explicit: true });
+    expect(configLocation({ XDG_CONFIG_HOME: '/xdg' }, '/home/u').path).toBe('/xdg/memberctl/config.json');
+    expect(configLocation({ XDG_CONFIG_HOME: 'relative' }, '/home/u').path).toBe('/home/u/.config/memberctl/config.json');
+    expect(configLocation({}, '/home/u')).toEqual({ path: '/home/u/.config/memberctl/config.json', explicit: false });
+  });
+
+  it('is optional unless named explicitly', () => {
+    expect(loadConfigFile({ path: '/nonexistent/config.json', explicit: false })).toBeUndefined();
+    expect(() => loadConfigFile({ path: '/nonexistent/config.json', explicit: true })).toThrow(/config file \/nonexistent\/config.json: cannot read it \(ENOENT\)/);
+  });
+
+  it('expands ~ and resolves token files relative to the config file', () => {
+    const path = tempConfig(JSON.stringify({ profiles: { a: { tokenFile: 'a.token', pushTokenFile: '~/push.token' } } }));
+    const loaded = loadConfigFile({ path, explicit: true }, '/home/u');
+    expect(loaded?.data.profiles.a).toEqual({ tokenFile: join(path, '..', 'a.token'), pushTokenFile: '/home/u/push.token' });
+  });
+
+  it('names the file and key path of an unknown key, with did-you-mean', () => {
+    const message = configErrorMessage(JSON.stringify({ profiles: { staging: { baseUrl: 'https://x', batchsize: 5 } } }));
+    expect(message).toMatch(/^config file \/.*config\.json: profiles\.staging\.batchsize: unknown key \(did you mean "batchSize"\?\)/);
+    expect(message).toContain('allowed keys here: description, baseUrl, tokenFile');
+    expect(configErrorMessage(JSON.stringify({ defaultProfle: 'a', profiles: {} }))).toMatch(/defaultProfle: unknown key \(did you mean "defaultProfile"\?\)/);
+  });
+
+  it('refuses a token stored in the config, pointing at tokenFile', () => {
+    const message = configErrorMessage(JSON.stringify({ profiles: { p: { token: 'eyJ...' } } }));
+    expect(message).toMatch(/profiles\.p\.token: tokens are never stored in the config file \| hint: .*"tokenFile"/);
+    expect(message).not.toContain('eyJ');
+  });
+
+  it('names the key of a wrongly typed value, the position of a JSON syntax error, and a dangling defaultProfile', () => {
+    expect(configErrorMessage(JSON.stringify({ profiles: { p: { concurrency: 'four' } } }))).toMatch(/profiles\.p\.concurrency: Invalid input: expected number/);
+    expect(configErrorMessage('{\n  "profiles": {,\n}')).toMatch(/not valid JSON \(line 2, column \d+\)/);
+    expect(configErrorMessage(JSON.stringify({ defaultProfile: 'x', profiles: { y: {} } }))).toMatch(/defaultProfile "x" is not among the profiles \| hint: known profiles: y/);
+  });
+
+  it('loadSettings reads the file named by MEMBERCTL_CONFIG and applies the profile', () => {
+    const path = tempConfig(JSON.stringify({ profiles: { ci: { batchSize: 42 } } }));
+    const settings = loadSettings({ env: { MEMBERCTL_CONFIG: path, MEMBERCTL_PROFILE: 'ci' } });
+    expect(settings.configFile).toBe(path);
+    expect(settings.values.batchSize).toEqual({ value: 42, source: { kind: 'profile', profile: 'ci' } });
+  });
+});
+
+describe('closest', () => {
+  it('suggests near misses only', () => {
+    expect(closest('concurency', ['concurrency', 'retries'])).toBe('concurrency');
+    expect(closest('BASEURL', ['baseUrl'])).toBe('baseUrl');
+    expect(closest('zzz', ['baseUrl'])).toBeUndefined();
+  });
+});
