@@ -17,16 +17,34 @@ export const addressSchema = z.strictObject({
   countryCode: nullableMax(2).optional(),
 });
 
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A map of string keys to values, treated as plain data. zod's z.record leaves an own "__proto__" key out of its
+ * output (and never validates it), so a member whose metadata has such a key would silently lose it. Here every own
+ * key is validated, and the parsed value is the input object itself, own "__proto__" / "constructor" keys included.
+ */
+export function dataRecord<T>(valueSchema: z.ZodType<T>) {
+  return z
+    .custom<Record<string, T>>(isPlainRecord, { error: 'expected an object (a map of string keys)' })
+    .superRefine((input, ctx) => {
+      for (const key of Object.keys(input)) {
+        const result = valueSchema.safeParse(input[key], { reportInput: true });
+        if (result.success) continue;
+        for (const issue of result.error.issues) {
+          ctx.addIssue({ ...issue, path: [key, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+        }
+      }
+    });
+}
+
 /** Any JSON value (customProperties values). */
 export const jsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), dataRecord(jsonValueSchema)]),
 );
 
 export const memberUpsertItemSchema = z.strictObject({
@@ -44,11 +62,11 @@ export const memberUpsertItemSchema = z.strictObject({
   loyaltyProgram: nullableMax(64).optional(),
   isEmployee: z.boolean().optional(),
   nationality: nullableMax(64).optional(),
-  metadata: z.record(z.string(), z.string().nullable()).nullable().optional(),
+  metadata: dataRecord(z.string().nullable()).nullable().optional(),
   deceased: z.boolean().nullable().optional(),
   homeTelephone: nullableMax(32).optional(),
   isMembershipFeePaid: z.boolean().nullable().optional(),
-  customProperties: z.record(z.string(), jsonValueSchema).nullable().optional(),
+  customProperties: dataRecord(jsonValueSchema).nullable().optional(),
 });
 
 export const importRequestSchema = z.array(memberUpsertItemSchema).min(1);
