@@ -1,11 +1,14 @@
 /** Assembles the commander program: global options and one sub-command per file. */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { ExitCodeValue } from '../errors.js';
 import { validateCommand } from './commands/validate.js';
 import { importCommand } from './commands/import.js';
 import { subscribeCommand } from './commands/subscribe.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { configCommand } from './commands/config.js';
+import { templateCommand } from './commands/template.js';
+import { completionCommand } from './commands/completion.js';
 
 /** Commands write their exit code here; only main.ts turns it into process.exit. */
 export interface CommandResult {
@@ -23,6 +26,16 @@ export function buildProgram(result: CommandResult): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .showSuggestionAfterError(true)
     .exitOverride()
+    // Global options: accepted before or after the command name (`memberctl import f.csv --profile prod`).
+    .option('--profile <name>', 'settings profile from the config file (else MEMBERCTL_PROFILE, else defaultProfile)')
+    .addOption(new Option('--log-format <format>', 'stderr as human text, or one JSON event per line (for cron)').choices(['text', 'json']))
+    .option('--no-color', 'no colors in output (NO_COLOR is honoured too)')
+    .hook('preAction', (root) => {
+      // Commands read NO_COLOR and MEMBERCTL_PROFILE themselves; this makes the global flags reach every one of them.
+      const globals = root.opts() as { color?: boolean; profile?: string };
+      if (globals.color === false) process.env.NO_COLOR = '1';
+      if (globals.profile) process.env.MEMBERCTL_PROFILE = globals.profile;
+    })
     .addHelpText(
       'after',
       `
@@ -34,7 +47,8 @@ Examples:
 Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records invalid/skipped/rejected,
             4 some records not confirmed (safe to re-run), 5 credentials refused.`,
     );
-  for (const command of [validateCommand, importCommand, subscribeCommand, sandboxCommand]) {
+  const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand];
+  for (const command of commands) {
     program.addCommand(command(result).exitOverride());
   }
   return program;

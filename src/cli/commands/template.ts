@@ -1,0 +1,61 @@
+/** `memberctl template`: an import file to map a CRM export onto, and the table of every field's limits. */
+import { writeFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import { UsageError } from '../../errors.js';
+import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from '../../core/template.js';
+import { createOutput } from '../output.js';
+import type { CommandResult } from '../program.js';
+
+interface TemplateOptions {
+  format: 'csv' | 'json';
+  out?: string;
+  force?: boolean;
+  fields?: boolean;
+}
+
+export function templateCommand(result: CommandResult): Command {
+  return new Command('template')
+    .description('write an import file with every field and one example record (CSV or JSON), or the table of field limits')
+    .addOption(new Option('--format <format>', 'file format').choices(['csv', 'json']).default('csv'))
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--force', 'overwrite --out if it exists')
+    .option('--fields', 'print every field with its type and limits (a Markdown table) instead of a template')
+    .addHelpText(
+      'after',
+      `
+Columns are the API's field names; nested values use dotted paths (address.city), and metadata.<key> /
+customProperties.<key> columns may use any key. Replace the example row with your data, then:
+
+Examples:
+  $ memberctl template --out members.csv && memberctl validate members.csv
+  $ memberctl template --format json --out members.json
+  $ memberctl template --fields                 the limits of every field (length, format, required)`,
+    )
+    .action(async (options: TemplateOptions) => {
+      const output = createOutput();
+      if (options.fields) {
+        output.out(fieldLimitsMarkdown());
+        result.exitCode = 0;
+        return;
+      }
+      const text = options.format === 'json' ? templateJson() : templateCsv();
+      if (!options.out) {
+        process.stdout.write(text);
+        result.exitCode = 0;
+        return;
+      }
+      try {
+        await writeFile(options.out, text, { flag: options.force ? 'w' : 'wx' });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new UsageError(`cannot write ${options.out}: ${code === 'EEXIST' ? 'the file exists' : (code ?? 'error')}`, {
+          hint: code === 'EEXIST' ? 'pass --force to overwrite it, or choose another --out' : 'check the folder exists and is writable',
+        });
+      }
+      output.err(
+        `wrote ${options.out}: ${templateColumns().length} ${options.format === 'json' ? 'fields' : 'columns'} and one example record; ` +
+          'field limits: memberctl template --fields',
+      );
+      result.exitCode = 0;
+    });
+}
