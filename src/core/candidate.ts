@@ -8,6 +8,8 @@ export interface RecordIssue {
   /** Field path in the upsert item ("email", "address.zipCode", "metadata.tier"), or the input column when unmapped. */
   path: string;
   message: string;
+  /** The rule broken, free of the record's values ("required", "longer than 256 characters"), for counting reasons. */
+  rule?: string;
 }
 
 export interface RecordRef {

@@ -1,0 +1,54 @@
+/**
+ * CSV cells are text: these read them as the field's type. Each returns the value, or a Problem that becomes
+ * the record's issue for that field. Cells arrive trimmed and non-empty (empty means "not given").
+ */
+import type { CellType } from './targets.js';
+
+export class Problem {
+  constructor(readonly message: string, readonly rule: string) {}
+}
+
+const TRUE = new Set(['true', 'yes', 'y', '1']);
+const FALSE = new Set(['false', 'no', 'n', '0']);
+
+export function toBoolean(cell: string): boolean | Problem {
+  const lower = cell.toLowerCase();
+  if (TRUE.has(lower)) return true;
+  if (FALSE.has(lower)) return false;
+  return new Problem(`expected true/false, yes/no, y/n or 1/0, got "${cell}"`, 'not a boolean');
+}
+
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A plain date becomes midnight UTC; anything else goes to the schema as written, which checks the date-time. */
+export function toDateTime(cell: string): string {
+  return PLAIN_DATE.test(cell) ? `${cell}T00:00:00.000Z` : cell;
+}
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+export function toNumber(cell: string): number | Problem {
+  const n = NUMBER.test(cell) ? Number(cell) : Number.NaN;
+  return Number.isFinite(n) ? n : new Problem(`expected a number, got "${cell}"`, 'not a number');
+}
+
+export function toJson(cell: string): unknown {
+  try {
+    return JSON.parse(cell);
+  } catch {
+    return new Problem(`expected a JSON value (the column's type is json), got "${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}"`, 'not JSON');
+  }
+}
+
+export function coerceCustom(cell: string, type: CellType): unknown {
+  switch (type) {
+    case 'number':
+      return toNumber(cell);
+    case 'boolean':
+      return toBoolean(cell);
+    case 'json':
+      return toJson(cell);
+    default:
+      return cell;
+  }
+}

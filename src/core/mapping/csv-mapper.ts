@@ -1,0 +1,127 @@
+/**
+ * The CSV hot path: per row, only index lookups and the setters chosen once from the header.
+ * The item is built directly (no intermediate map); metadata and customProperties maps have no prototype,
+ * so keys such as "__proto__" are plain data.
+ */
+import type { Candidate, RecordIssue } from '../candidate.js';
+import type { SourceRecord } from '../../io/source.js';
+import { coerceCustom, Problem, toBoolean, toDateTime } from './coerce.js';
+import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
+import { targetPath, type Target } from './targets.js';
+import { checkItem } from './validate-item.js';
+import { sortByFieldOrder } from './issues.js';
+
+type Item = Record<string, unknown>;
+type Setter = (item: Item, cell: string) => Problem | undefined;
+
+interface Plan {
+  index: number;
+  path: string;
+  set: Setter;
+  setNull: (item: Item) => void;
+}
+
+export interface CsvMapperOptions extends ColumnOptions {
+  /** A cell exactly equal to this (after trimming) is JSON null, which clears the field. Off by default. */
+  nullToken?: string;
+}
+
+export interface CsvMapper {
+  columns: ResolvedColumn[];
+  warnings: string[];
+  toCandidate(source: SourceRecord): Candidate;
+}
+
+export function buildCsvMapper(headers: readonly string[], options: CsvMapperOptions): CsvMapper {
+  const { columns, warnings } = resolveColumns(headers, options);
+  const plans: Plan[] = [];
+  const headerOfPath = new Map<string, string>();
+  for (const column of columns) {
+    if (!column.target) continue;
+    const path = targetPath(column.target);
+    plans.push({ index: column.index, path, ...settersFor(column.target) });
+    if (column.header !== path) headerOfPath.set(path, column.header);
+  }
+  const nullToken = options.nullToken;
+
+  function toCandidate(source: SourceRecord): Candidate {
+    const { record, line } = source;
+    const cells = source.raw as readonly (string | undefined)[];
+    const item: Item = {};
+    let problems: RecordIssue[] | undefined;
+    for (let i = 0; i < plans.length; i++) {
+      const plan = plans[i]!;
+      const raw = cells[plan.index];
+      if (raw === undefined) continue;
+      const cell = raw.trim();
+      if (cell === '') continue;
+      if (cell === nullToken) {
+        plan.setNull(item);
+        continue;
+      }
+      const problem = plan.set(item, cell);
+      if (problem) (problems ??= []).push({ path: plan.path, message: problem.message, rule: problem.rule });
+    }
+    const memberId = typeof item.memberId === 'string' ? item.memberId : undefined;
+    const check = checkItem(item, 'csv');
+    if (check.ok && !problems) return { record, line, memberId, raw: cells, valid: true, item: check.item };
+    const issues = mergeIssues(problems, check.ok ? [] : check.issues);
+    for (const issue of issues) {
+      const header = headerOfPath.get(issue.path);
+      if (header !== undefined) issue.message += ` (column "${header}")`;
+    }
+    return { record, line, memberId, raw: cells, valid: false, issues };
+  }
+
+  return { columns, warnings, toCandidate };
+}
+
+/** A cell that could not be read leaves its field out; the schema's "required" for that field would only repeat it. */
+function mergeIssues(problems: RecordIssue[] | undefined, schemaIssues: RecordIssue[]): RecordIssue[] {
+  if (!problems) return schemaIssues;
+  const seen = new Set(problems.map((p) => p.path));
+  return sortByFieldOrder([...problems, ...schemaIssues.filter((issue) => !seen.has(issue.path))]);
+}
+
+function settersFor(target: Target): Pick<Plan, 'set' | 'setNull'> {
+  switch (target.kind) {
+    case 'field': {
+      const field = target.field;
+      const setNull = (item: Item) => void (item[field] = null);
+      if (target.type === 'boolean') {
+        return {
+          setNull,
+          set: (item, cell) => {
+            const value = toBoolean(cell);
+            if (value instanceof Problem) return value;
+            item[field] = value;
+          },
+        };
+      }
+      if (target.type === 'date') return { setNull, set: (item, cell) => void (item[field] = toDateTime(cell)) };
+      return { setNull, set: (item, cell) => void (item[field] = cell) };
+    }
+    case 'address': {
+      const field = target.field;
+      const address = (item: Item) => (item.address ??= {}) as Item;
+      return { setNull: (item) => void (address(item)[field] = null), set: (item, cell) => void (address(item)[field] = cell) };
+    }
+    case 'metadata': {
+      const key = target.key;
+      const metadata = (item: Item) => (item.metadata ??= Object.create(null)) as Item;
+      return { setNull: (item) => void (metadata(item)[key] = null), set: (item, cell) => void (metadata(item)[key] = cell) };
+    }
+    case 'customProperties': {
+      const { key, type } = target;
+      const custom = (item: Item) => (item.customProperties ??= Object.create(null)) as Item;
+      return {
+        setNull: (item) => void (custom(item)[key] = null),
+        set: (item, cell) => {
+          const value = coerceCustom(cell, type);
+          if (value instanceof Problem) return value;
+          custom(item)[key] = value;
+        },
+      };
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * From a source's records to candidates: a mapper chosen once per input (CSV header resolution happens here,
+ * before any row is read), then one call per record. Reader errors become invalid candidates.
+ */
+import { UsageError } from '../../errors.js';
+import type { Candidate } from '../candidate.js';
+import type { InputFormat, SourceRecord } from '../../io/source.js';
+import { buildCsvMapper, type CsvMapperOptions } from './csv-mapper.js';
+import { jsonToCandidate } from './json-mapper.js';
+
+export { loadMappingFile, parseMapping, type Mapping } from './mapping-file.js';
+export { endsWithRejectsColumns } from './csv-columns.js';
+export type { CsvMapperOptions } from './csv-mapper.js';
+
+export interface RecordMapper {
+  /** Messages worth a warning (ignored columns, unused --map rules). */
+  warnings: string[];
+  toCandidate(source: SourceRecord): Candidate;
+}
+
+export function createRecordMapper(format: InputFormat, headers: readonly string[] | undefined, options: CsvMapperOptions): RecordMapper {
+  let map: (source: SourceRecord) => Candidate;
+  let warnings: string[] = [];
+  if (format === 'csv') {
+    const csv = buildCsvMapper(headers ?? [], options);
+    map = csv.toCandidate;
+    warnings = csv.warnings;
+  } else {
+    for (const [flag, given] of [['--map', options.mapping], ['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken]] as const) {
+      if (given !== undefined && given !== false) {
+        throw new UsageError(`${flag} applies to CSV input only (${options.file} is ${format})`, {
+          code: 'csv-only-option',
+          hint: 'JSON and NDJSON records are taken as they are: their property names must be the API\'s field names.',
+        });
+      }
+    }
+    map = jsonToCandidate;
+  }
+  return {
+    warnings,
+    toCandidate(source) {
+      if (source.error) {
+        const message = source.error.hint ? `${source.error.message} (${source.error.hint})` : source.error.message;
+        return { record: source.record, line: source.line, raw: source.raw, valid: false, issues: [{ path: '', message, rule: 'unreadable record' }] };
+      }
+      return map(source);
+    },
+  };
+}

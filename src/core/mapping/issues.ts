@@ -1,0 +1,88 @@
+/** Turns zod's issues into one human message per problem, with the field path in item terms. */
+import type { z } from 'zod';
+import type { RecordIssue } from '../candidate.js';
+import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/index.js';
+import { closestName } from './targets.js';
+
+export type InputKind = 'csv' | 'json';
+
+/** `string "yes"`, `number 5`, `null`, `array`, ...: short, for messages. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  return typeof value;
+}
+
+function gotValue(value: unknown): string {
+  return typeof value === 'string' ? `string ${describeValue(value)}` : describeValue(value);
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+const DATE_EXAMPLE = 'an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z)';
+
+export function toRecordIssues(issues: readonly z.core.$ZodIssue[], kind: InputKind): RecordIssue[] {
+  const out: RecordIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      const known = issue.path.length === 0 ? MEMBER_FIELDS : issue.path[0] === 'address' ? ADDRESS_FIELDS : [];
+      for (const key of issue.keys) {
+        const suggestion = closestName(key, known);
+        out.push({
+          path: formatPath([...issue.path, key]),
+          message: `unknown property${suggestion ? ` (did you mean ${suggestion}?)` : ''}: the API's upsert item has no such field`,
+          rule: 'unknown property',
+        });
+      }
+      continue;
+    }
+    out.push({ path: formatPath(issue.path), ...describeIssue(issue, kind) });
+  }
+  return sortByFieldOrder(out);
+}
+
+const FIELD_ORDER = new Map<string, number>(MEMBER_FIELDS.map((f, i) => [f, i]));
+
+/** Issues in the API's field order (zod's order follows its own evaluation), unknown properties last. */
+export function sortByFieldOrder(issues: RecordIssue[]): RecordIssue[] {
+  const rank = (issue: RecordIssue) => FIELD_ORDER.get(issue.path.split('.', 1)[0]!) ?? FIELD_ORDER.size;
+  return issues.length < 2 ? issues : issues.sort((a, b) => rank(a) - rank(b));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, kind: InputKind): { message: string; rule: string } {
+  const input = (issue as { input?: unknown }).input;
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (input === undefined) return { message: 'required', rule: 'required' };
+      if (input === null) return { message: 'must not be null', rule: 'null not allowed' };
+      const note = kind === 'json' ? ' (JSON values are not coerced)' : '';
+      return { message: `expected ${issue.expected}, got ${gotValue(input)}${note}`, rule: `expected ${issue.expected}` };
+    }
+    case 'too_big':
+      if (issue.origin === 'string' && typeof input === 'string') {
+        return { message: `must be at most ${String(issue.maximum)} characters, got ${input.length}`, rule: `longer than ${String(issue.maximum)} characters` };
+      }
+      return { message: issue.message, rule: issue.message };
+    case 'too_small':
+      if (issue.origin === 'string' && Number(issue.minimum) === 1) return { message: 'must not be empty', rule: 'empty' };
+      return { message: issue.message, rule: issue.message };
+    case 'invalid_format':
+      if (issue.format === 'datetime') {
+        const accepted = kind === 'csv' ? `${DATE_EXAMPLE} or a date (2024-05-01)` : DATE_EXAMPLE;
+        return { message: `expected ${accepted}, got ${describeValue(input)}`, rule: 'not an ISO 8601 date-time' };
+      }
+      return { message: issue.message, rule: issue.message };
+    case 'invalid_union':
+      return { message: `expected a JSON value, got ${typeof input}`, rule: 'not a JSON value' };
+    case 'custom':
+      return { message: `${issue.message}, got ${describeValue(input)}`, rule: issue.message };
+    default:
+      return { message: issue.message, rule: issue.message };
+  }
+}
+

@@ -1,0 +1,13 @@
+/** The one place a built item meets the schema: valid item, or every issue in human terms. */
+import { memberUpsertItemSchema, type MemberUpsertItem } from '../../schemas/index.js';
+import type { RecordIssue } from '../candidate.js';
+import { toRecordIssues, type InputKind } from './issues.js';
+
+const PARSE_OPTIONS = { reportInput: true } as const;
+
+export type ItemCheck = { ok: true; item: MemberUpsertItem } | { ok: false; issues: RecordIssue[] };
+
+export function checkItem(value: unknown, kind: InputKind): ItemCheck {
+  const result = memberUpsertItemSchema.safeParse(value, PARSE_OPTIONS);
+  return result.success ? { ok: true, item: result.data } : { ok: false, issues: toRecordIssues(result.error.issues, kind) };
+}

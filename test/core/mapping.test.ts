@@ -1,0 +1,268 @@
+import { describe, expect, it } from 'vitest';
+import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
+import { closestField, editDistance, resolveTarget } from '../../src/core/mapping/targets.js';
+import type { Candidate } from '../../src/core/candidate.js';
+import { UsageError } from '../../src/errors.js';
+
+const FILE = 'members.csv';
+const csv = (headers: string[], options: Parameters<typeof createRecordMapper>[2] = { file: FILE }) => {
+  const mapper = createRecordMapper('csv', headers, options);
+  return (cells: string[], record = 1) => mapper.toCandidate({ record, line: record + 1, raw: cells });
+};
+const json = (raw: unknown) => createRecordMapper('ndjson', undefined, { file: 'm.ndjson' }).toCandidate({ record: 1, line: 1, raw });
+const required = ['memberId', 'isActive', 'createdAt'];
+const okRow = ['m-1', 'yes', '2024-05-01T12:00:00Z'];
+const issuesOf = (c: Candidate) => (c.valid ? [] : c.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+const itemOf = (c: Candidate) => {
+  if (!c.valid) throw new Error(`invalid: ${issuesOf(c).join('; ')}`);
+  return c.item;
+};
+const usageMessage = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a UsageError');
+};
+
+describe('header resolution', () => {
+  it('ignores case, spaces, _ and - in field names', () => {
+    for (const header of ['Member ID', 'member_id', 'MEMBERID', 'member-id', ' memberId ']) {
+      expect(resolveTarget(header), header).toEqual({ kind: 'field', field: 'memberId', type: 'string' });
+    }
+    expect(resolveTarget('Is Membership Fee Paid')).toMatchObject({ field: 'isMembershipFeePaid', type: 'boolean' });
+    expect(resolveTarget('birth_date')).toMatchObject({ field: 'birthdate', type: 'date' });
+  });
+
+  it('dotted headers: lenient prefix and address fields, exact metadata/customProperties keys', () => {
+    expect(resolveTarget('Address.Zip Code')).toEqual({ kind: 'address', field: 'zipCode' });
+    expect(resolveTarget('address.address_line_1')).toEqual({ kind: 'address', field: 'addressLine1' });
+    expect(resolveTarget('custom_properties.score')).toEqual({ kind: 'customProperties', key: 'score', type: 'string' });
+    expect(resolveTarget('META-DATA.Tier Level')).toEqual({ kind: 'metadata', key: 'Tier Level' });
+    expect(resolveTarget('metadata.a.b')).toEqual({ kind: 'metadata', key: 'a.b' });
+    expect(resolveTarget('address.street')).toBeUndefined();
+    expect(resolveTarget('metadata.')).toBeUndefined();
+    expect(resolveTarget('other.key')).toBeUndefined();
+  });
+
+  it('suggests the closest field', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(closestField('emial')).toBe('email');
+    expect(closestField('E-mail Address')).toBe('email');
+    expect(closestField('Active')).toBe('isActive');
+    expect(closestField('zip')).toBe('address.zipCode');
+    expect(closestField('xy')).toBeUndefined();
+    expect(closestField('city')).toBe('address.city');
+    expect(closestField('Favourite Colour')).toBeUndefined();
+  });
+
+  it('an unknown header is a usage error before any row, naming header, column and suggestion', () => {
+    const message = usageMessage(() => csv(['memberId', 'E-mail Address', 'Shoe Size', 'isActive', 'createdAt']));
+    expect(message).toBe('members.csv line 1: unknown columns "E-mail Address" (column 2: did you mean email?), "Shoe Size" (column 3)');
+    expect(usageMessage(() => csv(['memberId', 'address']))).toContain('use address.<field>');
+  });
+
+  it('--ignore-unknown-columns skips them with a warning', () => {
+    const mapper = createRecordMapper('csv', [...required, 'Shoe Size'], { file: FILE, ignoreUnknownColumns: true });
+    expect(mapper.warnings).toEqual(['members.csv: ignoring unknown column "Shoe Size" (column 4)']);
+    const c = mapper.toCandidate({ record: 1, line: 2, raw: [...okRow, '44'] });
+    expect(itemOf(c)).toEqual({ memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z' });
+  });
+
+  it('two columns for one field are refused', () => {
+    expect(usageMessage(() => csv(['memberId', 'Member ID']))).toBe(
+      'members.csv line 1: columns "memberId" (column 1) and "Member ID" (column 2) both map to memberId',
+    );
+  });
+
+  it('a rejects file\'s trailing stage and error columns are not read', () => {
+    const row = csv([...required, 'email', 'stage', 'error']);
+    expect(itemOf(row([...okRow, 'a@b.c', 'invalid', 'email: bad']))).toEqual({
+      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z', email: 'a@b.c',
+    });
+    // elsewhere they are ordinary unknown columns
+    expect(usageMessage(() => csv(['stage', ...required]))).toContain('"stage"');
+  });
+});
+
+describe('--map', () => {
+  const mapping = parseMapping(
+    {
+      columns: {
+        'Contact ID': 'memberId',
+        'E-mail Address': 'email',
+        'Internal Notes': null,
+        Score: { field: 'customProperties.score', type: 'number' },
+        Tags: { field: 'custom_properties.tags', type: 'json' },
+        VIP: { field: 'customProperties.vip', type: 'boolean' },
+        'Not In File': 'phone',
+      },
+    },
+    'crm-mapping.json',
+  );
+
+  it('maps other names, drops null columns, types customProperties, warns about unused rules', () => {
+    const mapper = createRecordMapper('csv', ['contact_id', 'E-mail Address', 'Internal Notes', 'Score', 'Tags', 'VIP', 'isActive', 'createdAt'], { file: FILE, mapping });
+    expect(mapper.warnings).toEqual(['mapping file crm-mapping.json: column "Not In File" is not in members.csv\'s header']);
+    const c = mapper.toCandidate({ record: 1, line: 2, raw: ['c-9', 'x@y.z', 'secret', '4.5', '["a",1]', 'Y', '1', '2024-05-01'] });
+    expect(itemOf(c)).toEqual({
+      memberId: 'c-9', email: 'x@y.z', customProperties: { score: 4.5, tags: ['a', 1], vip: true },
+      isActive: true, createdAt: '2024-05-01T00:00:00.000Z',
+    });
+    const bad = mapper.toCandidate({ record: 2, line: 3, raw: ['c-9', 'x@y.z', '', 'lots', '[1,', 'maybe', '1', '2024-05-01'] });
+    expect(issuesOf(bad)).toEqual([
+      'customProperties.score: expected a number, got "lots" (column "Score")',
+      'customProperties.tags: expected a JSON value (the column\'s type is json), got "[1," (column "Tags")',
+      'customProperties.vip: expected true/false, yes/no, y/n or 1/0, got "maybe" (column "VIP")',
+    ]);
+  });
+
+  it('refuses a malformed mapping file, naming the file and the key', () => {
+    expect(usageMessage(() => parseMapping({ columns: { Mail: 'emial' } }, 'm.json'))).toBe(
+      'mapping file m.json: columns["Mail"]: unknown field "emial" (did you mean email?)',
+    );
+    expect(usageMessage(() => parseMapping({ columns: { X: { field: 'email', type: 'number' } } }, 'm.json'))).toContain(
+      'columns["X"]: "type" applies only to customProperties',
+    );
+    expect(usageMessage(() => parseMapping({ colums: {} }, 'm.json'))).toContain('mapping file m.json: (top level): unknown key "colums"');
+    expect(usageMessage(() => parseMapping({ columns: { X: 5 } }, 'm.json'))).toContain('mapping file m.json: columns["X"]');
+    expect(usageMessage(() => parseMapping({ columns: { X: { field: 'customProperties.a', type: 'date' } } }, 'm.json'))).toContain('columns["X"]: expected a field name, null');
+  });
+
+  it('is refused for JSON input, as are the other CSV-only options', () => {
+    expect(() => createRecordMapper('json', undefined, { file: 'a.json', mapping })).toThrow('--map applies to CSV input only');
+    expect(() => createRecordMapper('ndjson', undefined, { file: 'a.ndjson', nullToken: 'NULL' })).toThrow('--null-token');
+  });
+});
+
+describe('CSV cells', () => {
+  const headers = [...required, 'email', 'isEmployee', 'deceased', 'birthdate', 'address.city', 'metadata.tier', 'customProperties.score'];
+  const row = csv(headers);
+  const withCells = (...rest: string[]) => row([...okRow, ...rest]);
+
+  it('trims, and an empty cell is "not given"', () => {
+    expect(itemOf(row(['  m-1 ', ' TRUE ', ' 2024-05-01T12:00:00+02:00 ', '', '  ', '', '']))).toEqual({
+      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00+02:00',
+    });
+    expect(itemOf(row(okRow))).not.toHaveProperty('address');
+  });
+
+  it('booleans: true/false/yes/no/y/n/1/0 in any case', () => {
+    for (const [cell, value] of [['true', true], ['Yes', true], ['Y', true], ['1', true], ['FALSE', false], ['no', false], ['n', false], ['0', false]] as const) {
+      expect(itemOf(withCells('', cell)).isEmployee, cell).toBe(value);
+    }
+    expect(issuesOf(withCells('', 'maybe'))).toEqual(['isEmployee: expected true/false, yes/no, y/n or 1/0, got "maybe"']);
+    expect(issuesOf(row(['m-1', 'ja', '2024-05-01T12:00:00Z']))).toEqual(['isActive: expected true/false, yes/no, y/n or 1/0, got "ja"']);
+  });
+
+  it('dates: date-times as written, a plain date is midnight UTC, anything else is invalid', () => {
+    expect(itemOf(withCells('', '', '', '1990-02-28')).birthdate).toBe('1990-02-28T00:00:00.000Z');
+    expect(itemOf(withCells('', '', '', '1990-02-28T08:00:00.5-05:00')).birthdate).toBe('1990-02-28T08:00:00.5-05:00');
+    expect(issuesOf(withCells('', '', '', '1990-02-30'))).toEqual([
+      'birthdate: expected an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z) or a date (2024-05-01), got "1990-02-30T00:00:00.000Z"',
+    ]);
+    expect(issuesOf(withCells('', '', '', '28/02/1990'))[0]).toContain('got "28/02/1990"');
+    expect(issuesOf(withCells('', '', '', '1990-02-28T08:00:00'))).toHaveLength(1);
+  });
+
+  it('builds address, metadata and customProperties (text by default)', () => {
+    expect(itemOf(withCells('a@b.c', '', '', '', 'Oslo', 'gold', '007'))).toEqual({
+      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z', email: 'a@b.c',
+      address: { city: 'Oslo' }, metadata: { tier: 'gold' }, customProperties: { score: '007' },
+    });
+  });
+
+  it('reports every issue, in item terms, and keeps the memberId of an invalid record', () => {
+    const c = row(['m-7', '', 'yesterday', 'x'.repeat(257), '', '', '', 'C'.repeat(33)]);
+    expect(c.valid).toBe(false);
+    expect(c.memberId).toBe('m-7');
+    // in the API's field order
+    expect(issuesOf(c)).toEqual([
+      'email: must be at most 256 characters, got 257',
+      'address.city: must be at most 32 characters, got 33',
+      'isActive: required',
+      'createdAt: expected an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z) or a date (2024-05-01), got "yesterday"',
+    ]);
+    expect(c.valid === false && c.issues.map((i) => i.rule)).toEqual([
+      'longer than 256 characters', 'longer than 32 characters', 'required', 'not an ISO 8601 date-time',
+    ]);
+  });
+
+  it('names the column when it differs from the field', () => {
+    const mapped = csv(['Member ID', 'isActive', 'createdAt'])(['x'.repeat(37), 'y', '2024-05-01']);
+    expect(issuesOf(mapped)).toEqual(['memberId: must be at most 36 characters, got 37 (column "Member ID")']);
+  });
+
+  it('a short row leaves the missing cells out', () => {
+    expect(issuesOf(row(['m-1']))).toEqual(['isActive: required', 'createdAt: required']);
+  });
+
+  it('--null-token: a cell equal to the token is null (clears a field); null where the API forbids it is invalid', () => {
+    const nullable = csv([...required, 'email', 'address.city', 'metadata.tier', 'customProperties.x', 'isEmployee'], { file: FILE, nullToken: 'NULL' });
+    expect(itemOf(nullable([...okRow, 'NULL', ' NULL ', 'NULL', 'NULL', '']))).toEqual({
+      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z', email: null,
+      address: { city: null }, metadata: { tier: null }, customProperties: { x: null },
+    });
+    expect(issuesOf(nullable([...okRow, 'null', '', '', '', 'NULL']))).toEqual(['isEmployee: must not be null']);
+    expect(itemOf(row([...okRow, 'NULL'])).email).toBe('NULL');
+  });
+
+  it('metadata/customProperties keys __proto__, constructor and prototype are data', () => {
+    const keys = ['__proto__', 'constructor', 'prototype'];
+    const mapper = csv([...required, ...keys.map((k) => `metadata.${k}`), ...keys.map((k) => `customProperties.${k}`)]);
+    const item = itemOf(mapper([...okRow, 'a', 'b', 'c', 'd', 'e', 'f']));
+    expect(Object.keys(item.metadata!)).toEqual(keys);
+    expect(Object.keys(item.customProperties!)).toEqual(keys);
+    expect(JSON.parse(JSON.stringify(item)).metadata).toEqual(JSON.parse('{"__proto__":"a","constructor":"b","prototype":"c"}'));
+    expect(({} as Record<string, unknown>).a).toBeUndefined();
+    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'd')).toBe(false);
+  });
+});
+
+describe('JSON records', () => {
+  const base = { memberId: 'j-1', isActive: true, createdAt: '2024-05-01T12:00:00Z' };
+
+  it('are taken as they are', () => {
+    expect(itemOf(json({ ...base, metadata: { a: null } }))).toEqual({ ...base, metadata: { a: null } });
+  });
+
+  it('never coerce, and say so', () => {
+    expect(issuesOf(json({ ...base, isActive: 'yes' }))).toEqual(['isActive: expected boolean, got string "yes" (JSON values are not coerced)']);
+    expect(issuesOf(json({ ...base, phone: 5551234 }))).toEqual(['phone: expected string, got number 5551234 (JSON values are not coerced)']);
+    expect(issuesOf(json({ ...base, createdAt: '2024-05-01' }))).toEqual([
+      'createdAt: expected an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z), got "2024-05-01"',
+    ]);
+  });
+
+  it('refuse unknown properties, with a suggestion, at the top level and in address', () => {
+    expect(issuesOf(json({ ...base, emial: 'a@b.c', address: { zip: '1' } }))).toEqual([
+      'address.zip: unknown property (did you mean zipCode?): the API\'s upsert item has no such field',
+      'emial: unknown property (did you mean email?): the API\'s upsert item has no such field',
+    ]);
+  });
+
+  it('keep the memberId of an invalid record, and refuse non-objects', () => {
+    expect(json({ memberId: 'j-9' }).memberId).toBe('j-9');
+    expect(json({ memberId: 42 }).memberId).toBe('42');
+    expect(issuesOf(json([1, 2]))).toEqual(['expected a JSON object (one member), got an array']);
+    expect(issuesOf(json('x'))).toEqual(['expected a JSON object (one member), got "x"']);
+  });
+
+  it('keep __proto__ keys as data through parsing', () => {
+    const raw = JSON.parse('{"memberId":"j","isActive":false,"createdAt":"2024-05-01T12:00:00Z","metadata":{"__proto__":"x"},"customProperties":{"constructor":{"prototype":1}}}');
+    const item = itemOf(json(raw));
+    expect(JSON.stringify(item)).toBe(JSON.stringify(raw));
+    expect(({} as Record<string, unknown>).prototype).toBeUndefined();
+  });
+});
+
+describe('reader errors', () => {
+  it('become invalid candidates with the reader\'s message', () => {
+    const mapper = createRecordMapper('csv', required, { file: FILE });
+    const c = mapper.toCandidate({ record: 3, line: 7, raw: 'a,b,c,d', error: { message: 'row has 4 cells, the header has 3', hint: 'quote cells that contain a comma' } });
+    expect(c).toMatchObject({ record: 3, line: 7, valid: false, raw: 'a,b,c,d' });
+    expect(issuesOf(c)).toEqual(['row has 4 cells, the header has 3 (quote cells that contain a comma)']);
+  });
+});
