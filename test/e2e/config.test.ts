@@ -1,0 +1,214 @@
+/**
+ * `config show` and `config check` through the built CLI: precedence as a user sees it, config-file errors,
+ * and check's verdicts against a live server, an expired token and a closed port.
+ */
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configDir, craftJwt, isolatedEnv, nowSeconds, runCli } from './config-cli-helper.js';
+
+const GOOD = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 60, exp: nowSeconds() + 30 * 86400 });
+const EXPIRED = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 10 * 86400, exp: nowSeconds() - 3 * 86400 });
+const EXPIRING = craftJwt({ sub: 'import-bot', exp: nowSeconds() + 3600 });
+const REVOKED = craftJwt({ sub: 'revoked', exp: nowSeconds() + 86400 * 10 });
+
+/** Stands in for the member API: refuses unknown bearers with 401, an empty batch with 400 (as the API would). */
+let server: Server;
+let baseUrl: string;
+const requests: { method?: string; url?: string; body: string }[] = [];
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method, url: req.url, body });
+      const token = req.headers.authorization?.replace(/^Bearer /, '');
+      const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      if (req.url !== '/member/v1/members/import') return json(404, { name: 'NotFound', message: 'no route' });
+      if (token === REVOKED || !token) return json(401, { name: 'Unauthorized', message: 'bad token' });
+      return json(400, { name: 'ValidationError', message: 'at least 1 item required' });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.close();
+  await once(server, 'close');
+});
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+function profileEnv(profile: Record<string, unknown>, token: string, mode = 0o600) {
+  const { xdg } = configDir({ defaultProfile: 'staging', profiles: { staging: { tokenFile: 'staging.token', ...profile } } }, {
+    'staging.token': { text: token, mode },
+  });
+  return isolatedEnv({ XDG_CONFIG_HOME: xdg });
+}
+
+describe('config show', () => {
+  it('shows each setting with its source: flag > env > profile > default', async () => {
+    const env = profileEnv({ baseUrl: 'https://staging.example.com', batchSize: 200, concurrency: 2, retries: 9 }, GOOD);
+    env.MEMBERCTL_CONCURRENCY = '8';
+    env.MEMBERCTL_RETRIES = '1';
+    const { code, stdout, stderr } = await runCli(['config', 'show', '--json', '--base-url', 'https://flag.example.com'], env);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const shown = JSON.parse(stdout);
+    expect(shown.profile).toEqual({ name: 'staging', source: expect.stringMatching(/^defaultProfile in .*config\.json$/) });
+    expect(shown.settings.baseUrl).toEqual({ value: 'https://flag.example.com', source: 'flag --base-url' });
+    expect(shown.settings.concurrency).toEqual({ value: 8, source: 'env MEMBERCTL_CONCURRENCY' });
+    expect(shown.settings.batchSize).toEqual({ value: 200, source: 'profile staging' });
+    expect(shown.settings.maxBatchBytes).toEqual({ value: 1048576, source: 'default' });
+    expect(shown.tokens.member).toMatch(/^set \(from token file .*staging\.token, profile staging\)$/);
+    expect(shown.tokens.push).toBe('not set');
+    expect(stdout).not.toContain(GOOD);
+  });
+
+  it('says "set (from MEMBERCTL_TOKEN)" and never prints the token, in text mode', async () => {
+    const env = isolatedEnv({ MEMBERCTL_TOKEN: GOOD, MEMBERCTL_BASE_URL: 'https://env.example.com' });
+    const { code, stdout } = await runCli(['config', 'show'], env);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/member token\s+set \(from MEMBERCTL_TOKEN\)/);
+    expect(stdout).toMatch(/baseUrl\s+https:\/\/env\.example\.com\s+env MEMBERCTL_BASE_URL/);
+    expect(stdout).toMatch(/batchSize\s+500\s+default/);
+    expect(stdout).not.toContain(GOOD);
+  });
+
+  it('selects a profile with --profile (after the command too) or MEMBERCTL_PROFILE', async () => {
+    const { xdg } = configDir({ profiles: { a: { batchSize: 11 }, b: { batchSize: 22 } } });
+    const env = isolatedEnv({ XDG_CONFIG_HOME: xdg, MEMBERCTL_PROFILE: 'a' });
+    expect(JSON.parse((await runCli(['config', 'show', '--json'], env)).stdout).settings.batchSize.value).toBe(11);
+    const flagged = JSON.parse((await runCli(['config', 'show', '--json', '--profile', 'b'], env)).stdout);
+    expect(flagged.profile).toEqual({ name: 'b', source: 'flag --profile' });
+    expect(flagged.settings.batchSize.value).toBe(22);
+  });
+
+  it('refuses an unknown profile with exit 2 and lists the known ones', async () => {
+    const { xdg } = configDir({ profiles: { staging: {}, prod: {} } });
+    const { code, stderr } = await runCli(['--profile', 'prd', 'config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    expect(code).toBe(2);
+    expect(stderr).toContain('error: unknown profile "prd" (from flag --profile)');
+    expect(stderr).toContain('did you mean "prod"?');
+    expect(stderr).toContain('hint: known profiles: staging, prod');
+  });
+
+  it('names the config file and key path of an invalid config, with did-you-mean, exit 2', async () => {
+    const { xdg, configPath } = configDir({ profiles: { staging: { baseUrl: 'https://x', concurency: 4 } } });
+    const { code, stderr, stdout } = await runCli(['config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`error: config file ${configPath}: profiles.staging.concurency: unknown key (did you mean "concurrency"?)`);
+    expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('refuses a token stored in the config file without echoing it', async () => {
+    const { xdg } = configDir({ profiles: { staging: { token: GOOD } } });
+    const { code, stderr } = await runCli(['config', 'check'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    expect(code).toBe(2);
+    expect(stderr).toContain('profiles.staging.token: tokens are never stored in the config file');
+    expect(stderr).toContain('"tokenFile"');
+    expect(stderr).not.toContain(GOOD);
+  });
+
+  it('reads the file named by MEMBERCTL_CONFIG, and says so when it is missing', async () => {
+    const { configPath } = configDir({ profiles: { ci: { batchSize: 7 } }, defaultProfile: 'ci' });
+    const shown = await runCli(['config', 'show', '--json'], isolatedEnv({ MEMBERCTL_CONFIG: configPath }));
+    expect(JSON.parse(shown.stdout).settings.batchSize).toEqual({ value: 7, source: 'profile ci' });
+    const missing = await runCli(['config', 'show'], isolatedEnv({ MEMBERCTL_CONFIG: join(configPath, '..', 'nope.json') }));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/config file .*nope\.json: cannot read it \(ENOENT\)/);
+  });
+});
+
+describe('config check', () => {
+  it('is ready against a reachable server with a valid token (exit 0), probing with an empty batch only', async () => {
+    const before = requests.length;
+    const { code, stdout } = await runCli(['config', 'check'], profileEnv({ baseUrl }, GOOD));
+    expect(stdout).toContain('TCP connection to 127.0.0.1');
+    expect(stdout).toMatch(/member token for subject import-bot valid until/);
+    expect(stdout).toContain('member token accepted by the import endpoint (HTTP 400 to an empty batch; nothing written)');
+    expect(stdout).toMatch(/verdict: ready, with 1 warning \(exit 0\)/); // the push token is not set
+    expect(code).toBe(0);
+    expect(requests.slice(before)).toEqual([{ method: 'POST', url: '/member/v1/members/import', body: '[]' }]);
+    expect(stdout).not.toContain(GOOD);
+  });
+
+  it('fails with exit 5 on an expired token, saying when it expired, and sends nothing', async () => {
+    const before = requests.length;
+    const { code, stdout } = await runCli(['config', 'check', '--json'], profileEnv({ baseUrl }, EXPIRED));
+    expect(code).toBe(5);
+    const check = JSON.parse(stdout);
+    expect(check.verdict).toBe('not-ready');
+    expect(check.exitCode).toBe(5);
+    expect(check.summary).toMatch(/^not ready: member token for subject import-bot expired 3 days ago/);
+    expect(requests.length).toBe(before);
+    expect(stdout).not.toContain(EXPIRED);
+  });
+
+  it('warns when the token expires within a day, and when its file is readable by others', async () => {
+    const { code, stdout } = await runCli(['config', 'check', '--json'], profileEnv({ baseUrl }, EXPIRING, 0o644));
+    expect(code).toBe(0);
+    const warnings = JSON.parse(stdout).checks.filter((c: { status: string }) => c.status === 'warn').map((c: { message: string }) => c.message);
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^member token for subject import-bot expires in \d+ minutes/),
+        expect.stringMatching(/staging\.token is readable by group or others \(mode 644\); run: chmod 600 /),
+      ]),
+    );
+  });
+
+  it('fails with exit 5 when the server refuses the token', async () => {
+    const { code, stdout } = await runCli(['config', 'check'], isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl, MEMBERCTL_TOKEN: REVOKED }));
+    expect(code).toBe(5);
+    expect(stdout).toContain('FAIL  member token refused by the server (HTTP 401)');
+    expect(stdout).not.toContain(REVOKED);
+  });
+
+  it('fails with exit 4 when the port is closed', async () => {
+    const port = await closedPort();
+    const { code, stdout } = await runCli(['config', 'check'], profileEnv({ baseUrl: `http://127.0.0.1:${port}` }, GOOD));
+    expect(code).toBe(4);
+    expect(stdout).toContain(`FAIL  cannot connect to 127.0.0.1 port ${port} (ECONNREFUSED)`);
+    expect(stdout).toMatch(/verdict: not ready: cannot connect .* \(exit 4\)/);
+  });
+
+  it('fails with exit 4 when the host name does not resolve', async () => {
+    const env = isolatedEnv({ MEMBERCTL_BASE_URL: 'https://no-such-host.invalid', MEMBERCTL_TOKEN: GOOD });
+    const { code, stdout } = await runCli(['config', 'check', '--connect-timeout', '3000'], env);
+    expect(code).toBe(4);
+    expect(stdout).toContain('FAIL  cannot resolve no-such-host.invalid');
+  });
+
+  it('fails with exit 2 when there is no base URL, or plain http to another host', async () => {
+    const none = await runCli(['config', 'check'], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+    expect(none.code).toBe(2);
+    expect(none.stdout).toContain('FAIL  no base URL');
+    const insecure = await runCli(['config', 'check', '--base-url', 'http://api.example.com'], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+    expect(insecure.code).toBe(2);
+    expect(insecure.stdout).toContain('refusing to send a bearer token over plain http:// to api.example.com');
+  });
+
+  it('fails with exit 2 when the base URL has no import endpoint (wrong path prefix)', async () => {
+    const { code, stdout } = await runCli(['config', 'check', '--base-url', `${baseUrl}/wrong/`], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+    expect(code).toBe(2);
+    expect(stdout).toContain('no import endpoint under');
+  });
+
+  it('fails with exit 5 when no token is set at all', async () => {
+    const { code, stdout } = await runCli(['config', 'check', '--no-probe'], isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl }));
+    expect(code).toBe(5);
+    expect(stdout).toContain('FAIL  no token at all');
+  });
+});
