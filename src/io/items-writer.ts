@@ -1,0 +1,13 @@
+/** --output: the exact upsert items import would send, one JSON object per line, in input order. */
+import type { MemberUpsertItem } from '../schemas/index.js';
+import { openPrivateFile } from './private-file.js';
+
+export interface ItemsWriter {
+  write(item: MemberUpsertItem): Promise<void> | undefined;
+  close(): Promise<void>;
+}
+
+export async function openItemsWriter(path: string): Promise<ItemsWriter> {
+  const file = await openPrivateFile(path, 'output');
+  return { write: (item) => file.writeLine(JSON.stringify(item)), close: () => file.close() };
+}

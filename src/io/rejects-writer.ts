@@ -1,0 +1,101 @@
+/**
+ * --rejects: one line per record that was not imported, for validate and import alike.
+ * NDJSON: {record, line, memberId, stage, reason, input}. CSV: the input's own columns, then `stage` and `error`,
+ * so the file can be fixed and fed back as it is (the mapper ignores a trailing stage/error pair).
+ */
+import { extname } from 'node:path';
+import { UsageError } from '../errors.js';
+import { csvLine } from './csv-line.js';
+import { openPrivateFile, type LineWriter } from './private-file.js';
+
+export type RejectStage = 'invalid' | 'skipped' | 'rejected' | 'failed';
+
+export interface RejectEntry {
+  record: number;
+  line: number;
+  memberId?: string;
+  stage: RejectStage;
+  reason: string;
+  /** The record as read: CSV cells, the parsed JSON value, or the raw text of a record that could not be parsed. */
+  input: unknown;
+}
+
+export interface RejectsWriterOptions {
+  /** The CSV input's header; required for a .csv rejects file. */
+  headers?: readonly string[];
+  delimiter?: string;
+}
+
+export interface RejectsWriter {
+  readonly format: 'ndjson' | 'csv';
+  write(entry: RejectEntry): Promise<void> | undefined;
+  close(): Promise<void>;
+}
+
+export function rejectsFormatOf(path: string): 'ndjson' | 'csv' {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  throw new UsageError(`--rejects ${path}: the file name must end in .ndjson, .jsonl or .csv`, {
+    code: 'rejects-format',
+    hint: 'The extension chooses the format: rejects.ndjson (any input) or rejects.csv (CSV input).',
+  });
+}
+
+export async function openRejectsWriter(path: string, options: RejectsWriterOptions = {}): Promise<RejectsWriter> {
+  const format = rejectsFormatOf(path);
+  const headers = options.headers ? withoutRejectsColumns(options.headers) : undefined;
+  if (format === 'csv' && !headers) {
+    throw new UsageError(`--rejects ${path}: a CSV rejects file needs CSV input (its own columns are written back)`, {
+      code: 'rejects-format',
+      hint: 'For JSON or NDJSON input use --rejects rejects.ndjson; `jq -c .input` turns it back into NDJSON input.',
+    });
+  }
+  // cells under an earlier stage/error pair (a rejects file fed back) are dropped, not reported as extra
+  const width = options.headers?.length ?? 0;
+  const file = await openPrivateFile(path, 'rejects');
+  if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close() };
+  return csvRejects(file, headers!, width, options.delimiter ?? ',');
+}
+
+function csvRejects(file: LineWriter, headers: readonly string[], width: number, delimiter: string): RejectsWriter {
+  file.writeLine(csvLine([...headers, 'stage', 'error'], delimiter));
+  return {
+    format: 'csv',
+    write(entry) {
+      let reason = entry.reason;
+      let cells: string[];
+      if (Array.isArray(entry.input)) {
+        cells = entry.input.slice(0, headers.length).map((c) => (c === undefined || c === null ? '' : String(c)));
+        const extra = entry.input.slice(width);
+        if (extra.length > 0) reason += ` (cells beyond the header: ${extra.map((c) => JSON.stringify(String(c))).join(', ')})`;
+      } else {
+        // a record that could not be split into cells: its raw text goes in the first column, to be fixed by hand
+        cells = [typeof entry.input === 'string' ? entry.input : JSON.stringify(entry.input) ?? ''];
+      }
+      while (cells.length < headers.length) cells.push('');
+      return file.writeLine(csvLine([...cells, entry.stage, reason], delimiter));
+    },
+    close: () => file.close(),
+  };
+}
+
+function ndjsonLine(entry: RejectEntry, headers: readonly string[] | undefined, width: number): string {
+  const { record, line, memberId, stage, reason } = entry;
+  return JSON.stringify({ record, line, memberId: memberId ?? null, stage, reason, input: readableInput(entry.input, headers, width) });
+}
+
+/** CSV cells become {header: cell} (a prototype-less map: headers are data), so the line reads on its own. */
+function readableInput(input: unknown, headers: readonly string[] | undefined, width: number): unknown {
+  if (!headers || !Array.isArray(input) || input.length > width) return input;
+  const byHeader: Record<string, unknown> = Object.create(null);
+  headers.forEach((header, i) => (byHeader[header] = input[i] ?? ''));
+  return byHeader;
+}
+
+/** Feeding a rejects CSV back and rejecting again must not stack a second stage/error pair. */
+function withoutRejectsColumns(headers: readonly string[]): readonly string[] {
+  const n = headers.length;
+  const norm = (h: string) => h.toLowerCase().trim();
+  return n >= 2 && norm(headers[n - 2]!) === 'stage' && norm(headers[n - 1]!) === 'error' ? headers.slice(0, -2) : headers;
+}
