@@ -9,6 +9,7 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { configCommand } from './commands/config.js';
 import { templateCommand } from './commands/template.js';
 import { completionCommand } from './commands/completion.js';
+import { createJsonLog, logFormatFromArgv } from './log-format.js';
 
 /** Commands write their exit code here; only main.ts turns it into process.exit. */
 export interface CommandResult {
@@ -51,5 +52,16 @@ Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records 
   for (const command of commands) {
     program.addCommand(command(result).exitOverride());
   }
+  // With --log-format json every stderr line is JSON, usage errors included. (addCommand does not pass
+  // output settings down, hence the walk.)
+  const outputError = (message: string, write: (text: string) => void) =>
+    logFormatFromArgv(process.argv) === 'json'
+      ? createJsonLog({ write }).log('error', 'usage-error', { message: message.trim().replace(/\n/g, ' ') })
+      : write(message);
+  const configure = (command: Command) => {
+    command.configureOutput({ outputError });
+    command.commands.forEach(configure);
+  };
+  configure(program);
   return program;
 }

@@ -33,7 +33,8 @@ export const EXAMPLE_MEMBER = {
   deceased: false,
   homeTelephone: '+4687654321',
   isMembershipFeePaid: true,
-  customProperties: { favoriteCategory: 'outdoor', newsletter: true },
+  // Strings, so the CSV template (whose cells are text unless --map types them) reads back as the same item.
+  customProperties: { favoriteCategory: 'outdoor', referredBy: 'M-000077' },
 } satisfies Required<MemberUpsertItem>;
 
 /** What each field means, from the API description; the limits come from the schema. */
@@ -56,7 +57,7 @@ const MEANING: Record<keyof MemberUpsertItem, string> = {
   deceased: 'whether the member is deceased',
   homeTelephone: 'home phone',
   isMembershipFeePaid: 'whether the membership fee has been paid',
-  customProperties: 'values of any JSON type under any key: one customProperties.<key> column per key',
+  customProperties: 'values of any JSON type under any key: one customProperties.<key> column per key (CSV cells are text; --map can type them)',
 };
 const ADDRESS_MEANING: Record<keyof Address, string> = {
   zipCode: 'postal code',
@@ -127,6 +128,12 @@ function describeNode(field: string, node: JsonSchemaNode, required: boolean, me
   return { field, type, required, nullable: types.includes('null'), limits: limits.join('; ') || '—', meaning };
 }
 
+/** Fields whose zod schema is custom (own-keys records) and so has no JSON Schema type of its own. */
+const RECORD_TYPES: Partial<Record<string, string>> = {
+  metadata: 'object of string → string or null',
+  customProperties: 'object of string → any JSON',
+};
+
 /** Every field with its type and limits, read from the zod schema (via its JSON Schema form). */
 export function fieldLimits(): FieldLimit[] {
   const schema = z.toJSONSchema(memberUpsertItemSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode;
@@ -134,7 +141,9 @@ export function fieldLimits(): FieldLimit[] {
   const rows: FieldLimit[] = [];
   for (const field of MEMBER_FIELDS) {
     const node = schema.properties![field]!;
-    rows.push(describeNode(field, node, required.has(field), MEANING[field]));
+    const row = describeNode(field, node, required.has(field), MEANING[field]);
+    if (row.type === 'any' && RECORD_TYPES[field]) row.type = RECORD_TYPES[field];
+    rows.push(row);
     if (field === 'address') {
       const address = (node.anyOf?.find((n) => n.properties) ?? node).properties!;
       for (const key of ADDRESS_FIELDS) rows.push(describeNode(`address.${key}`, address[key]!, false, ADDRESS_MEANING[key]));

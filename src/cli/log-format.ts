@@ -1,0 +1,84 @@
+/**
+ * `--log-format json`: one JSON object per line on stderr, for cron logs and log shippers. Lines carry a time,
+ * a level and an event name; counts, record numbers and memberIds only, never member data, and never a token
+ * (any secret handed to the writer is masked in every line, as a last line of defence).
+ */
+import type { ImportEvent } from '../core/import/events.js';
+import type { ImportSummary } from '../core/import/types.js';
+
+export type LogFormat = 'text' | 'json';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface JsonLogOptions {
+  /** Where lines go (stderr). */
+  write?: (line: string) => void;
+  /** Values to mask wherever they appear (the token). */
+  secrets?: (string | undefined)[];
+  now?: () => Date;
+  /** Fields added to every line, e.g. {command: 'import'}. */
+  context?: Record<string, unknown>;
+}
+
+export interface JsonLog {
+  log(level: LogLevel, event: string, fields?: Record<string, unknown>): void;
+  /** Listener for the import pipeline's events. */
+  onImportEvent(event: ImportEvent): void;
+}
+
+/** --log-format as given anywhere on the command line (commander is not running yet when main.ts needs it). */
+export function logFormatFromArgv(argv: readonly string[]): LogFormat {
+  const index = argv.lastIndexOf('--log-format');
+  const inline = argv.findLast((arg) => arg.startsWith('--log-format='));
+  const value = inline?.slice('--log-format='.length) ?? (index >= 0 ? argv[index + 1] : undefined);
+  return value === 'json' ? 'json' : 'text';
+}
+
+/** The summary as logged: counts and top reasons; the skipped list becomes a count (the --report file has it all). */
+export function summaryForLog(summary: ImportSummary): Record<string, unknown> {
+  const { skipped, ...rest } = summary;
+  return { ...rest, skipped: skipped.length };
+}
+
+export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
+  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const now = options.now ?? (() => new Date());
+  const secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
+
+  function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
+    let line = JSON.stringify({ time: now().toISOString(), level, event, ...options.context, ...fields });
+    for (const secret of secrets) line = line.replaceAll(secret, '[redacted]');
+    write(`${line}\n`);
+  }
+
+  function onImportEvent(event: ImportEvent): void {
+    switch (event.type) {
+      case 'run-started':
+      case 'batch-confirmed': {
+        const { type, ...fields } = event;
+        return log('info', type, fields);
+      }
+      case 'batch-bisected':
+      case 'batch-split':
+      case 'records-rejected':
+      case 'retry':
+      case 'stopping': {
+        const { type, ...fields } = event;
+        return log('warn', type, fields);
+      }
+      case 'warning':
+        return log('warn', 'warning', { code: event.code, message: event.message });
+      case 'batch-failed': {
+        const { type, ...fields } = event;
+        return log('error', type, fields);
+      }
+      case 'finished':
+        return log(event.summary.failed > 0 || event.summary.stopReason ? 'error' : 'info', 'finished', summaryForLog(event.summary));
+      case 'batch-sent':
+      case 'progress':
+        // Per-request and per-tick chatter: a cron log wants outcomes. (Progress is for the terminal's bar.)
+        return;
+    }
+  }
+
+  return { log, onImportEvent };
+}

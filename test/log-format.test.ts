@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { createJsonLog, logFormatFromArgv } from '../src/cli/log-format.js';
+import type { ImportSummary } from '../src/core/import/types.js';
+
+const summary: ImportSummary = {
+  rows: 10,
+  invalid: 1,
+  unchanged: 0,
+  importedCount: 6,
+  updatedCount: 1,
+  skipped: [{ memberId: 'M-7', reason: 'duplicate', record: 7, line: 8 }],
+  rejected: 1,
+  failed: 0,
+  batches: 2,
+  requests: 4,
+  retries: 1,
+  durationMs: 12,
+  topReasons: { invalid: [{ reason: 'email: too long', count: 1 }], skipped: [], rejected: [], failed: [] },
+  finalBatchSize: 5,
+  warnings: 0,
+};
+
+function capture(secrets: string[] = []) {
+  const lines: string[] = [];
+  const log = createJsonLog({ write: (line) => lines.push(line), secrets, now: () => new Date('2026-01-02T03:04:05Z'), context: { command: 'import' } });
+  return { log, lines, parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+describe('JSON log lines', () => {
+  it('writes one JSON object per line with time, level, event and the event fields', () => {
+    const { log, lines, parsed } = capture();
+    log.onImportEvent({ type: 'run-started', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 });
+    log.onImportEvent({ type: 'batch-confirmed', batch: 1, firstRecord: 1, lastRecord: 5, size: 5, importedCount: 4, updatedCount: 1, skipped: 0, durationMs: 3 });
+    log.onImportEvent({ type: 'retry', reason: 'HTTP 503', delayMs: 250, attempt: 1, status: 503 });
+    log.onImportEvent({ type: 'progress', progress: { recordsRead: 5, settled: 5, confirmed: 5, inFlight: 0 } });
+    log.onImportEvent({ type: 'finished', summary });
+    expect(lines.every((line) => line.endsWith('\n') && !line.slice(0, -1).includes('\n'))).toBe(true);
+    expect(parsed()).toEqual([
+      { time: '2026-01-02T03:04:05.000Z', level: 'info', event: 'run-started', command: 'import', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 },
+      expect.objectContaining({ level: 'info', event: 'batch-confirmed', firstRecord: 1, lastRecord: 5, importedCount: 4 }),
+      expect.objectContaining({ level: 'warn', event: 'retry', reason: 'HTTP 503', delayMs: 250 }),
+      expect.objectContaining({ level: 'info', event: 'finished', rows: 10, skipped: 1, rejected: 1 }),
+    ]);
+  });
+
+  it('logs a run with failures or a stop as an error', () => {
+    const { log, parsed } = capture();
+    log.onImportEvent({ type: 'finished', summary: { ...summary, failed: 2 } });
+    log.onImportEvent({ type: 'finished', summary: { ...summary, stopReason: 'credentials', stopMessage: 'expired' } });
+    expect(parsed().map((line) => line.level)).toEqual(['error', 'error']);
+  });
+
+  it('masks a secret wherever it would appear', () => {
+    const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln';
+    const { log, lines } = capture([token]);
+    log.log('warn', 'warning', { message: `server echoed Bearer ${token}` });
+    expect(lines.join('')).not.toContain(token);
+    expect(JSON.parse(lines[0]!).message).toBe('server echoed Bearer [redacted]');
+  });
+
+  it('reads --log-format from argv in both spellings', () => {
+    expect(logFormatFromArgv(['node', 'm', 'import', 'f.csv', '--log-format', 'json'])).toBe('json');
+    expect(logFormatFromArgv(['node', 'm', '--log-format=json', 'import'])).toBe('json');
+    expect(logFormatFromArgv(['node', 'm', 'import', '--log-format', 'text'])).toBe('text');
+    expect(logFormatFromArgv(['node', 'm', 'import'])).toBe('text');
+  });
+});
