@@ -1,0 +1,92 @@
+/**
+ * Gathers serialized items into request bodies. Each item is serialized once (JSON.stringify at read time) and a
+ * body is the items' texts joined, so the bytes limit is exact and nothing is stringified twice.
+ */
+
+/** A valid record on its way to the server. `raw` is kept only until it settles (for the rejects file). */
+export interface PendingRecord {
+  record: number;
+  line: number;
+  memberId: string;
+  json: string;
+  /** UTF-8 bytes of `json`. */
+  bytes: number;
+  raw: unknown;
+}
+
+export interface Batch {
+  /** Number of the input batch this came from (bisect halves and 413 splits keep it). */
+  id: number;
+  records: PendingRecord[];
+  bytes: number;
+  attempt: 'first' | 'bisect' | 'split';
+}
+
+/** Bytes of a body holding records whose texts total `itemBytes`: brackets and commas. */
+export function bodyBytes(count: number, itemBytes: number): number {
+  return count === 0 ? 2 : itemBytes + count + 1;
+}
+
+export function batchBody(records: readonly PendingRecord[]): string {
+  return `[${records.map((r) => r.json).join(',')}]`;
+}
+
+export function makeBatch(id: number, records: PendingRecord[], attempt: Batch['attempt']): Batch {
+  let itemBytes = 0;
+  for (const r of records) itemBytes += r.bytes;
+  return { id, records, bytes: bodyBytes(records.length, itemBytes), attempt };
+}
+
+export class Batcher {
+  private records: PendingRecord[] = [];
+  private itemBytes = 0;
+  private nextId = 1;
+
+  constructor(
+    public maxItems: number,
+    public readonly maxBytes: number,
+  ) {}
+
+  get size(): number {
+    return this.records.length;
+  }
+
+  /** Number of batches closed so far. */
+  get closed(): number {
+    return this.nextId - 1;
+  }
+
+  /**
+   * Adds a record; returns the batch(es) this closed. A record that would push the body over the bytes limit
+   * closes the current batch first; a record larger than the limit on its own still goes, alone.
+   */
+  add(record: PendingRecord): Batch[] {
+    const out: Batch[] = [];
+    if (this.records.length > 0 && bodyBytes(this.records.length + 1, this.itemBytes + record.bytes) > this.maxBytes) {
+      out.push(this.close()!);
+    }
+    this.records.push(record);
+    this.itemBytes += record.bytes;
+    if (this.records.length >= this.maxItems || bodyBytes(this.records.length, this.itemBytes) >= this.maxBytes) {
+      out.push(this.close()!);
+    }
+    return out;
+  }
+
+  /** Closes the open batch, if any. */
+  close(): Batch | undefined {
+    if (this.records.length === 0) return undefined;
+    const batch: Batch = { id: this.nextId++, records: this.records, bytes: bodyBytes(this.records.length, this.itemBytes), attempt: 'first' };
+    this.records = [];
+    this.itemBytes = 0;
+    return batch;
+  }
+
+  /** Takes the open batch's records without sending them (the run is stopping). */
+  drain(): PendingRecord[] {
+    const records = this.records;
+    this.records = [];
+    this.itemBytes = 0;
+    return records;
+  }
+}

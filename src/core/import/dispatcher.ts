@@ -1,0 +1,190 @@
+/**
+ * Sends closed batches, at most `concurrency` at once, and turns each response into outcomes:
+ * 200 → accounted (counts must add up); 400 → bisected until each refused record stands alone (rejected);
+ * 413 → split, and the batch size lowered for the rest of the run; 401/403 → the run stops at once;
+ * anything else (after the client's retries) → failed. Bisect halves and splits jump the queue, so records
+ * already on their way finish first and their members' later rows are not held longer than needed.
+ */
+import { batchBody, makeBatch, type Batch, type Batcher, type PendingRecord } from './batcher.js';
+import type { ImportEvent } from './events.js';
+import { accountResponse, recordRange } from './response.js';
+import type { Settler } from './settle.js';
+import type { ImportResponse, ImportTransport } from './types.js';
+
+export interface DispatcherOptions {
+  transport: ImportTransport;
+  concurrency: number;
+  batcher: Batcher;
+  settler: Settler;
+  emit: (event: ImportEvent) => void;
+  /** Aborts requests in flight (hard stop, end of grace, credentials refused). */
+  requestSignal: AbortSignal;
+  /** Credentials refused: the pipeline stops everything. */
+  onCredentialsRefused: (status: 401 | 403, message: string) => void;
+  /** Why an aborted request ended, when the run is stopping. */
+  stopReasonText: () => string | undefined;
+  /** Something changed: a slot freed, records settled. */
+  notify: () => void;
+  /** False once the run is stopping: nothing more is sent, not even bisect halves. */
+  canSend: () => boolean;
+  onFatal: (error: unknown) => void;
+}
+
+export class Dispatcher {
+  readonly ready: Batch[] = [];
+  /** Requests in flight plus responses being accounted. */
+  busy = 0;
+  inFlight = 0;
+
+  constructor(private readonly o: DispatcherOptions) {}
+
+  enqueue(batch: Batch): void {
+    this.ready.push(batch);
+    this.pump();
+  }
+
+  pump(): void {
+    while (this.o.canSend() && this.inFlight < this.o.concurrency && this.ready.length > 0) {
+      void this.send(this.ready.shift()!);
+    }
+  }
+
+  /** Takes every batch not yet sent (the run is stopping). */
+  drainReady(): PendingRecord[] {
+    return this.ready.splice(0).flatMap((batch) => batch.records);
+  }
+
+  private async send(batch: Batch): Promise<void> {
+    this.inFlight++;
+    this.busy++;
+    const { records } = batch;
+    const range = rangeOf(batch);
+    this.o.emit({ type: 'batch-sent', batch: batch.id, ...range, size: records.length, bytes: batch.bytes, attempt: batch.attempt });
+    const started = performance.now();
+    let response: ImportResponse;
+    try {
+      response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal);
+    } catch (error) {
+      response = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+    }
+    this.inFlight--;
+    this.pump();
+    try {
+      await this.handle(batch, response, performance.now() - started);
+    } catch (error) {
+      this.o.onFatal(error);
+    } finally {
+      this.busy--;
+      this.pump();
+      this.o.notify();
+    }
+  }
+
+  private async handle(batch: Batch, response: ImportResponse, durationMs: number): Promise<void> {
+    const { records } = batch;
+    const range = rangeOf(batch);
+    const { emit, settler } = this.o;
+    switch (response.kind) {
+      case 'ok': {
+        const account = accountResponse(records, response.result);
+        const skipped = account.skipped.map(({ record, reason }) => ({ record, reason: reason ?? '(no reason given by the server)' }));
+        if (account.addsUp) {
+          await settler.settleAnswered({ confirmed: account.rest, importedCount: account.importedCount, updatedCount: account.updatedCount, skipped, rejected: [] });
+          emit({ type: 'batch-confirmed', batch: batch.id, ...range, size: records.length, importedCount: account.importedCount, updatedCount: account.updatedCount, skipped: skipped.length, durationMs });
+          return;
+        }
+        const where = `${recordRange(records)} (${records.length} records)`;
+        emit({ type: 'warning', code: 'counts-do-not-add-up', message: `server response for ${where} does not add up: ${account.problem}; the ${account.rest.length} records it does not account for count as failed (safe to re-run)` });
+        await settler.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped, rejected: [] });
+        await settler.settleFailed(account.rest, `not confirmed: the server's counts for ${where} did not add up (${account.problem})`, 'not confirmed: server counts did not add up');
+        return;
+      }
+      case 'bad-request': {
+        if (records.length === 1) {
+          const { name, message, details } = response.error;
+          const summary = `${name}: ${message}`;
+          const reason = details === undefined || details === null ? summary : `${summary} ${truncate(safeJson(details), 500)}`;
+          await settler.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped: [], rejected: [{ record: records[0]!, reason, countAs: summary }] });
+          emit({ type: 'records-rejected', batch: batch.id, records: [records[0]!.record], status: 400 });
+          return;
+        }
+        emit({ type: 'batch-bisected', batch: batch.id, ...range, size: records.length, status: 400 });
+        this.requeueHalves(batch, 'bisect');
+        return;
+      }
+      case 'too-large': {
+        if (records.length === 1) {
+          const reason = `the server refused this record as too large even alone (413${response.message ? `: ${response.message}` : ''}); it is ${records[0]!.bytes} bytes of JSON`;
+          await settler.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped: [], rejected: [{ record: records[0]!, reason, countAs: 'too large even alone (413)' }] });
+          emit({ type: 'records-rejected', batch: batch.id, records: [records[0]!.record], status: 413 });
+          return;
+        }
+        const lowered = Math.ceil(records.length / 2);
+        if (lowered < this.o.batcher.maxItems) {
+          this.o.batcher.maxItems = lowered;
+          emit({ type: 'warning', code: 'batch-size-lowered', message: `the server refused a batch of ${records.length} records as too large (413): batch size lowered to ${lowered} for the rest of the run` });
+          this.resplitReady(lowered);
+        }
+        emit({ type: 'batch-split', batch: batch.id, ...range, size: records.length, status: 413, batchSize: this.o.batcher.maxItems });
+        this.requeueHalves(batch, 'split');
+        return;
+      }
+      case 'auth': {
+        this.o.onCredentialsRefused(response.status, response.message);
+        await settler.settleFailed(records, `not confirmed: the server refused the credentials (${response.status}); nothing more was sent`, `not confirmed: credentials refused (${response.status})`);
+        return;
+      }
+      case 'failed': {
+        const stopped = this.o.requestSignal.aborted ? this.o.stopReasonText() : undefined;
+        const reason = stopped ?? `not confirmed: ${response.message}${response.status ? ` (HTTP ${response.status})` : ''}`;
+        const countAs = stopped ?? `not confirmed: ${response.status ? `HTTP ${response.status}` : firstWords(response.message)}`;
+        emit({ type: 'batch-failed', batch: batch.id, ...range, size: records.length, status: response.status, message: stopped ?? response.message });
+        await settler.settleFailed(records, reason, countAs);
+        return;
+      }
+    }
+  }
+
+  /** Halves go to the front of the queue, first half first: file order among them is kept. */
+  private requeueHalves(batch: Batch, attempt: 'bisect' | 'split'): void {
+    const middle = Math.ceil(batch.records.length / 2);
+    this.ready.unshift(makeBatch(batch.id, batch.records.slice(0, middle), attempt), makeBatch(batch.id, batch.records.slice(middle), attempt));
+  }
+
+  /** After a 413, batches already closed but not sent are cut to the new size rather than refused again. */
+  private resplitReady(maxItems: number): void {
+    const resplit: Batch[] = [];
+    for (const batch of this.ready.splice(0)) {
+      if (batch.records.length <= maxItems) resplit.push(batch);
+      else for (let i = 0; i < batch.records.length; i += maxItems) resplit.push(makeBatch(batch.id, batch.records.slice(i, i + maxItems), 'split'));
+    }
+    this.ready.push(...resplit);
+  }
+}
+
+function rangeOf(batch: Batch): { firstRecord: number; lastRecord: number } {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const r of batch.records) {
+    if (r.record < first) first = r.record;
+    if (r.record > last) last = r.record;
+  }
+  return { firstRecord: first, lastRecord: last };
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** A failure message as a countable reason: without numbers that differ per request (ports, ids, timings). */
+function firstWords(message: string): string {
+  return message.replace(/\d+/g, 'N').slice(0, 80);
+}

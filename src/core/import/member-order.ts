@@ -1,0 +1,81 @@
+/**
+ * Per-member ordering: a member has at most one row on its way to the server (in the open batch, queued, in flight
+ * or being bisected). Its later rows wait here, in file order, and go one by one as each earlier row settles, so
+ * no request holds two rows of one member and rows are applied in file order whatever the concurrency. Other
+ * members never wait for them.
+ *
+ * Memory bound: only members with a row in the pipeline are tracked, plus the rows held back. The pipeline stops
+ * reading while `held` is at its limit (maxHeldRows, default 10,000), so a file repeating one memberId 100,000
+ * times streams those rows through one at a time instead of buffering them. Members whose row failed are
+ * remembered (memberId → record number, a few dozen bytes each) for the rest of the run, because their later rows
+ * must fail too wherever they appear in the file.
+ */
+import type { PendingRecord } from './batcher.js';
+
+export interface FailedEarlier {
+  record: number;
+  line: number;
+}
+
+export type Admission = { kind: 'go' } | { kind: 'held' } | { kind: 'failed-earlier'; earlier: FailedEarlier };
+
+export class MemberOrder {
+  /** memberId → its rows waiting behind the one on its way (empty array: one on its way, none waiting). */
+  private readonly active = new Map<string, PendingRecord[]>();
+  private readonly failed = new Map<string, FailedEarlier>();
+  private heldRows = 0;
+
+  get held(): number {
+    return this.heldRows;
+  }
+
+  /** Members with a row on its way. */
+  get activeMembers(): number {
+    return this.active.size;
+  }
+
+  /** Called in file order for each record to send. */
+  admit(record: PendingRecord): Admission {
+    const earlier = this.failed.get(record.memberId);
+    if (earlier) return { kind: 'failed-earlier', earlier };
+    const waiting = this.active.get(record.memberId);
+    if (waiting === undefined) {
+      this.active.set(record.memberId, []);
+      return { kind: 'go' };
+    }
+    waiting.push(record);
+    this.heldRows++;
+    return { kind: 'held' };
+  }
+
+  /**
+   * A member's row on its way settled. Returns the member's next row to send, or, when this row failed, the
+   * waiting rows that now fail with it.
+   */
+  settle(record: PendingRecord, failed: boolean): { next?: PendingRecord; failedRows: PendingRecord[]; earlier?: FailedEarlier } {
+    const waiting = this.active.get(record.memberId);
+    if (waiting === undefined) return { failedRows: [] };
+    if (failed) {
+      const earlier = { record: record.record, line: record.line };
+      this.failed.set(record.memberId, earlier);
+      this.active.delete(record.memberId);
+      this.heldRows -= waiting.length;
+      return { failedRows: waiting, earlier };
+    }
+    const next = waiting.shift();
+    if (next === undefined) {
+      this.active.delete(record.memberId);
+      return { failedRows: [] };
+    }
+    this.heldRows--;
+    return { next, failedRows: [] };
+  }
+
+  /** The run is stopping: every held row, to be counted failed. */
+  drainHeld(): PendingRecord[] {
+    const rows: PendingRecord[] = [];
+    for (const waiting of this.active.values()) rows.push(...waiting.splice(0));
+    this.heldRows = 0;
+    return rows;
+  }
+}

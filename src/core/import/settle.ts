@@ -1,0 +1,88 @@
+/**
+ * Ending records: one place that puts a sent record in its bucket, tells the hooks, and releases the member's
+ * next row. Every path that ends a record (response, bisect, 413, failure, stop) comes through here, which is
+ * what keeps "each record settled exactly once" easy to check.
+ */
+import type { PendingRecord } from './batcher.js';
+import type { MemberOrder } from './member-order.js';
+import type { Tally } from './tally.js';
+import type { ImportHooks, SettledBatch, SettledRecord } from './types.js';
+
+export interface Settler {
+  /** Records the server answered for. Awaits the onSettled hook before counting them. */
+  settleAnswered(batch: {
+    confirmed: PendingRecord[];
+    importedCount: number;
+    updatedCount: number;
+    skipped: { record: PendingRecord; reason: string }[];
+    rejected: { record: PendingRecord; reason: string; countAs: string }[];
+  }): Promise<void>;
+  /** Records not confirmed. Their members' later rows, held or still to come, fail too. */
+  settleFailed(records: readonly PendingRecord[], reason: string, countAs: string): Promise<void>;
+}
+
+/** Called with a member's next row, released because the row before it settled (not failed). */
+export type ReleaseNext = (record: PendingRecord) => void;
+
+export function createSettler(tally: Tally, order: MemberOrder, hooks: ImportHooks, release: ReleaseNext): Settler {
+  // Responses are handled one at a time, so the hook sees settled batches in a well-defined sequence.
+  let queue: Promise<void> = Promise.resolve();
+  const serial = (work: () => Promise<void>): Promise<void> => {
+    const next = queue.then(work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  async function failWithMember(record: PendingRecord, reason: string, countAs: string): Promise<void> {
+    await tally.reject(record, 'failed', reason, countAs);
+    const { failedRows, earlier } = order.settle(record, true);
+    for (const row of failedRows) {
+      await tally.reject(row, 'failed', laterRowReason(earlier!), LATER_ROW_COUNT_AS);
+    }
+  }
+
+  return {
+    settleAnswered: (batch) =>
+      serial(async () => {
+        if (hooks.onSettled) {
+          const records: SettledRecord[] = [
+            ...batch.confirmed.map((r) => settled(r, 'confirmed')),
+            ...batch.skipped.map(({ record, reason }) => settled(record, 'skipped', reason)),
+            ...batch.rejected.map(({ record, reason }) => settled(record, 'rejected', reason)),
+          ].sort((a, b) => a.record - b.record);
+          if (records.length > 0) {
+            const settledBatch: SettledBatch = {
+              firstRecord: records[0]!.record,
+              lastRecord: records[records.length - 1]!.record,
+              importedCount: batch.importedCount,
+              updatedCount: batch.updatedCount,
+              records,
+            };
+            await hooks.onSettled(settledBatch);
+          }
+        }
+        tally.confirm(batch.importedCount, batch.updatedCount);
+        for (const { record, reason } of batch.skipped) await tally.reject(record, 'skipped', reason);
+        for (const { record, reason, countAs } of batch.rejected) await tally.reject(record, 'rejected', reason, countAs);
+        const done = [...batch.confirmed, ...batch.skipped.map((s) => s.record), ...batch.rejected.map((s) => s.record)];
+        for (const record of done) {
+          const { next } = order.settle(record, false);
+          if (next) release(next);
+        }
+      }),
+    settleFailed: (records, reason, countAs) =>
+      serial(async () => {
+        for (const record of records) await failWithMember(record, reason, countAs);
+      }),
+  };
+}
+
+function settled(record: PendingRecord, outcome: SettledRecord['outcome'], reason?: string): SettledRecord {
+  return { record: record.record, line: record.line, memberId: record.memberId, outcome, reason, json: record.json };
+}
+
+export const LATER_ROW_COUNT_AS = 'not sent: an earlier row of the same member failed';
+
+export function laterRowReason(earlier: { record: number; line: number }): string {
+  return `not sent: earlier record ${earlier.record} (line ${earlier.line}) of this member failed; re-run to apply both in order`;
+}

@@ -1,0 +1,109 @@
+/**
+ * How a run ends early. A graceful stop (first Ctrl-C / SIGTERM) reads no more and sends nothing new, but lets
+ * requests in flight settle for a grace period; a hard stop (second Ctrl-C, credentials refused, an internal
+ * error) aborts requests in flight at once. Either way the pipeline still accounts for every record read.
+ * Only src/cli installs signal handlers; the core sees AbortSignals.
+ */
+import type { ImportEvent } from './events.js';
+import type { StopReason } from './types.js';
+
+export interface StopControlOptions {
+  stopSignal?: AbortSignal;
+  abortSignal?: AbortSignal;
+  graceMs: number;
+  emit: (event: ImportEvent) => void;
+  notify: () => void;
+}
+
+export class StopControl {
+  reason?: StopReason;
+  message?: string;
+  fatalError?: unknown;
+  /** Resolves when the run starts stopping (the reader races it against the next record). */
+  readonly stopped: Promise<'stopped'>;
+  private readonly requests = new AbortController();
+  private resolveStopped!: (value: 'stopped') => void;
+  private graceTimer?: NodeJS.Timeout;
+  private readonly cleanup: (() => void)[] = [];
+
+  constructor(private readonly o: StopControlOptions) {
+    this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    this.listen(o.stopSignal, () => this.interrupt());
+    this.listen(o.abortSignal, () => this.abort());
+  }
+
+  get stopping(): boolean {
+    return this.reason !== undefined;
+  }
+
+  /** Aborts the requests in flight: passed to every request. */
+  get requestSignal(): AbortSignal {
+    return this.requests.signal;
+  }
+
+  reasonText(): string | undefined {
+    switch (this.reason) {
+      case undefined:
+        return undefined;
+      case 'interrupted':
+        return 'not confirmed: the run was interrupted (Ctrl-C / SIGTERM) before this record was confirmed; safe to re-run';
+      case 'aborted':
+        return this.fatalError === undefined
+          ? 'not confirmed: the run was aborted (second Ctrl-C) before this record was confirmed; safe to re-run'
+          : 'not confirmed: the run stopped on an internal error';
+      case 'credentials':
+        return `not sent: the server refused the credentials${this.message ? ` (${this.message})` : ''}; nothing more was sent`;
+    }
+  }
+
+  interrupt(): void {
+    if (this.stopping) return;
+    this.begin('interrupted');
+    this.graceTimer = setTimeout(() => this.requests.abort(), this.o.graceMs);
+    this.graceTimer.unref();
+    this.o.emit({ type: 'stopping', reason: 'interrupted', graceMs: this.o.graceMs });
+  }
+
+  abort(): void {
+    if (this.reason === 'aborted' || this.reason === 'credentials') return;
+    this.begin('aborted');
+    this.requests.abort();
+    this.o.emit({ type: 'stopping', reason: 'aborted' });
+  }
+
+  credentialsRefused(status: number, message: string): void {
+    if (this.reason === 'credentials') return;
+    this.message = `${status}${message ? `: ${message}` : ''}`;
+    this.begin('credentials');
+    this.requests.abort();
+    this.o.emit({ type: 'stopping', reason: 'credentials' });
+  }
+
+  fatal(error: unknown): void {
+    this.fatalError ??= error;
+    this.begin('aborted');
+    this.requests.abort();
+  }
+
+  /** The run is over: timers and listeners go. */
+  finish(): void {
+    clearTimeout(this.graceTimer);
+    for (const remove of this.cleanup.splice(0)) remove();
+  }
+
+  private begin(reason: StopReason): void {
+    this.reason = reason;
+    this.resolveStopped('stopped');
+    this.o.notify();
+  }
+
+  private listen(signal: AbortSignal | undefined, handler: () => void): void {
+    if (!signal) return;
+    if (signal.aborted) {
+      handler();
+      return;
+    }
+    signal.addEventListener('abort', handler, { once: true });
+    this.cleanup.push(() => signal.removeEventListener('abort', handler));
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The import pipeline's contracts: what it needs (a transport, candidates, options, hooks) and what it returns
+ * (a summary whose buckets always add up to the rows read). No I/O here.
+ */
+import type { Candidate } from '../candidate.js';
+import type { ImportResult, MemberError } from '../../schemas/index.js';
+import type { ImportEvent } from './events.js';
+
+/**
+ * What the pipeline needs from the HTTP adapter (src/http/member-api.ts's MemberApiClient fits it). Retries
+ * (429 pause, Retry-After, backoff on 5xx and network errors) happen inside `postImport`; what comes back is final.
+ */
+export type ImportResponse =
+  | { kind: 'ok'; status: 200; result: ImportResult }
+  | { kind: 'bad-request'; status: 400; error: MemberError }
+  | { kind: 'too-large'; status: 413; message: string }
+  | { kind: 'auth'; status: 401 | 403; message: string }
+  | { kind: 'failed'; status?: number; message: string; retries?: number };
+
+export interface ImportTransport {
+  /** `body` is the JSON array text; the signal aborts the request (and its retries). */
+  postImport(body: string, signal?: AbortSignal): Promise<ImportResponse>;
+  readonly stats: { requests: number; retries: number };
+}
+
+/** Where a record ended. `confirmed`: the server counted it as imported or updated (it does not say which). */
+export type SentOutcome = 'confirmed' | 'skipped' | 'rejected' | 'failed';
+export type Stage = 'invalid' | 'skipped' | 'rejected' | 'failed';
+
+/** A record the server settled for good: what a journal or a sync state stores. */
+export interface SettledRecord {
+  record: number;
+  line: number;
+  memberId: string;
+  outcome: Exclude<SentOutcome, 'failed'>;
+  /** The server's reason (skipped) or message (rejected). */
+  reason?: string;
+  /** The exact JSON text sent for this record (hash it for --changed-only). */
+  json: string;
+}
+
+/** One server response accounted: records in record order, and the server's counts for the confirmed ones. */
+export interface SettledBatch {
+  firstRecord: number;
+  lastRecord: number;
+  importedCount: number;
+  updatedCount: number;
+  records: SettledRecord[];
+}
+
+/**
+ * What the pre-send hook decides for one valid candidate:
+ * - `send`: batch it (the default without hooks);
+ * - `unchanged`: same item as last confirmed (--changed-only): counted `unchanged`, not sent;
+ * - `done`: settled by an earlier run (--resume): counted in `outcome`'s bucket, not sent. A journal knows a
+ *   batch's imported/updated counts, not each record's: it may apportion them (first N records "imported").
+ */
+export type PreSendDecision =
+  | 'send'
+  | 'unchanged'
+  | { kind: 'done'; outcome: 'imported' | 'updated' | 'skipped' | 'rejected'; reason?: string };
+
+export interface ImportHooks {
+  /**
+   * Called for every candidate read, valid or not, before anything else. false: this record is not this run's
+   * business (--shard: another process's member) and is not counted at all, not even as a row.
+   */
+  select?(candidate: Candidate): boolean;
+  /** Called per valid, selected candidate, in input order, with the JSON text that would be sent. */
+  beforeSend?(candidate: Candidate & { valid: true }, json: string): PreSendDecision | Promise<PreSendDecision>;
+  /**
+   * Awaited after a response is accounted and before its records count as confirmed (a journal fsyncs here, a
+   * sync state stores item hashes here). Responses are delivered one at a time, in completion order. Records that
+   * end `failed` are never passed: they are to be sent again. A throw stops the run (exit 1).
+   */
+  onSettled?(batch: SettledBatch): Promise<void> | void;
+}
+
+/** A place for records not imported or updated (src/io/rejects-writer.ts fits it). */
+export interface RejectsSink {
+  write(entry: { record: number; line: number; memberId?: string; stage: Stage; reason: string; input: unknown }): Promise<void> | void;
+}
+
+export interface ImportOptions {
+  candidates: AsyncIterable<Candidate>;
+  transport: ImportTransport;
+  /** Items per request (default 500). Lowered for the rest of the run after a 413. */
+  batchSize?: number;
+  /** Bytes of JSON per request (default 1 MiB). A single larger item is sent alone. */
+  maxBatchBytes?: number;
+  /** Requests in flight at once (default 4). */
+  concurrency?: number;
+  /** Count only the first N records (invalid ones included); stop reading after them. */
+  limit?: number;
+  /** Later rows held back while an earlier row of the same member is in flight, over all members (default 10,000). */
+  maxHeldRows?: number;
+  /** Stop gracefully: read no more, let requests in flight settle for `graceMs`, count the rest failed. */
+  stopSignal?: AbortSignal;
+  /** Stop at once: abort requests in flight (second Ctrl-C). */
+  abortSignal?: AbortSignal;
+  /** How long requests in flight may take to settle after a graceful stop (default 10 s). */
+  graceMs?: number;
+  rejects?: RejectsSink;
+  hooks?: ImportHooks;
+  onEvent?: (event: ImportEvent) => void;
+  /** Reader progress for ETA: bytes read so far and the input's size (when known). */
+  bytesRead?: () => number;
+  totalBytes?: number;
+}
+
+export type StopReason = 'interrupted' | 'aborted' | 'credentials';
+
+export interface ReasonCount {
+  reason: string;
+  count: number;
+}
+
+export interface ImportSummary {
+  rows: number;
+  invalid: number;
+  unchanged: number;
+  importedCount: number;
+  updatedCount: number;
+  skipped: { memberId: string | null; reason: string | null; record: number | null; line: number | null }[];
+  rejected: number;
+  failed: number;
+  /** Batches formed from the input (a bisected or split batch counts once). */
+  batches: number;
+  /** HTTP requests, retries and bisect halves included. */
+  requests: number;
+  retries: number;
+  durationMs: number;
+  /** Most common reasons per stage, most frequent first (at most 5 each). */
+  topReasons: { invalid: ReasonCount[]; skipped: ReasonCount[]; rejected: ReasonCount[]; failed: ReasonCount[] };
+  /** Set when the run ended early. */
+  stopReason?: StopReason;
+  /** The server's message when credentials were refused (never the token). */
+  stopMessage?: string;
+  /** Batch size at the end of the run (lower than asked after a 413). */
+  finalBatchSize: number;
+  warnings: number;
+}
