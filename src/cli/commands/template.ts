@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from '../../core/template.js';
+import { MEMBER_FIELDS } from '../../schemas/index.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
 
@@ -53,7 +54,7 @@ Examples:
         });
       }
       output.err(
-        `wrote ${options.out}: ${templateColumns().length} ${options.format === 'json' ? 'fields' : 'columns'} and one example record; ` +
+        `wrote ${options.out}: ${options.format === 'json' ? `${MEMBER_FIELDS.length} fields` : `${templateColumns().length} columns`} and one example record; ` +
           'field limits: memberctl template --fields',
       );
       result.exitCode = 0;
