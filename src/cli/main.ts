@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode, isMemberctlError } from '../errors.js';
 import { createOutput, errorToJson, renderError } from './output.js';
 import { buildProgram, type CommandResult } from './program.js';
+import { createJsonLog, logFormatFromArgv } from './log-format.js';
 
 async function main(argv: string[]): Promise<number> {
   const result: CommandResult = { exitCode: ExitCode.ok };
@@ -21,7 +22,9 @@ async function main(argv: string[]): Promise<number> {
     const wantsJson = argv.includes('--json');
     const output = createOutput({ noColor: argv.includes('--no-color') });
     if (wantsJson) output.out(JSON.stringify(errorToJson(error)));
-    renderError(error, output);
+    // --log-format json: stderr stays one JSON object per line, the fatal error included.
+    if (logFormatFromArgv(argv) === 'json') createJsonLog().log('error', 'error', errorToJson(error).error);
+    else renderError(error, output);
     return isMemberctlError(error) ? error.exitCode : ExitCode.internal;
   }
 }
