@@ -1,9 +1,66 @@
+/** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
+import { runValidate, type ValidateEvents } from '../../core/validate.js';
+import { ExitCode, isMemberctlError } from '../../errors.js';
+import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
+import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { ValidateJsonStream } from '../render/validate-json.js';
+import { renderValidateSummary } from '../render/validate-table.js';
 
-// TODO(owner of this command): replace this placeholder.
+interface ValidateFlags extends InputFlags {
+  json?: boolean;
+  output?: string;
+  rejects?: string;
+  show?: string;
+}
+
 export function validateCommand(result: CommandResult): Command {
-  return new Command('validate').description('(validate: not built yet)').action(() => {
-    result.exitCode = 1;
+  const command = new Command('validate')
+    .description('Read, map and validate every record of a file locally, with no network: rows, valid, invalid and why.')
+    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)')
+    .option('--json', 'print one JSON object on stdout: counts and every invalid record with its issues')
+    .option('--output <file>', 'write the valid items, exactly as import would send them, one JSON object per line')
+    .option('--rejects <file>', 'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
+    .option('--show <n>', 'invalid records listed on the terminal', '20');
+  addInputOptions(command).addHelpText(
+    'after',
+    `
+Examples:
+  $ memberctl validate members.csv
+  $ memberctl validate crm-export.csv --map crm-mapping.json --rejects fix-me.csv
+  $ zcat members.ndjson.gz | memberctl validate - --format ndjson --json --output items.ndjson
+
+Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable input.`,
+  );
+  return command.action(async (file: string, flags: ValidateFlags) => {
+    const output = createOutput();
+    const show = Number(flags.show);
+    const json = flags.json ? new ValidateJsonStream() : undefined;
+    const events: ValidateEvents = {
+      onWarning: (message) => output.warn(message),
+      onStart: json ? ({ file: name, format }) => json.start(name, format) : undefined,
+      onInvalid: json ? (invalid) => json.invalid(invalid) : undefined,
+    };
+    const options = {
+      ...inputOptionsFrom(file, flags),
+      outputPath: flags.output,
+      rejectsPath: flags.rejects,
+      sampleSize: Number.isInteger(show) && show >= 0 ? show : 20,
+    };
+    let stats;
+    try {
+      stats = await runValidate(options, events);
+    } catch (error) {
+      // before the JSON object began, the entry point reports the error; after, close the object ourselves
+      if (!json?.hasStarted) throw error;
+      json.fail(error);
+      renderError(error, output);
+      result.exitCode = isMemberctlError(error) ? error.exitCode : ExitCode.internal;
+      return;
+    }
+    if (json) json.finish(stats);
+    else renderValidateSummary(stats, output, stats.format === 'csv' ? 'csv' : 'ndjson');
+    result.exitCode = stats.invalid > 0 ? ExitCode.partial : ExitCode.ok;
   });
 }

@@ -1,0 +1,55 @@
+/**
+ * The input flags every command that reads members shares (validate, import): one definition, so they
+ * cannot drift apart. `inputOptionsFrom` turns commander's values into the core's typed options.
+ */
+import { Command, Option } from 'commander';
+import type { CandidateOptions } from '../core/read-candidates.js';
+import { UsageError } from '../errors.js';
+import type { InputFormat } from '../io/source.js';
+
+export interface InputFlags {
+  format?: InputFormat;
+  delimiter?: string;
+  map?: string;
+  ignoreUnknownColumns?: boolean;
+  nullToken?: string;
+  limit?: string;
+}
+
+export function addInputOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices(['csv', 'json', 'ndjson']))
+    .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
+    .option('--map <file>', 'JSON file mapping CSV headers to fields: {"columns": {"E-mail Address": "email", "Notes": null}}')
+    .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
+    .option('--null-token <text>', 'a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field')
+    .option('--limit <n>', 'read only the first N records');
+}
+
+export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOptions {
+  return {
+    path: file,
+    format: flags.format,
+    delimiter: parseDelimiter(flags.delimiter),
+    mapFile: flags.map,
+    ignoreUnknownColumns: flags.ignoreUnknownColumns,
+    nullToken: flags.nullToken,
+    limit: flags.limit === undefined ? undefined : parseLimit(flags.limit),
+  };
+}
+
+function parseDelimiter(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'tab' || value === '\\t') return '\t';
+  if ([...value].length !== 1 || value === '"' || value === '\n' || value === '\r') {
+    throw new UsageError(`--delimiter must be one character, got "${value}"`, { hint: 'For example --delimiter ";" or --delimiter tab.' });
+  }
+  return value;
+}
+
+function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new UsageError(`--limit must be a whole number of records, at least 1; got "${value}"`, { hint: 'For example --limit 100.' });
+  }
+  return Number(value);
+}

@@ -1,0 +1,44 @@
+/**
+ * validate --json: one JSON object on stdout, streamed so that millions of invalid records need no memory:
+ * {"file", "format", "invalidRecords": [...every one...], "rows", "valid", "invalid", "reasons", "output",
+ * "rejects", "durationMs"} — or, if the input turns unreadable midway, the counts so far and an "error" key.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { InvalidRecord, ValidateStats } from '../../core/validate.js';
+import { errorToJson } from '../output.js';
+
+export class ValidateJsonStream {
+  private started = false;
+  private first = true;
+
+  constructor(private readonly out: Writable = process.stdout) {}
+
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
+  start(file: string, format: string): void {
+    this.started = true;
+    this.out.write(`{"file":${JSON.stringify(file)},"format":${JSON.stringify(format)},"invalidRecords":[`);
+  }
+
+  invalid(invalid: InvalidRecord): Promise<void> | undefined {
+    const record = { record: invalid.record, line: invalid.line, memberId: invalid.memberId ?? null, issues: invalid.issues };
+    const text = `${this.first ? '' : ','}\n${JSON.stringify(record)}`;
+    this.first = false;
+    // wait for a slow reader of stdout instead of buffering the whole report
+    return this.out.write(text) ? undefined : once(this.out, 'drain').then(() => undefined);
+  }
+
+  finish(stats: ValidateStats): void {
+    const { rows, valid, invalid, reasons, durationMs } = stats;
+    const rest = { rows, valid, invalid, reasons, output: stats.output ?? null, rejects: stats.rejects ?? null, durationMs };
+    this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(rest).slice(1)}\n`);
+  }
+
+  /** Closes the object after a fatal error, so stdout stays one valid JSON object. */
+  fail(error: unknown): void {
+    this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(errorToJson(error)).slice(1)}\n`);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * validate: the whole local half of an import, no network. Streams every record through read → map → validate,
+ * writes --output / --rejects as it goes, and keeps only counts, reasons and a bounded sample in memory.
+ */
+import type { InputFormat } from '../io/source.js';
+import { openItemsWriter, type ItemsWriter } from '../io/items-writer.js';
+import { openRejectsWriter, type RejectsWriter } from '../io/rejects-writer.js';
+import { issuesToReason, type RecordIssue } from './candidate.js';
+import { readCandidates, type CandidateOptions } from './read-candidates.js';
+import { ReasonCounter, type ReasonCount } from './reason-counter.js';
+
+export interface ValidateOptions extends CandidateOptions {
+  /** --output: write the valid items, as import would send them, one per line. */
+  outputPath?: string;
+  /** --rejects: .ndjson/.jsonl or .csv. */
+  rejectsPath?: string;
+  /** How many invalid records to keep for the summary (all of them go to onInvalid and --rejects). Default 20. */
+  sampleSize?: number;
+}
+
+export interface InvalidRecord {
+  record: number;
+  line: number;
+  memberId?: string;
+  issues: RecordIssue[];
+}
+
+export interface ValidateEvents {
+  onStart?(info: { file: string; format: InputFormat; totalBytes?: number }): void;
+  onWarning?(message: string): void;
+  /** Every invalid record, as found. Return a promise to make the run wait (e.g. for stdout to drain). */
+  onInvalid?(invalid: InvalidRecord): void | Promise<void>;
+  /** Called every few thousand records and at the end. */
+  onProgress?(progress: { rows: number; bytesRead: number; totalBytes?: number }): void;
+}
+
+export interface ValidateStats {
+  file: string;
+  format: InputFormat;
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** Most common reasons, by field and rule, most frequent first. */
+  reasons: ReasonCount[];
+  /** The first invalid records (up to sampleSize). */
+  sample: InvalidRecord[];
+  output?: { path: string; items: number };
+  rejects?: { path: string; format: 'ndjson' | 'csv'; records: number };
+  durationMs: number;
+}
+
+const PROGRESS_EVERY = 5000;
+
+export async function runValidate(options: ValidateOptions, events: ValidateEvents = {}): Promise<ValidateStats> {
+  const started = performance.now();
+  const stream = await readCandidates(options);
+  const { source } = stream;
+  let output: ItemsWriter | undefined;
+  let rejects: RejectsWriter | undefined;
+  try {
+    if (options.outputPath) output = await openItemsWriter(options.outputPath);
+    if (options.rejectsPath) {
+      rejects = await openRejectsWriter(options.rejectsPath, { headers: source.headers, delimiter: source.delimiter });
+    }
+  } catch (error) {
+    await Promise.allSettled([stream.close(), output?.close()]);
+    throw error;
+  }
+  events.onStart?.({ file: source.file, format: source.format, totalBytes: source.totalBytes });
+  for (const warning of stream.warnings) events.onWarning?.(warning);
+
+  const sampleSize = options.sampleSize ?? 20;
+  const sample: InvalidRecord[] = [];
+  const reasons = new ReasonCounter();
+  let rows = 0;
+  let valid = 0;
+  try {
+    for await (const candidate of stream.candidates) {
+      rows++;
+      if (candidate.valid) {
+        valid++;
+        if (output) await output.write(candidate.item);
+      } else {
+        const invalid: InvalidRecord = { record: candidate.record, line: candidate.line, memberId: candidate.memberId, issues: candidate.issues };
+        reasons.add(candidate.issues);
+        if (sample.length < sampleSize) sample.push(invalid);
+        if (rejects) {
+          const entry = { ...invalid, stage: 'invalid' as const, reason: issuesToReason(candidate.issues), input: candidate.raw };
+          await rejects.write(entry);
+        }
+        await events.onInvalid?.(invalid);
+      }
+      if (rows % PROGRESS_EVERY === 0) events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
+    }
+  } finally {
+    // whatever happened, what was written so far is flushed and the files closed
+    const closing = await Promise.allSettled([output?.close(), rejects?.close(), stream.close()]);
+    const failed = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+  events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
+  return {
+    file: source.file,
+    format: source.format,
+    rows,
+    valid,
+    invalid: rows - valid,
+    reasons: reasons.top(10),
+    sample,
+    output: options.outputPath ? { path: options.outputPath, items: valid } : undefined,
+    rejects: rejects && options.rejectsPath ? { path: options.rejectsPath, format: rejects.format, records: rows - valid } : undefined,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
