@@ -170,3 +170,19 @@ describe('closest', () => {
     expect(closest('zzz', ['baseUrl'])).toBeUndefined();
   });
 });
+
+describe('documentation', () => {
+  it('the README section documents every setting a profile may hold, with its default', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { SETTING_KEYS, SETTING_DEFAULTS, SETTING_SPECS } = await import('../src/core/settings/index.js');
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'readme', 'everyday-use.md'), 'utf8');
+    for (const key of SETTING_KEYS) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| ${key} |`));
+      expect(row, key).toBeDefined();
+      const fallback = (SETTING_DEFAULTS as Record<string, unknown>)[key];
+      if (fallback !== undefined) expect(row, key).toContain(`| ${String(fallback)} |`);
+      const env = SETTING_SPECS[key].env;
+      if (env) expect(row, key).toContain(env);
+    }
+  });
+});
