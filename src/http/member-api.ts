@@ -1,0 +1,95 @@
+/**
+ * The member area's import endpoint: POST {base}member/v1/members/import, answered as one typed outcome.
+ * Retrying this POST is deliberate: the import is an upsert, so sending the same batch twice leaves the same state.
+ */
+import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
+import { describeErrorBody } from './failure.js';
+import { cleanMessage, headerValue, summarizeBody, tryParseJson } from './response-body.js';
+import type { RetryPolicy } from './retry-policy.js';
+import { RetryingTransport, type RetryInfo } from './transport.js';
+
+export type { RetryInfo } from './transport.js';
+
+export interface MemberApiOptions {
+  baseUrl: URL;
+  token: string;
+  /** Requests in flight at once (= sockets in the keep-alive pool). */
+  connections: number;
+  /** Per attempt, for the response headers and then between body chunks. */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  onRetry?: (info: RetryInfo) => void;
+  userAgent?: string;
+}
+
+export type ImportResponse =
+  | { kind: 'ok'; status: 200; result: ImportResult }
+  | { kind: 'bad-request'; status: 400; error: MemberError }
+  | { kind: 'too-large'; status: 413; message: string }
+  | { kind: 'auth'; status: 401 | 403; message: string }
+  | { kind: 'failed'; status?: number; message: string; retries: number };
+
+export const IMPORT_PATH = 'member/v1/members/import';
+
+export class MemberApiClient {
+  readonly #transport: RetryingTransport;
+
+  constructor(options: MemberApiOptions) {
+    this.#transport = new RetryingTransport({ ...options, accept: 'application/json' });
+  }
+
+  /** Requests dispatched (retries included) and retries made, over the client's life. */
+  get stats(): { requests: number; retries: number } {
+    return this.#transport.stats;
+  }
+
+  /**
+   * Sends one batch. `body` is the JSON array text (the batcher measured its bytes). `signal` stops waiting (a
+   * backoff or a 429 pause ends at once with `failed`) but lets a request already on the wire settle.
+   */
+  async postImport(body: string, signal?: AbortSignal): Promise<ImportResponse> {
+    const sent = await this.#transport.post(IMPORT_PATH, body, signal);
+    if (sent.type === 'failed') {
+      return { kind: 'failed', ...(sent.status === undefined ? {} : { status: sent.status }), message: sent.message, retries: sent.retries };
+    }
+    const { status, body: read, retries } = sent;
+    const contentType = headerValue(sent.headers, 'content-type');
+    if (status === 200) {
+      const parsed = importResultSchema.safeParse(tryParseJson(read.text));
+      if (parsed.success) return { kind: 'ok', status: 200, result: parsed.data };
+      const what = parsed.error.issues[0];
+      const where = what ? ` (${what.path.join('.') || 'body'}: ${what.message})` : '';
+      return { kind: 'failed', status, retries, message: `HTTP 200 but the body is not an import result${where}: ${summarizeBody(read, contentType)}` };
+    }
+    if (status === 400) {
+      const parsed = memberErrorSchema.safeParse(tryParseJson(read.text));
+      const error: MemberError = parsed.success
+        ? { ...parsed.data, name: cleanMessage(parsed.data.name), message: cleanMessage(parsed.data.message) }
+        : { name: 'BadRequest', message: describeErrorBody(read, contentType), details: null };
+      return { kind: 'bad-request', status: 400, error };
+    }
+    const detail = describeErrorBody(read, contentType);
+    if (status === 413) return { kind: 'too-large', status: 413, message: `HTTP 413: ${detail}` };
+    if (status === 401 || status === 403) return { kind: 'auth', status, message: `HTTP ${status}: ${detail}` };
+    return { kind: 'failed', status, retries, message: `${unexpected(status, sent.headers)}: ${detail}` };
+  }
+
+  async close(): Promise<void> {
+    await this.#transport.close();
+  }
+
+  /** Fails requests in flight and wakes waiting retries at once (second Ctrl-C). */
+  async destroy(): Promise<void> {
+    await this.#transport.destroy();
+  }
+}
+
+/** Names an unexpected status with the likely cause, so "404" reads as "check the base URL". */
+export function unexpected(status: number, headers: Record<string, string | string[] | undefined>): string {
+  if (status >= 300 && status < 400) {
+    const location = headerValue(headers, 'location');
+    return `HTTP ${status}: redirected${location ? ` to ${cleanMessage(location, 200)}` : ''} (check the base URL; memberctl does not follow redirects with a token)`;
+  }
+  if (status === 404 || status === 405) return `HTTP ${status} (check the base URL: the endpoint was not found there)`;
+  return `HTTP ${status}`;
+}

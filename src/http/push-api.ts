@@ -1,0 +1,100 @@
+/**
+ * The push area's subscribe endpoint: POST {base}push/v1/customers/{customerId}/subscription.
+ * Retried on 429/502/503/504 and connection errors: a subscription is idempotent by installationId.
+ * A 500 is not retried: it is reported with the server's problem details.
+ */
+import { problemSchema, type Problem, type SubscriptionRequest } from '../schemas/index.js';
+import { describeErrorBody } from './failure.js';
+import { cleanMessage, headerValue, tryParseJson, type ReadBody } from './response-body.js';
+import { pushRetryPolicy, type RetryPolicy } from './retry-policy.js';
+import { RetryingTransport, type RetryInfo } from './transport.js';
+import { unexpected } from './member-api.js';
+
+export interface PushApiOptions {
+  baseUrl: URL;
+  token: string;
+  timeoutMs: number;
+  retry?: RetryPolicy;
+  onRetry?: (info: RetryInfo) => void;
+  userAgent?: string;
+}
+
+export type SubscribeResponse =
+  | { kind: 'ok'; status: number }
+  | { kind: 'problem'; status: number; problem: Problem }
+  | { kind: 'auth'; status: 401 | 403; message: string; problem?: Problem }
+  | { kind: 'failed'; status?: number; message: string; retries: number; problem?: Problem };
+
+/** The path for a customer: the id is percent-encoded, so "/", "?", "#" and spaces stay inside the segment. */
+export function subscriptionPath(customerId: string): string {
+  return `push/v1/customers/${encodeURIComponent(customerId)}/subscription`;
+}
+
+export class PushApiClient {
+  readonly #transport: RetryingTransport;
+
+  constructor(options: PushApiOptions) {
+    this.#transport = new RetryingTransport({
+      ...options,
+      retry: options.retry ?? pushRetryPolicy(),
+      connections: 1,
+      accept: 'application/json, application/problem+json',
+    });
+  }
+
+  get stats(): { requests: number; retries: number } {
+    return this.#transport.stats;
+  }
+
+  async subscribe(customerId: string, request: SubscriptionRequest, signal?: AbortSignal): Promise<SubscribeResponse> {
+    const sent = await this.#transport.post(subscriptionPath(customerId), JSON.stringify(request), signal);
+    if (sent.type === 'failed') {
+      const problem = sent.body ? parseProblem(sent.body, sent.status) : undefined;
+      return { kind: 'failed', status: sent.status, message: sent.message, retries: sent.retries, ...(problem ? { problem } : {}) };
+    }
+    const { status, body } = sent;
+    if (status >= 200 && status < 300) return { kind: 'ok', status };
+    const contentType = headerValue(sent.headers, 'content-type');
+    const problem = parseProblem(body, status) ?? synthesizedProblem(body, contentType, status, sent.headers);
+    if (status === 401 || status === 403) {
+      return { kind: 'auth', status, message: formatProblem(problem), problem };
+    }
+    if (status >= 400 && status < 500) return { kind: 'problem', status, problem };
+    return { kind: 'failed', status, message: formatProblem(problem), retries: sent.retries, problem };
+  }
+
+  async close(): Promise<void> {
+    await this.#transport.close();
+  }
+
+  async destroy(): Promise<void> {
+    await this.#transport.destroy();
+  }
+}
+
+/** A JSON body with at least a title or detail, parsed as RFC 7807 problem details (content-type aside). */
+function parseProblem(body: ReadBody, status: number | undefined): Problem | undefined {
+  const parsed = problemSchema.safeParse(tryParseJson(body.text));
+  if (!parsed.success || (!parsed.data.title && !parsed.data.detail)) return undefined;
+  const clean = (v: string | undefined) => (v === undefined ? undefined : cleanMessage(v));
+  return {
+    type: clean(parsed.data.type),
+    title: clean(parsed.data.title),
+    status: parsed.data.status ?? status,
+    detail: clean(parsed.data.detail),
+    instance: clean(parsed.data.instance),
+  };
+}
+
+/** A non-problem body (an HTML error page, plain text) summarized briefly into problem shape. */
+function synthesizedProblem(body: ReadBody, contentType: string | undefined, status: number, headers: Record<string, string | string[] | undefined>): Problem {
+  return { title: unexpected(status, headers), status, detail: describeErrorBody(body, contentType) };
+}
+
+/** "title: detail (status)", the form the CLI shows. */
+export function formatProblem(problem: Problem): string {
+  const text = [problem.title, problem.detail].filter(Boolean).join(': ') || 'no details';
+  // A synthesized title already names the status ("HTTP 502"); saying it twice reads like a stutter.
+  if (problem.status === undefined || problem.title?.startsWith(`HTTP ${problem.status}`)) return text;
+  return `${text} (${problem.status})`;
+}

@@ -1,0 +1,138 @@
+/**
+ * The retry loop shared by both API clients: one keep-alive undici Pool per server, one pause gate, a per-attempt
+ * timeout, retries by policy honouring Retry-After. It answers with the final response (read, capped, redacted)
+ * or with why there is none; the clients map that to their own outcome types.
+ */
+import { Pool } from 'undici';
+import { PauseGate } from './pause-gate.js';
+import { readBodyCapped, redact, headerValue, ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES, type ReadBody } from './response-body.js';
+import { backoffDelay, parseRetryAfter, isRetryableStatus, DEFAULT_MAX_RETRY_AFTER_MS, type RetryPolicy } from './retry-policy.js';
+import { anySignal, sleep } from './sleep.js';
+import { describeErrorBody, describeNetworkError, networkErrorReason, isRetryableError } from './failure.js';
+import { defaultUserAgent } from './user-agent.js';
+
+export interface RetryInfo {
+  /** The retry about to be made (1 = first retry). */
+  attempt: number;
+  delayMs: number;
+  /** "503", "429", "ECONNRESET", "timeout"... */
+  reason: string;
+}
+
+export interface TransportOptions {
+  baseUrl: URL;
+  token: string;
+  /** Sockets in the pool: the most requests in flight at once. */
+  connections: number;
+  /** Per attempt: waiting for response headers, and then for each piece of the body (undici's timers). */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  onRetry?: (info: RetryInfo) => void;
+  userAgent?: string;
+  /** Sent as Accept. */
+  accept: string;
+}
+
+export type SendResult =
+  | { type: 'response'; status: number; headers: Record<string, string | string[] | undefined>; body: ReadBody; retries: number }
+  | { type: 'failed'; status?: number; reason: string; message: string; retries: number; body?: ReadBody; contentType?: string };
+
+export class RetryingTransport {
+  readonly stats = { requests: 0, retries: 0 };
+  readonly gate = new PauseGate();
+  readonly #pool: Pool;
+  readonly #options: TransportOptions;
+  readonly #destroyed = new AbortController();
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    this.#pool = new Pool(options.baseUrl.origin, {
+      connections: Math.max(1, options.connections),
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: options.timeoutMs },
+    });
+  }
+
+  /** POST `body` to `relativePath` (resolved against the base URL, so a base path like /api/ is kept). */
+  async post(relativePath: string, body: string, signal?: AbortSignal): Promise<SendResult> {
+    const url = new URL(relativePath, this.#options.baseUrl);
+    const path = `${url.pathname}${url.search}`;
+    const stop = anySignal(signal, this.#destroyed.signal);
+    const policy = this.#options.retry;
+    const maxRetryAfter = policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    let last: Extract<SendResult, { type: 'failed' }> | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (!(await this.gate.wait(stop))) return this.#stopped(last, attempt);
+      let delay: number;
+      this.stats.requests++;
+      if (attempt > 0) this.stats.retries++;
+      try {
+        const response = await this.#pool.request({
+          method: 'POST',
+          path,
+          body,
+          headers: this.#headers(),
+          headersTimeout: this.#options.timeoutMs,
+          bodyTimeout: this.#options.timeoutMs,
+        });
+        const status = response.statusCode;
+        const retryable = isRetryableStatus(status, policy);
+        const keep = status >= 200 && status < 300 && !retryable ? SUCCESS_BODY_MAX_BYTES : ERROR_BODY_KEEP_BYTES;
+        const read = await readBodyCapped(response.body, keep);
+        const read2 = { ...read, text: redact(read.text, this.#options.token) };
+        if (!retryable) return { type: 'response', status, headers: response.headers, body: read2, retries: attempt };
+        const contentType = headerValue(response.headers, 'content-type');
+        const retryAfter = parseRetryAfter(response.headers['retry-after']);
+        const detail = describeErrorBody(read2, contentType);
+        last = { type: 'failed', status, reason: String(status), message: `HTTP ${status}: ${detail}`, retries: attempt, body: read2, contentType };
+        if (retryAfter !== undefined && retryAfter > maxRetryAfter) {
+          return { ...last, message: `HTTP ${status}: the server asked to wait ${Math.ceil(retryAfter / 1000)} s (Retry-After), longer than the ${Math.ceil(maxRetryAfter / 1000)} s memberctl waits; ${detail}` };
+        }
+        delay = retryAfter ?? backoffDelay(attempt + 1, policy);
+        // One 429 pauses every request to this server, not only this one.
+        if (status === 429) this.gate.pauseFor(delay);
+      } catch (error) {
+        const reason = networkErrorReason(error);
+        const message = redact(describeNetworkError(error), this.#options.token);
+        last = { type: 'failed', reason, message, retries: attempt };
+        if (this.#destroyed.signal.aborted) return { ...last, message: `cancelled: ${message}` };
+        if (!isRetryableError(error, policy)) return last;
+        delay = backoffDelay(attempt + 1, policy);
+      }
+      if (attempt >= policy.retries) {
+        return { ...last, message: `${last.message} (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})` };
+      }
+      if (stop.aborted) return this.#stopped(last, attempt);
+      this.#options.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason: last.reason });
+      if (!(await sleep(delay, stop))) return this.#stopped(last, attempt);
+    }
+  }
+
+  /** Graceful: waits for requests in flight, then closes the sockets. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  /** At once: wakes every waiting retry and fails requests in flight (a second Ctrl-C). */
+  async destroy(): Promise<void> {
+    this.#destroyed.abort();
+    await this.#pool.destroy();
+  }
+
+  #headers(): Record<string, string> {
+    return {
+      'content-type': 'application/json',
+      accept: this.#options.accept,
+      authorization: `Bearer ${this.#options.token}`,
+      'user-agent': this.#options.userAgent ?? defaultUserAgent(),
+    };
+  }
+
+  /** The caller stopped us while waiting; `retriesMade` retries were dispatched so far. */
+  #stopped(last: Extract<SendResult, { type: 'failed' }> | undefined, retriesMade: number): SendResult {
+    if (!last) return { type: 'failed', reason: 'stopped', message: 'not sent: stopped before the request', retries: 0 };
+    const reason = `stopped before retry ${retriesMade + 1} (last attempt: ${last.message})`;
+    return { ...last, reason: 'stopped', message: reason, retries: retriesMade };
+  }
+}
