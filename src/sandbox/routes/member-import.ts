@@ -1,0 +1,83 @@
+/**
+ * POST /member/v1/members/import. Order of checks: auth (401), content type (415), body size (413), latency,
+ * faults (429, scripted, 503), JSON (400), item count (413), schema (400), refused memberIds (400), apply,
+ * drop-after-apply.
+ * Every answer of the member area is the error object {name, message, details}.
+ */
+import type { SkippedEntry } from '../../schemas/index.js';
+import { sleep, type RouteHandler } from '../context.js';
+import { checkContentType, drainBody, readBody, sendError, sendJson } from '../http-util.js';
+import { ERASED_REASON } from '../store.js';
+import { authorizeMember } from '../tokens.js';
+import { validateImportBody } from '../validation.js';
+
+export const importMembers: RouteHandler = async (req, res, ctx, record) => {
+  const auth = authorizeMember(req.headers.authorization, ctx.tokens);
+  if (!auth.ok) {
+    await drainBody(req);
+    await sleep(ctx.faults.latencyMs);
+    return sendError(res, 401, `Unauthorized: ${auth.reason}.`, null, {
+      'www-authenticate': `Bearer error="invalid_token", error_description="${auth.reason.replace(/"/g, "'")}"`,
+    });
+  }
+  const contentType = checkContentType(req.headers['content-type']);
+  if (!contentType.ok) {
+    await drainBody(req);
+    await sleep(ctx.faults.latencyMs);
+    return sendError(res, 415, `Unsupported Media Type: ${contentType.reason}.`);
+  }
+  const body = await readBody(req, ctx.maxBodyBytes);
+  await sleep(ctx.faults.latencyMs);
+  if (body.kind === 'too-large') {
+    const close: Record<string, string> = body.drained ? {} : { connection: 'close' };
+    return sendError(res, 413, `Request body too large: more than ${ctx.maxBodyBytes} bytes.`, { maxBodyBytes: ctx.maxBodyBytes }, close);
+  }
+  const decision = ctx.faults.decide('import', record.draw!);
+  if (decision.kind === 'throw') throw new Error('injected unexpected error (failNext throw)');
+  if (decision.kind === 'drop-before-apply') {
+    record.fault = 'drop-before-apply';
+    return void req.socket.destroy();
+  }
+  if (decision.kind === 'status') {
+    record.fault = decision.reason;
+    const headers: Record<string, string> = decision.retryAfter !== undefined ? { 'retry-after': String(decision.retryAfter) } : {};
+    return sendError(res, decision.status, `${decision.reason}; the batch was not applied.`, null, headers);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.body.toString('utf8'));
+  } catch (error) {
+    return sendError(res, 400, `The request body is not valid JSON: ${(error as Error).message}.`, null);
+  }
+  if (Array.isArray(parsed) && parsed.length > ctx.maxItems) {
+    return sendError(res, 413, `Too many items: ${parsed.length}, at most ${ctx.maxItems} per request.`, { maxItems: ctx.maxItems, items: parsed.length });
+  }
+  const validation = validateImportBody(parsed);
+  if (!validation.ok) return sendError(res, 400, validation.message, validation.problems);
+  const items = validation.items;
+  record.items = items.length;
+  ctx.stats.batchReceived(items.length, body.body.length);
+
+  const refused = items.flatMap((item, index) => (ctx.faults.rejected(item.memberId) ? [{ index, memberId: item.memberId, field: '', message: 'refused by the sandbox (rejectMemberIds)' }] : []));
+  if (refused.length > 0) {
+    record.fault = 'rejectMemberIds';
+    return sendError(res, 400, `${refused.length} of ${items.length} items refused.`, refused);
+  }
+
+  let importedCount = 0;
+  let updatedCount = 0;
+  const skipped: SkippedEntry[] = [];
+  for (const item of items) {
+    const outcome = ctx.store.upsert(item);
+    if (outcome === 'imported') importedCount++;
+    else if (outcome === 'updated') updatedCount++;
+    else skipped.push({ memberId: item.memberId, reason: ERASED_REASON });
+  }
+  ctx.stats.applied(importedCount, updatedCount, skipped.length);
+  ctx.changed();
+  if (decision.dropAfterApply) {
+    record.fault = 'drop-after-apply';
+    return void req.socket.destroy();
+  }
+  sendJson(res, 200, { importedCount, updatedCount, skipped: skipped.length === 0 && ctx.faults.skippedAsNull ? null : skipped });
+};
