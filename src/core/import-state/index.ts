@@ -1,0 +1,66 @@
+/**
+ * The durable side of an import, in one object for the import command: the resume journal, the
+ * --changed-only sync state and the --shard filter, as pipeline hooks, plus what to do when the run ends.
+ */
+import { UsageError } from '../../errors.js';
+import type { Shard } from '../../state/shard.js';
+import { SyncState } from '../../state/sync-state.js';
+import { buildHooks, type HookCounters } from './hooks.js';
+import { openJournalSession, type JournalOptions } from './journal-session.js';
+import type { ImportHooks, ImportSummary } from '../import/types.js';
+
+export { defaultJournalPath } from './journal-session.js';
+
+export interface ImportStateOptions {
+  input: string;
+  shard?: Shard;
+  journal: Omit<JournalOptions, 'input' | 'shard'>;
+  /** --state FILE (with --changed-only: skip unchanged members; without: only record what the server confirmed). */
+  statePath?: string;
+  changedOnly?: boolean;
+}
+
+export interface ImportStateSession {
+  hooks: ImportHooks;
+  counters: HookCounters;
+  journalPath?: string;
+  /** Records an earlier run settled (--resume), 0 without. */
+  resumedRecords: number;
+  /** Closes the journal (removed when nothing failed, unless --keep-journal) and the state. */
+  finish(summary: ImportSummary | undefined): Promise<{ journalKept: boolean }>;
+}
+
+export async function openImportState(options: ImportStateOptions, notice: (message: string) => void): Promise<ImportStateSession> {
+  if (options.changedOnly && !options.statePath) {
+    throw new UsageError('--changed-only needs --state FILE: the file that remembers what the server confirmed', {
+      code: 'changed-only-state',
+      hint: 'memberctl import members.csv --changed-only --state members.state (created on the first run).',
+    });
+  }
+  const state = options.statePath ? SyncState.open(options.statePath, { create: true }) : undefined;
+  let journal;
+  try {
+    journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard }, notice);
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
+  const { hooks, counters } = buildHooks({ shard: options.shard, journal: journal?.writer, resumed: journal?.resumed, state, changedOnly: options.changedOnly });
+  return {
+    hooks,
+    counters,
+    journalPath: journal?.path,
+    resumedRecords: journal?.resumed?.settled ?? 0,
+    async finish(summary) {
+      state?.close();
+      if (!journal) return { journalKept: false };
+      const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
+      if (complete && !journal.keep) {
+        await journal.writer.remove();
+        return { journalKept: false };
+      }
+      await journal.writer.close();
+      return { journalKept: true };
+    },
+  };
+}

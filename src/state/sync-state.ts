@@ -1,0 +1,162 @@
+/**
+ * The --changed-only state: per memberId, the hash of the last upsert item the server confirmed, in SQLite
+ * (better-sqlite3). Nothing is loaded up front: each candidate is one indexed point lookup through a prepared
+ * statement, so a state of millions of members opens at once and costs no memory beyond SQLite's page cache.
+ *
+ * Durability: WAL journal with synchronous=NORMAL. A committed batch survives a killed process; a power cut may
+ * lose the last few commits, never corrupt the file. Losing a commit only means those members are sent again
+ * next time (an upsert: safe), and a member is written here only after the server confirmed it, so the state
+ * can never claim a member was sent when it was not. FULL would add an fsync per batch for no such guarantee.
+ * Several processes (shards on one machine) may share a file: WAL lets them read while one writes, and
+ * busy_timeout makes a writer wait its turn instead of failing.
+ */
+import Database from 'better-sqlite3';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { InputError } from '../errors.js';
+import { ITEM_HASH_NAME } from './item-hash.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS member_state (
+  member_id  TEXT PRIMARY KEY NOT NULL,
+  item_hash  BLOB NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
+
+export interface ConfirmedItem {
+  memberId: string;
+  hash: Uint8Array;
+}
+
+export interface MemberStateRow {
+  memberId: string;
+  hash: string;
+  updatedAt: string;
+}
+
+export class SyncState {
+  private readonly db: Database.Database;
+  private readonly lookupStatement: Database.Statement<[string], Buffer>;
+  private readonly upsertStatement: Database.Statement<[string, Uint8Array, number]>;
+  private readonly stampStatement: Database.Statement<[string]>;
+  private readonly commitMany: (items: readonly ConfirmedItem[]) => void;
+
+  /** Opens (and with `create`, creates) a state file; refuses files that are not memberctl state. */
+  static open(path: string, options: { create: boolean }): SyncState {
+    if (!existsSync(path)) {
+      if (!options.create) {
+        throw new InputError(`no state file at ${path}`, { code: 'state-file', file: path, hint: 'Check the --state path; an import with --changed-only --state creates it.' });
+      }
+      try {
+        closeSync(openSync(path, 'a', 0o600)); // SQLite gives its -wal and -shm files the same mode
+      } catch (error) {
+        throw stateError(path, error);
+      }
+    }
+    try {
+      return new SyncState(new Database(path, { fileMustExist: true, timeout: 30_000 }), path);
+    } catch (error) {
+      if (error instanceof InputError) throw error;
+      throw stateError(path, error);
+    }
+  }
+
+  private constructor(db: Database.Database, readonly path: string) {
+    this.db = db;
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      checkOrCreateSchema(db, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.lookupStatement = db.prepare<[string], Buffer>('SELECT item_hash FROM member_state WHERE member_id = ?').pluck();
+    this.upsertStatement = db.prepare(
+      'INSERT INTO member_state (member_id, item_hash, updated_at) VALUES (?, ?, ?) ' +
+        'ON CONFLICT (member_id) DO UPDATE SET item_hash = excluded.item_hash, updated_at = excluded.updated_at',
+    );
+    this.stampStatement = db.prepare("INSERT OR REPLACE INTO state_meta (key, value) VALUES ('last_update', ?)");
+    this.commitMany = db.transaction((items: readonly ConfirmedItem[]) => {
+      const now = Date.now();
+      for (const item of items) this.upsertStatement.run(item.memberId, item.hash, now);
+      this.stampStatement.run(new Date(now).toISOString());
+    });
+  }
+
+  /** The hash of the member's last confirmed item, if any. */
+  lookup(memberId: string): Buffer | undefined {
+    return this.lookupStatement.get(memberId);
+  }
+
+  /** Records the items of one confirmed response, in one transaction. */
+  commit(items: readonly ConfirmedItem[]): void {
+    if (items.length > 0) this.commitMany(items);
+  }
+
+  member(memberId: string): MemberStateRow | undefined {
+    const row = this.db
+      .prepare<[string], { item_hash: Buffer; updated_at: number }>('SELECT item_hash, updated_at FROM member_state WHERE member_id = ?')
+      .get(memberId);
+    return row && { memberId, hash: row.item_hash.toString('hex'), updatedAt: new Date(row.updated_at).toISOString() };
+  }
+
+  summary(): { members: number; lastUpdate: string | null } {
+    const members = this.db.prepare<[], number>('SELECT count(*) FROM member_state').pluck().get() ?? 0;
+    const lastUpdate = this.db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'last_update'").pluck().get();
+    return { members, lastUpdate: lastUpdate ?? null };
+  }
+
+  /** Forgets a member (its next row will be sent). True when it was known. */
+  forget(memberId: string): boolean {
+    return this.db.prepare('DELETE FROM member_state WHERE member_id = ?').run(memberId).changes > 0;
+  }
+
+  /** Forgets every member; returns how many there were. */
+  reset(): number {
+    return this.db.transaction(() => {
+      const removed = this.db.prepare('DELETE FROM member_state').run().changes;
+      this.db.prepare("DELETE FROM state_meta WHERE key = 'last_update'").run();
+      return removed;
+    })();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function checkOrCreateSchema(db: Database.Database, path: string): void {
+  const tables = db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all();
+  if (tables.length > 0 && !tables.includes('state_meta')) {
+    throw new InputError(`${path} is an SQLite database but not a memberctl state file`, {
+      code: 'state-file',
+      file: path,
+      hint: 'Give --state a file of its own; memberctl creates it on the first run.',
+    });
+  }
+  db.transaction(() => {
+    db.exec(SCHEMA);
+    db.prepare("INSERT OR IGNORE INTO state_meta (key, value) VALUES ('item_hash', ?)").run(ITEM_HASH_NAME);
+  }).immediate();
+  const hashName = db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'item_hash'").pluck().get();
+  if (hashName !== ITEM_HASH_NAME) {
+    throw new InputError(`state file ${path} was written with item hash "${hashName}", this memberctl uses "${ITEM_HASH_NAME}"`, {
+      code: 'state-file',
+      file: path,
+      hint: 'Use a new --state file (every member is then sent once), or the memberctl version that wrote it.',
+    });
+  }
+}
+
+function stateError(path: string, error: unknown): InputError {
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message;
+  const notDb = code === 'SQLITE_NOTADB' || /not a database/i.test(message);
+  return new InputError(notDb ? `${path} is not a memberctl state file (not an SQLite database)` : `cannot open state file ${path}: ${code ?? message}`, {
+    code: 'state-file',
+    file: path,
+    hint: notDb ? 'Give --state a file of its own; memberctl creates it on the first run.' : 'Check the path and its permissions.',
+    cause: error,
+  });
+}

@@ -1,0 +1,197 @@
+/** The glue: journal session decisions (exists / resume / mismatch / stdin) and the hooks' decisions. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Candidate } from '../../src/core/candidate.js';
+import { openImportState } from '../../src/core/import-state/index.js';
+import { buildHooks } from '../../src/core/import-state/hooks.js';
+import type { ImportSummary, SettledBatch } from '../../src/core/import/types.js';
+import type { MemberUpsertItem } from '../../src/schemas/index.js';
+import { itemHash } from '../../src/state/item-hash.js';
+import { SyncState } from '../../src/state/sync-state.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memberctl-istate-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const item = (memberId: string, email = `${memberId}@example.com`): MemberUpsertItem => ({ memberId, isActive: true, createdAt: '2024-01-01T00:00:00Z', email });
+const valid = (record: number, it: MemberUpsertItem) => ({ record, line: record + 1, memberId: it.memberId, raw: {}, valid: true as const, item: it });
+const ok: Partial<ImportSummary> = { failed: 0 };
+const settledBatch = (records: { record: number; memberId: string; outcome: 'confirmed' | 'skipped' | 'rejected'; reason?: string; json?: string }[], imp: number, upd: number): SettledBatch => ({
+  firstRecord: records[0]!.record,
+  lastRecord: records[records.length - 1]!.record,
+  importedCount: imp,
+  updatedCount: upd,
+  records: records.map((r) => ({ line: r.record + 1, json: r.json ?? JSON.stringify(item(r.memberId)), ...r })),
+});
+
+describe('journal session', () => {
+  function input(dir: string, text = 'memberId,isActive,createdAt\nm1,true,2024-01-01T00:00:00Z\n') {
+    const path = join(dir, 'members.csv');
+    writeFileSync(path, text);
+    return path;
+  }
+
+  it('keeps a journal beside the input; a second run without --resume is exit 2; --resume restores; success removes it', async () => {
+    const file = input(tempDir());
+    const notices: string[] = [];
+    const first = await openImportState({ input: file, journal: {} }, (m) => notices.push(m));
+    expect(first.journalPath).toBe(`${file}.memberctl-journal`);
+    await first.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }, { record: 2, memberId: 'm2', outcome: 'skipped', reason: 'locked' }], 0, 1));
+    expect(await first.finish({ failed: 1 } as ImportSummary)).toEqual({ journalKept: true });
+
+    await expect(openImportState({ input: file, journal: {} }, () => undefined)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'journal-exists',
+      message: expect.stringContaining('2 records settled by 1 earlier run (0 imported, 1 updated, 1 skipped, 0 rejected)'),
+      hint: expect.stringMatching(/--resume .* --restart/),
+    });
+
+    const resumed = await openImportState({ input: file, journal: { resume: true } }, (m) => notices.push(m));
+    expect(resumed.resumedRecords).toBe(2);
+    expect(notices.at(-1)).toMatch(/^resuming from .*: 2 records settled/);
+    expect(resumed.hooks.beforeSend!(valid(1, item('m1')), '')).toEqual({ kind: 'done', outcome: 'updated' });
+    expect(resumed.hooks.beforeSend!(valid(2, item('m2')), '')).toEqual({ kind: 'done', outcome: 'skipped', reason: 'locked' });
+    expect(resumed.hooks.beforeSend!(valid(3, item('m3')), '')).toBe('send');
+    expect(resumed.counters.restored).toBe(2);
+    expect(await resumed.finish(ok as ImportSummary)).toEqual({ journalKept: false });
+    expect(existsSync(`${file}.memberctl-journal`)).toBe(false);
+  });
+
+  it('refuses to resume with another file, even of the same size (exit 2)', async () => {
+    const dir = tempDir();
+    const file = input(dir, 'memberId\nAAAA\n');
+    const first = await openImportState({ input: file, journal: {} }, () => undefined);
+    await first.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'AAAA', outcome: 'confirmed' }], 1, 0));
+    await first.finish(undefined);
+    writeFileSync(file, 'memberId\nBBBB\n');
+    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'journal-mismatch',
+      message: expect.stringMatching(/belongs to another file.*has 14 bytes and other content/),
+    });
+    writeFileSync(file, 'memberId\nBBBBB\n');
+    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ code: 'journal-mismatch', message: expect.stringMatching(/15 bytes$/) });
+    // --restart discards it
+    const restarted = await openImportState({ input: file, journal: { restart: true, keep: true } }, () => undefined);
+    await restarted.finish(ok as ImportSummary);
+    expect(readFileSync(`${file}.memberctl-journal`, 'utf8').split('\n').filter(Boolean)).toHaveLength(2); // header + run
+  });
+
+  it('refuses to resume a journal of another shard, and names journals per shard', async () => {
+    const file = input(tempDir());
+    const s1 = await openImportState({ input: file, shard: { index: 1, count: 3 }, journal: {} }, () => undefined);
+    expect(s1.journalPath).toBe(`${file}.shard-1-of-3.memberctl-journal`);
+    await s1.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }], 1, 0));
+    await s1.finish(undefined);
+    await expect(
+      openImportState({ input: file, shard: { index: 2, count: 3 }, journal: { resume: true, path: `${file}.shard-1-of-3.memberctl-journal` } }, () => undefined),
+    ).rejects.toMatchObject({ code: 'journal-mismatch', message: expect.stringContaining('--shard 1/3') });
+  });
+
+  it('--resume with no journal starts from the first record, with a notice', async () => {
+    const file = input(tempDir());
+    const notices: string[] = [];
+    const session = await openImportState({ input: file, journal: { resume: true } }, (m) => notices.push(m));
+    expect(notices).toEqual([expect.stringMatching(/^no journal at .*: nothing to resume/)]);
+    expect(session.resumedRecords).toBe(0);
+    await session.finish(ok as ImportSummary);
+  });
+
+  it('a journal whose header never reached the disk counts as none', async () => {
+    const file = input(tempDir());
+    writeFileSync(`${file}.memberctl-journal`, '');
+    const session = await openImportState({ input: file, journal: {} }, () => undefined);
+    await session.finish({ failed: 2 } as ImportSummary);
+    expect(readFileSync(`${file}.memberctl-journal`, 'utf8')).toMatch(/^\{"memberctl":"journal"/);
+  });
+
+  it('standard input: no journal, a notice; --resume / --journal are exit 2', async () => {
+    const notices: string[] = [];
+    const session = await openImportState({ input: '-', journal: {} }, (m) => notices.push(m));
+    expect(session.journalPath).toBeUndefined();
+    expect(notices[0]).toMatch(/standard input: no journal/);
+    for (const journal of [{ resume: true }, { path: 'x' }, { keep: true }]) {
+      await expect(openImportState({ input: '-', journal }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'journal-stdin' });
+    }
+    await expect(openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2 });
+    await expect(openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2 });
+    await expect(openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'changed-only-state' });
+  });
+
+  it('an unwritable journal place fails before anything is sent, naming --journal and --no-journal', async () => {
+    const file = input(tempDir());
+    await expect(openImportState({ input: file, journal: { path: join(file, 'cannot', 'be') } }, () => undefined)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'journal',
+      hint: expect.stringMatching(/--journal PATH.*--no-journal/),
+    });
+  });
+});
+
+describe('hooks', () => {
+  it('--shard selects by memberId and counts the others', () => {
+    const { hooks, counters } = buildHooks({ shard: { index: 0, count: 2 } });
+    const candidates: Candidate[] = Array.from({ length: 100 }, (_, i) => valid(i + 1, item(`member-${i}`)));
+    candidates.push({ record: 101, line: 102, raw: 'x', valid: false, issues: [] });
+    const kept = candidates.filter((c) => hooks.select!(c)).length;
+    expect(kept + counters.otherShards).toBe(101);
+    expect(kept).toBeGreaterThan(30);
+    expect(kept).toBeLessThan(70);
+    expect(hooks.beforeSend).toBeUndefined();
+    expect(hooks.onSettled).toBeUndefined();
+  });
+
+  it('--changed-only: unchanged members are not sent; state changes only on confirmation', async () => {
+    const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
+    state.commit([{ memberId: 'same', hash: itemHash(item('same')) }, { memberId: 'changed', hash: itemHash(item('changed', 'old@example.com')) }, { memberId: 'skipme', hash: itemHash(item('skipme', 'old@x')) }]);
+    const { hooks } = buildHooks({ state, changedOnly: true });
+    expect(hooks.beforeSend!(valid(1, item('same')), '')).toBe('unchanged');
+    // key order does not matter
+    const reordered = { email: 'same@example.com', createdAt: '2024-01-01T00:00:00Z', isActive: true, memberId: 'same' };
+    expect(hooks.beforeSend!(valid(2, reordered), '')).toBe('unchanged');
+    expect(hooks.beforeSend!(valid(3, item('changed')), '')).toBe('send');
+    expect(hooks.beforeSend!(valid(4, item('new')), '')).toBe('send');
+    expect(hooks.beforeSend!(valid(5, item('skipme')), '')).toBe('send');
+    await hooks.onSettled!(settledBatch([{ record: 3, memberId: 'changed', outcome: 'confirmed' }, { record: 4, memberId: 'new', outcome: 'confirmed' }, { record: 5, memberId: 'skipme', outcome: 'skipped', reason: 'locked' }], 1, 1));
+    expect(state.lookup('changed')!.equals(itemHash(item('changed')))).toBe(true);
+    expect(state.lookup('new')!.equals(itemHash(item('new')))).toBe(true);
+    expect(state.lookup('skipme')!.equals(itemHash(item('skipme', 'old@x')))).toBe(true); // skipped: not marked as sent
+    expect(hooks.beforeSend!(valid(6, item('changed')), '')).toBe('unchanged');
+    state.close();
+  });
+
+  it('a later row of a member is sent while an earlier row of it is on its way, even if it equals the stored hash', async () => {
+    const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
+    const last = item('x', 'last-night@example.com');
+    state.commit([{ memberId: 'x', hash: itemHash(last) }]);
+    const { hooks } = buildHooks({ state, changedOnly: true });
+    const earlier = item('x', 'earlier-row@example.com');
+    expect(hooks.beforeSend!(valid(10, earlier), '')).toBe('send');
+    // row 20 equals last night's item, but row 10 will overwrite the server's copy first: it must go too
+    expect(hooks.beforeSend!(valid(20, last), '')).toBe('send');
+    await hooks.onSettled!(settledBatch([{ record: 10, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(earlier) }], 0, 1));
+    expect(state.lookup('x')!.equals(itemHash(earlier))).toBe(true);
+    await hooks.onSettled!(settledBatch([{ record: 20, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(last) }], 0, 1));
+    expect(state.lookup('x')!.equals(itemHash(last))).toBe(true);
+    expect(hooks.beforeSend!(valid(30, last), '')).toBe('unchanged');
+    state.close();
+  });
+
+  it('--state without --changed-only sends everything and records it', async () => {
+    const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
+    state.commit([{ memberId: 'a', hash: itemHash(item('a')) }]);
+    const { hooks } = buildHooks({ state });
+    expect(hooks.beforeSend!(valid(1, item('a')), '')).toBe('send');
+    await hooks.onSettled!(settledBatch([{ record: 1, memberId: 'a', outcome: 'confirmed' }], 0, 1));
+    expect(state.summary().members).toBe(1);
+    state.close();
+  });
+});

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { itemHash } from '../../src/state/item-hash.js';
+import { SyncState } from '../../src/state/sync-state.js';
+
+const dirs: string[] = [];
+function tempPath(name = 'members.state'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memberctl-state-'));
+  dirs.push(dir);
+  return join(dir, name);
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sync state', () => {
+  it('creates a 0600 WAL database and keeps hashes across opens', () => {
+    const path = tempPath();
+    const state = SyncState.open(path, { create: true });
+    expect(state.lookup('m1')).toBeUndefined();
+    state.commit([
+      { memberId: 'm1', hash: itemHash({ a: 1 }) },
+      { memberId: 'm2', hash: itemHash({ a: 2 }) },
+    ]);
+    state.commit([{ memberId: 'm1', hash: itemHash({ a: 3 }) }]);
+    state.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+
+    const again = SyncState.open(path, { create: false });
+    expect(again.lookup('m1')!.equals(itemHash({ a: 3 }))).toBe(true);
+    expect(again.lookup('m2')!.equals(itemHash({ a: 2 }))).toBe(true);
+    const summary = again.summary();
+    expect(summary.members).toBe(2);
+    expect(Date.parse(summary.lastUpdate!)).toBeGreaterThan(0);
+    expect(again.member('m2')).toEqual({ memberId: 'm2', hash: itemHash({ a: 2 }).toString('hex'), updatedAt: expect.any(String) });
+    expect(again.member('nobody')).toBeUndefined();
+    again.close();
+    const raw = new Database(path);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+  });
+
+  it('forgets one member or all of them', () => {
+    const state = SyncState.open(tempPath(), { create: true });
+    state.commit(['a', 'b', 'c'].map((memberId) => ({ memberId, hash: itemHash(memberId) })));
+    expect(state.forget('b')).toBe(true);
+    expect(state.forget('b')).toBe(false);
+    expect(state.lookup('b')).toBeUndefined();
+    expect(state.reset()).toBe(2);
+    expect(state.summary()).toEqual({ members: 0, lastUpdate: null });
+    state.close();
+  });
+
+  it('a transaction that fails half-way leaves nothing behind', () => {
+    const state = SyncState.open(tempPath(), { create: true });
+    expect(() => state.commit([{ memberId: 'ok', hash: itemHash(1) }, { memberId: null as unknown as string, hash: itemHash(2) }])).toThrow();
+    expect(state.lookup('ok')).toBeUndefined();
+    state.close();
+  });
+
+  it('refuses a missing file unless creating, a non-database and a foreign database, with exit 2', () => {
+    expect(() => SyncState.open(tempPath(), { create: false })).toThrow(expect.objectContaining({ exitCode: 2, code: 'state-file', message: expect.stringMatching(/no state file/) }));
+    const text = tempPath('notes.txt');
+    writeFileSync(text, 'hello, this is not SQLite at all, not even close.............................................');
+    expect(() => SyncState.open(text, { create: true })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/not a memberctl state file/) }));
+    const foreign = tempPath('app.db');
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE users (id INTEGER)');
+    db.close();
+    expect(() => SyncState.open(foreign, { create: true })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/SQLite database but not a memberctl state/) }));
+  });
+
+  it('two connections (two shards on one machine) can write the same file', () => {
+    const path = tempPath();
+    const a = SyncState.open(path, { create: true });
+    const b = SyncState.open(path, { create: true });
+    for (let i = 0; i < 50; i++) {
+      a.commit([{ memberId: `a${i}`, hash: itemHash(i) }]);
+      b.commit([{ memberId: `b${i}`, hash: itemHash(i) }]);
+    }
+    expect(a.summary().members).toBe(100);
+    a.close();
+    b.close();
+  });
+});
