@@ -27,7 +27,9 @@ export type SubscribeResponse =
 
 /** The path for a customer: the id is percent-encoded, so "/", "?", "#" and spaces stay inside the segment. */
 export function subscriptionPath(customerId: string): string {
-  return `push/v1/customers/${encodeURIComponent(customerId)}/subscription`;
+  // "." and ".." survive encodeURIComponent and would be read as path steps; %2E keeps them a plain segment.
+  const segment = customerId === '.' || customerId === '..' ? customerId.replaceAll('.', '%2E') : encodeURIComponent(customerId);
+  return `push/v1/customers/${segment}/subscription`;
 }
 
 export class PushApiClient {

@@ -54,10 +54,11 @@ export class RetryingTransport {
     });
   }
 
-  /** POST `body` to `relativePath` (resolved against the base URL, so a base path like /api/ is kept). */
+  /** POST `body` to `relativePath` under the base URL's path (a base path like /api/ is kept). */
   async post(relativePath: string, body: string, signal?: AbortSignal): Promise<SendResult> {
-    const url = new URL(relativePath, this.#options.baseUrl);
-    const path = `${url.pathname}${url.search}`;
+    // Joined as text, not resolved with new URL(): resolution would collapse a "%2E%2E" customer id into "..".
+    const basePath = this.#options.baseUrl.pathname;
+    const path = `${basePath.endsWith('/') ? basePath : `${basePath}/`}${relativePath}`;
     const stop = anySignal(signal, this.#destroyed.signal);
     const policy = this.#options.retry;
     const maxRetryAfter = policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
