@@ -9,6 +9,7 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { configCommand } from './commands/config.js';
 import { templateCommand } from './commands/template.js';
 import { completionCommand } from './commands/completion.js';
+import { stateCommand } from './commands/state.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
 
 /** Commands write their exit code here; only main.ts turns it into process.exit. */
@@ -48,7 +49,7 @@ Examples:
 Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records invalid/skipped/rejected,
             4 some records not confirmed (safe to re-run), 5 credentials refused.`,
     );
-  const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand];
+  const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand, stateCommand];
   for (const command of commands) {
     program.addCommand(command(result).exitOverride());
   }
