@@ -70,6 +70,8 @@ export class JournalWriter {
   private flushing: Promise<void> | undefined;
   private failure: unknown;
   private closed = false;
+  /** Entries synced by this writer (not counting the header and run lines). */
+  entriesWritten = 0;
 
   private constructor(
     readonly path: string,
@@ -138,6 +140,7 @@ export class JournalWriter {
           this.pending = [];
           return;
         }
+        this.entriesWritten += group.length;
         for (const p of group) p.done();
       }
     } catch (error) {

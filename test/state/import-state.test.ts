@@ -109,8 +109,16 @@ describe('journal session', () => {
     const file = input(tempDir());
     writeFileSync(`${file}.memberctl-journal`, '');
     const session = await openImportState({ input: file, journal: {} }, () => undefined);
+    await session.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }], 1, 0));
     await session.finish({ failed: 2 } as ImportSummary);
     expect(readFileSync(`${file}.memberctl-journal`, 'utf8')).toMatch(/^\{"memberctl":"journal"/);
+  });
+
+  it('a fresh journal nothing was written to is removed even when the run failed (nothing to resume)', async () => {
+    const file = input(tempDir());
+    const session = await openImportState({ input: file, journal: {} }, () => undefined);
+    expect(await session.finish({ failed: 5, stopReason: 'credentials' } as ImportSummary)).toEqual({ journalKept: false });
+    expect(existsSync(`${file}.memberctl-journal`)).toBe(false);
   });
 
   it('standard input: no journal, a notice; --resume / --journal are exit 2', async () => {

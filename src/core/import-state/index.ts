@@ -24,6 +24,7 @@ export interface ImportStateSession {
   hooks: ImportHooks;
   counters: HookCounters;
   journalPath?: string;
+  shard?: Shard;
   /** Records an earlier run settled (--resume), 0 without. */
   resumedRecords: number;
   /** Closes the journal (removed when nothing failed, unless --keep-journal) and the state. */
@@ -50,12 +51,15 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
     hooks,
     counters,
     journalPath: journal?.path,
+    shard: options.shard,
     resumedRecords: journal?.resumed?.settled ?? 0,
     async finish(summary) {
       state?.close();
       if (!journal) return { journalKept: false };
       const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
-      if (complete && !journal.keep) {
+      // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
+      const empty = !journal.resumed && journal.writer.entriesWritten === 0;
+      if ((complete || empty) && !journal.keep) {
         await journal.writer.remove();
         return { journalKept: false };
       }
