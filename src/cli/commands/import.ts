@@ -1,9 +1,185 @@
-import { Command } from 'commander';
+/**
+ * `memberctl import FILE`: flags in, one call to the core's runImport, the summary out. Everything between
+ * (batching, ordering, retries, bisect, accounting) lives in src/core/import; this file wires files, the target,
+ * signals, the progress bar and the output modes.
+ */
+import { Command, Option } from 'commander';
+import { fanOut, runImport, IMPORT_DEFAULTS, type ImportEvent, type ImportSummary } from '../../core/import/index.js';
+import { readCandidates } from '../../core/read-candidates.js';
+import { ExitCode, CredentialsError, UsageError, type ExitCodeValue } from '../../errors.js';
+import { MemberApiClient } from '../../http/member-api.js';
+import { memberRetryPolicy } from '../../http/retry-policy.js';
+import { openPrivateFile } from '../../io/private-file.js';
+import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
+import { installStopSignals } from '../import-signals.js';
+import { resolveImportTarget, type ImportTarget } from '../import-target.js';
+import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
+import { createJsonLog, logFormatFromArgv } from '../log-format.js';
+import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { createImportProgress, type ImportProgress } from '../progress.js';
+import { importJson, renderImportSummary } from '../render/import-summary.js';
+import { loadCommandSettings } from '../settings-flags.js';
 
-// TODO(owner of this command): replace this placeholder.
+interface ImportFlags extends InputFlags {
+  baseUrl?: string;
+  tokenFile?: string;
+  allowInsecureHttp?: boolean;
+  sandbox?: boolean;
+  sandboxData?: string;
+  batchSize?: string;
+  maxBatchBytes?: string;
+  concurrency?: string;
+  retries?: string;
+  timeout?: string;
+  grace?: string;
+  rejects?: string;
+  report?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
 export function importCommand(result: CommandResult): Command {
-  return new Command('import').description('(import: not built yet)').action(() => {
-    result.exitCode = 1;
+  const command = new Command('import')
+    .description('Send a file of member records to the import endpoint in batches, and account for every record.')
+    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)')
+    .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
+    .option('--token-file <file>', 'file whose first line is the member token (else MEMBERCTL_TOKEN, else the profile)')
+    .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback (the token would cross the network in clear)')
+    .option('--sandbox', 'import into a local sandbox started for this run (no real server, no token needed)')
+    .option('--sandbox-data <file>', 'with --sandbox: keep the sandbox\'s members in this file (inspect with `memberctl sandbox --data FILE`)')
+    .option('--batch-size <n>', `records per request (default ${IMPORT_DEFAULTS.batchSize}; lowered for the run after a 413)`)
+    .option('--max-batch-bytes <n>', `JSON bytes per request (default ${IMPORT_DEFAULTS.maxBatchBytes})`)
+    .option('--concurrency <n>', `requests in flight at once (default ${IMPORT_DEFAULTS.concurrency})`)
+    .option('--retries <n>', 'retries after 429, 5xx, timeouts and connection errors (default 5)')
+    .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
+    .option('--grace <ms>', `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`)
+    .option('--rejects <file>', 'write every record not imported or updated: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
+    .option('--report <file>', 'also write the --json object to this file (mode 0600), e.g. for cron logs')
+    .option('--json', 'print one JSON object on stdout: {rows, invalid, importedCount, updatedCount, skipped, rejected, failed, batches, requests, retries, durationMs}')
+    .addOption(new Option('--quiet', 'no progress bar and no summary; warnings and errors only').conflicts('json'));
+  addInputOptions(command).addHelpText(
+    'after',
+    `
+Examples:
+  $ memberctl import members.csv --sandbox                           try it locally first
+  $ memberctl import members.csv --limit 100 --rejects fix-me.csv    a safe first try against production
+  $ MEMBERCTL_TOKEN=... memberctl import members.ndjson.gz --base-url https://api.example.com --report run.json
+
+Exit codes: 0 every record imported or updated; 3 some invalid, skipped or rejected, none failed;
+            4 some not confirmed (safe to run again); 5 credentials refused; 2 usage error or unreadable input.`,
+  );
+  return command.action(async (file: string, flags: ImportFlags, self: Command) => {
+    result.exitCode = await runImportCommand(file, flags, self);
   });
+}
+
+async function runImportCommand(file: string, flags: ImportFlags, command: Command): Promise<ExitCodeValue> {
+  const output = createOutput();
+  const settings = loadCommandSettings(command, 'member');
+  const logJson = logFormatFromArgv(process.argv) === 'json';
+  let jsonLog = logJson ? createJsonLog({ context: { command: 'import' } }) : undefined;
+  const graceMs = flags.grace === undefined ? IMPORT_DEFAULTS.graceMs : wholeNumber('--grace', flags.grace);
+  const { limit, ...input } = inputOptionsFrom(file, flags);
+  const values = settings.values;
+  const concurrency = values.concurrency.value!;
+
+  // The input first: a wrong file or mapping is reported before any server is contacted.
+  const stream = await readCandidates(input);
+  let target: ImportTarget | undefined;
+  let rejects: RejectsWriter | undefined;
+  let client: MemberApiClient | undefined;
+  let progress: ImportProgress | undefined;
+  const signals = installStopSignals((count) => {
+    const message =
+      count === 1
+        ? `stopping: nothing new is sent; waiting up to ${(graceMs / 1000).toFixed(0)} s for requests in flight. Ctrl-C again to stop at once.`
+        : 'stopping at once: requests in flight are abandoned (their records count as failed).';
+    if (jsonLog) jsonLog.log('warn', 'signal', { count, message });
+    else if (!flags.quiet || count > 1) (progress ? progress.log(message) : output.err(message));
+    void stream.close();
+  });
+  try {
+    target = await resolveImportTarget(flags, settings);
+    // from here on the log knows the token, to mask it should it ever appear in a message
+    if (logJson) jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token] });
+    const warn = (message: string) => (jsonLog ? jsonLog.log('warn', 'warning', { message }) : progress ? progress.log(`warning: ${message}`) : output.warn(message));
+    for (const message of [...target.warnings, ...stream.warnings]) warn(message);
+    if (flags.rejects) rejects = await openRejectsWriter(flags.rejects, { headers: stream.source.headers, delimiter: stream.source.delimiter });
+    if (flags.report) await checkWritable(flags.report);
+
+    const showProgress = output.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog;
+    progress = showProgress ? createImportProgress() : undefined;
+    const onEvent = fanOut(
+      jsonLog?.onImportEvent,
+      progress?.onEvent.bind(progress),
+      !jsonLog ? (event: ImportEvent) => void (event.type === 'warning' && warn(event.message)) : undefined,
+    );
+    if (!flags.json && !flags.quiet && !jsonLog) output.err(output.color.dim(`Importing ${stream.source.file} to ${target.description}`));
+    client = new MemberApiClient({
+      baseUrl: target.baseUrl,
+      token: target.token,
+      connections: concurrency,
+      timeoutMs: values.timeoutMs.value!,
+      retry: memberRetryPolicy(values.retries.value!),
+      onRetry: (info) => onEvent({ type: 'retry', reason: info.reason, delayMs: info.delayMs, attempt: info.attempt }),
+    });
+    const summary = await runImport({
+      candidates: stream.candidates,
+      transport: client,
+      batchSize: values.batchSize.value!,
+      maxBatchBytes: values.maxBatchBytes.value!,
+      concurrency,
+      limit,
+      stopSignal: signals.stop,
+      abortSignal: signals.abort,
+      graceMs,
+      rejects,
+      onEvent,
+      bytesRead: () => stream.source.bytesRead(),
+      totalBytes: stream.source.totalBytes,
+    });
+    progress?.stop();
+    await rejects?.close();
+    rejects = undefined;
+    const report = importJson(summary);
+    if (flags.report) await writeReport(flags.report, report);
+    if (flags.json) output.out(JSON.stringify(report));
+    else if (!flags.quiet) {
+      renderImportSummary(summary, { file: stream.source.file, target: target.description, rejectsPath: flags.rejects, reportPath: flags.report }, output);
+    }
+    if (summary.stopReason === 'credentials') {
+      // the summary is out; the error says why and what to check (never the token itself)
+      renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${target.isSandbox ? 'the sandbox' : 'the configured token'}`), output);
+    }
+    return importExitCode(summary);
+  } finally {
+    signals.dispose();
+    progress?.stop();
+    await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), target?.close()]);
+  }
+}
+
+export function importExitCode(summary: ImportSummary): ExitCodeValue {
+  if (summary.stopReason === 'credentials') return ExitCode.credentials;
+  if (summary.failed > 0 || summary.stopReason) return ExitCode.failed;
+  if (summary.invalid + summary.skipped.length + summary.rejected > 0) return ExitCode.partial;
+  return ExitCode.ok;
+}
+
+function wholeNumber(flag: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got "${value}"`, { hint: `For example ${flag} 10000.` });
+  return Number(value);
+}
+
+/** Fails before the run, not after an hour of importing, when the report cannot be written. */
+async function checkWritable(path: string): Promise<void> {
+  const file = await openPrivateFile(path, 'report');
+  await file.close();
+}
+
+async function writeReport(path: string, report: object): Promise<void> {
+  const file = await openPrivateFile(path, 'report');
+  await file.writeLine(JSON.stringify(report, null, 2));
+  await file.close();
 }

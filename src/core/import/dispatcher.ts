@@ -68,6 +68,8 @@ export class Dispatcher {
       response = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
     }
     this.inFlight--;
+    // credentials refused: stop before anything else is sent (the others in flight may still be answered)
+    if (response.kind === 'auth') this.o.onCredentialsRefused(response.status, response.message);
     this.pump();
     try {
       await this.handle(batch, response, performance.now() - started);
@@ -130,7 +132,6 @@ export class Dispatcher {
         return;
       }
       case 'auth': {
-        this.o.onCredentialsRefused(response.status, response.message);
         await settler.settleFailed(records, `not confirmed: the server refused the credentials (${response.status}); nothing more was sent`, `not confirmed: credentials refused (${response.status})`);
         return;
       }
@@ -145,16 +146,23 @@ export class Dispatcher {
     }
   }
 
-  /** Halves go to the front of the queue, first half first: file order among them is kept. */
+  /**
+   * Halves go to the front of the queue, first half first: file order among them is kept. A 413 split cuts to
+   * the lowered batch size at once when that is smaller than a half (another request already lowered it).
+   */
   private requeueHalves(batch: Batch, attempt: 'bisect' | 'split'): void {
-    const middle = Math.ceil(batch.records.length / 2);
-    this.ready.unshift(makeBatch(batch.id, batch.records.slice(0, middle), attempt), makeBatch(batch.id, batch.records.slice(middle), attempt));
+    const half = Math.ceil(batch.records.length / 2);
+    const size = attempt === 'split' ? Math.min(half, this.o.batcher.maxItems) : half;
+    const parts: Batch[] = [];
+    for (let i = 0; i < batch.records.length; i += size) parts.push(makeBatch(batch.id, batch.records.slice(i, i + size), attempt));
+    this.ready.unshift(...parts);
   }
 
-  /** After a 413, batches already closed but not sent are cut to the new size rather than refused again. */
+  /** After a 413, batches not sent yet (and the open one) are cut to the new size rather than refused again. */
   private resplitReady(maxItems: number): void {
     const resplit: Batch[] = [];
-    for (const batch of this.ready.splice(0)) {
+    const open = this.o.batcher.size > maxItems ? this.o.batcher.close() : undefined;
+    for (const batch of [...this.ready.splice(0), ...(open ? [open] : [])]) {
       if (batch.records.length <= maxItems) resplit.push(batch);
       else for (let i = 0; i < batch.records.length; i += maxItems) resplit.push(makeBatch(batch.id, batch.records.slice(i, i + maxItems), 'split'));
     }

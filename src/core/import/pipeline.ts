@@ -38,7 +38,11 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     wake();
     changed = new Promise<void>((resolve) => (wake = resolve));
   };
-  const stop = new StopControl({ stopSignal: options.stopSignal, abortSignal: options.abortSignal, graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs, emit, notify });
+  const stop = new StopControl({ stopSignal: options.stopSignal, abortSignal: options.abortSignal, graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs,
+    emit,
+    notify,
+    hardStop: () => void options.transport.destroy?.().catch(() => undefined),
+  });
 
   const settler = createSettler(tally, order, hooks, (next) => release(next));
   const dispatcher = new Dispatcher({

@@ -13,6 +13,8 @@ export interface StopControlOptions {
   graceMs: number;
   emit: (event: ImportEvent) => void;
   notify: () => void;
+  /** Ends requests on the wire (the transport's destroy). */
+  hardStop?: () => void;
 }
 
 export class StopControl {
@@ -59,15 +61,16 @@ export class StopControl {
   interrupt(): void {
     if (this.stopping) return;
     this.begin('interrupted');
-    this.graceTimer = setTimeout(() => this.requests.abort(), this.o.graceMs);
+    this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
     this.graceTimer.unref();
     this.o.emit({ type: 'stopping', reason: 'interrupted', graceMs: this.o.graceMs });
   }
 
   abort(): void {
-    if (this.reason === 'aborted' || this.reason === 'credentials') return;
+    if (this.reason === 'aborted') return;
+    if (this.reason === 'credentials') return this.endRequests();
     this.begin('aborted');
-    this.requests.abort();
+    this.endRequests();
     this.o.emit({ type: 'stopping', reason: 'aborted' });
   }
 
@@ -75,6 +78,7 @@ export class StopControl {
     if (this.reason === 'credentials') return;
     this.message = `${status}${message ? `: ${message}` : ''}`;
     this.begin('credentials');
+    // nothing new goes out; requests already on the wire may still be answered and count as confirmed
     this.requests.abort();
     this.o.emit({ type: 'stopping', reason: 'credentials' });
   }
@@ -82,7 +86,12 @@ export class StopControl {
   fatal(error: unknown): void {
     this.fatalError ??= error;
     this.begin('aborted');
+    this.endRequests();
+  }
+
+  private endRequests(): void {
     this.requests.abort();
+    this.o.hardStop?.();
   }
 
   /** The run is over: timers and listeners go. */

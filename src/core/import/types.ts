@@ -21,6 +21,11 @@ export interface ImportTransport {
   /** `body` is the JSON array text; the signal aborts the request (and its retries). */
   postImport(body: string, signal?: AbortSignal): Promise<ImportResponse>;
   readonly stats: { requests: number; retries: number };
+  /**
+   * Ends requests already on the wire now. Aborting `signal` only stops retries and waits; this is for when
+   * waiting is over (grace period spent, second Ctrl-C).
+   */
+  destroy?(): Promise<void>;
 }
 
 /** Where a record ended. `confirmed`: the server counted it as imported or updated (it does not say which). */

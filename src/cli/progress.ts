@@ -1,0 +1,72 @@
+/**
+ * The import's progress bar on stderr: records read, records the server answered for, rate, and an ETA from the
+ * bytes read of the file's size (rows are not known in advance, bytes are). Drawn only on a terminal; warnings
+ * printed while it runs go above it rather than through it.
+ */
+import cliProgress from 'cli-progress';
+import type { ImportEvent } from '../core/import/index.js';
+
+export interface ImportProgress {
+  onEvent(event: ImportEvent): void;
+  /** Prints a line above the bar (or plainly when there is no bar any more). */
+  log(line: string): void;
+  stop(): void;
+}
+
+export function createImportProgress(stream: NodeJS.WriteStream = process.stderr): ImportProgress {
+  const started = performance.now();
+  let multibar: cliProgress.MultiBar | undefined;
+  let bar: cliProgress.SingleBar | undefined;
+  let knownSize = false;
+
+  const payload = (recordsRead: number, confirmed: number) => {
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      read: recordsRead.toLocaleString('en-US'),
+      confirmed: confirmed.toLocaleString('en-US'),
+      rate: seconds > 0.5 ? Math.round(recordsRead / seconds).toLocaleString('en-US') : '…',
+    };
+  };
+
+  function start(totalBytes: number | undefined): void {
+    knownSize = totalBytes !== undefined && totalBytes > 0;
+    const format = knownSize
+      ? '{bar} {percentage}% | {read} read | {confirmed} confirmed | {rate} rows/s | ETA {eta_formatted}'
+      : '{read} read | {confirmed} confirmed | {rate} rows/s';
+    multibar = new cliProgress.MultiBar(
+      { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 },
+      cliProgress.Presets.shades_classic,
+    );
+    bar = multibar.create(knownSize ? totalBytes! : 1, 0, payload(0, 0));
+  }
+
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'run-started':
+          start(event.totalBytes);
+          return;
+        case 'progress': {
+          const { recordsRead, confirmed, bytesRead } = event.progress;
+          bar?.update(knownSize ? (bytesRead ?? 0) : 0, payload(recordsRead, confirmed));
+          return;
+        }
+        case 'finished':
+          this.stop();
+          return;
+        default:
+          return;
+      }
+    },
+    log(line) {
+      const text = line.endsWith('\n') ? line : `${line}\n`;
+      if (multibar) multibar.log(text);
+      else stream.write(text);
+    },
+    stop() {
+      multibar?.stop();
+      multibar = undefined;
+      bar = undefined;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The import's results: the --json / --report object (exactly issue 4's shape, plus `unchanged` when
+ * --changed-only is on) and the human summary table, with a verdict that says what to do next.
+ */
+import type { ImportSummary } from '../../core/import/index.js';
+import type { Output } from '../output.js';
+
+export interface ImportJson {
+  rows: number;
+  invalid: number;
+  unchanged?: number;
+  importedCount: number;
+  updatedCount: number;
+  skipped: ImportSummary['skipped'];
+  rejected: number;
+  failed: number;
+  batches: number;
+  requests: number;
+  retries: number;
+  durationMs: number;
+}
+
+export function importJson(summary: ImportSummary, options: { withUnchanged?: boolean } = {}): ImportJson {
+  return {
+    rows: summary.rows,
+    invalid: summary.invalid,
+    ...(options.withUnchanged ? { unchanged: summary.unchanged } : {}),
+    importedCount: summary.importedCount,
+    updatedCount: summary.updatedCount,
+    skipped: summary.skipped,
+    rejected: summary.rejected,
+    failed: summary.failed,
+    batches: summary.batches,
+    requests: summary.requests,
+    retries: summary.retries,
+    durationMs: summary.durationMs,
+  };
+}
+
+export interface SummaryContext {
+  file: string;
+  /** "https://api.example.com/" or "a local sandbox (…)". */
+  target: string;
+  rejectsPath?: string;
+  reportPath?: string;
+  withUnchanged?: boolean;
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+export function renderImportSummary(summary: ImportSummary, context: SummaryContext, output: Output): void {
+  const { color } = output;
+  const rows: [string, number, (text: string) => string][] = [
+    ['rows', summary.rows, color.bold],
+    ['invalid', summary.invalid, summary.invalid ? color.yellow : color.dim],
+    ...(context.withUnchanged ? [['unchanged', summary.unchanged, color.dim] as [string, number, (text: string) => string]] : []),
+    ['imported', summary.importedCount, summary.importedCount ? color.green : color.dim],
+    ['updated', summary.updatedCount, summary.updatedCount ? color.green : color.dim],
+    ['skipped', summary.skipped.length, summary.skipped.length ? color.yellow : color.dim],
+    ['rejected', summary.rejected, summary.rejected ? color.red : color.dim],
+    ['failed', summary.failed, summary.failed ? color.red : color.dim],
+  ];
+  const width = Math.max(...rows.map(([, value]) => n(value).length));
+  output.out(color.bold(`Import of ${context.file} to ${context.target}`));
+  for (const [label, value, paint] of rows) output.out(`  ${label.padEnd(10)}${paint(n(value).padStart(width))}`);
+  const seconds = summary.durationMs / 1000;
+  const rate = seconds > 0 ? `${n(Math.round(summary.rows / seconds))} rows/s` : '';
+  output.out(
+    color.dim(
+      `  ${n(summary.batches)} batches, ${n(summary.requests)} requests, ${n(summary.retries)} retries · ${seconds.toFixed(1)} s${rate ? ` · ${rate}` : ''}`,
+    ),
+  );
+  const reasons = (['invalid', 'skipped', 'rejected', 'failed'] as const).filter((stage) => summary.topReasons[stage].length > 0);
+  if (reasons.length > 0) {
+    output.out('Most common reasons:');
+    for (const stage of reasons) {
+      for (const { reason, count } of summary.topReasons[stage]) output.out(`  ${stage.padEnd(9)}${n(count).padStart(width)}  ${reason}`);
+    }
+  }
+  const notImported = summary.invalid + summary.skipped.length + summary.rejected + summary.failed;
+  if (context.rejectsPath) output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);
+  if (context.reportPath) output.out(`Wrote the report to ${context.reportPath}`);
+  output.out(verdict(summary, context, output));
+}
+
+function verdict(summary: ImportSummary, context: SummaryContext, output: Output): string {
+  const { color } = output;
+  if (summary.stopReason === 'credentials') {
+    return color.red(`Stopped: the server refused the credentials; ${n(summary.failed)} records not confirmed.`);
+  }
+  if (summary.failed > 0) {
+    const why = summary.stopReason ? 'the run was interrupted: ' : '';
+    const feed = context.rejectsPath ? `, or import the failed lines of ${context.rejectsPath}` : '';
+    return color.red(`${why}${n(summary.failed)} records not confirmed. They are safe to send again: run the same command again${feed}.`);
+  }
+  const refused = summary.invalid + summary.skipped.length + summary.rejected;
+  if (refused > 0) {
+    const hint = context.rejectsPath ? ` Fix them in ${context.rejectsPath} and import that file as it is.` : ' Add --rejects fix-me.csv (or .ndjson) to get them in a file to fix and feed back.';
+    return color.yellow(`Done, ${n(refused)} records not imported (invalid, skipped or rejected).${hint}`);
+  }
+  return color.green('Done: every record imported or updated.');
+}

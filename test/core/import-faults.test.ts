@@ -1,0 +1,173 @@
+/** The pipeline's answers to the server's refusals: 400 bisect, 413 split, 401 stop, Retry-After, counts that do not add up, stops. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runImport, type ImportEvent } from '../../src/core/import/index.js';
+import { MemberApiClient } from '../../src/http/member-api.js';
+import { memberRetryPolicy } from '../../src/http/retry-policy.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { bucketSum, candidates, client, collect, sandbox } from './import-helper.js';
+
+let box: SandboxHandle | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  await box?.close();
+  box = undefined;
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+describe('import pipeline: refusals and stops', () => {
+  it('bisects a 400 until exactly the refused records stand alone, at about k·log2(n) extra requests', async () => {
+    const bad = ['m17', 'm230', 'm233', 'm871'];
+    box = await sandbox({ faults: { rejectMemberIds: bad } });
+    const api = client(box);
+    const written: { record: number; stage: string; reason: string }[] = [];
+    const summary = await runImport({ candidates: candidates(1000), transport: api, batchSize: 100, concurrency: 4, rejects: { write: (e) => void written.push(e) } });
+    await api.close();
+    expect(summary.rejected).toBe(4);
+    expect(summary.importedCount).toBe(996);
+    expect(bucketSum(summary)).toBe(1000);
+    expect(written.map((w) => w.record).sort((a, b) => a - b)).toEqual([17, 230, 233, 871]);
+    expect(written[0]!.stage).toBe('rejected');
+    expect(written[0]!.reason).toContain('refused by the sandbox');
+    for (const id of bad) expect(box.getMember(id)).toBeUndefined();
+    // 10 batches; each bad record costs at most 2 requests per halving level (log2 100 ≈ 7)
+    const extra = summary.requests - 10;
+    expect(extra).toBeGreaterThan(0);
+    expect(extra).toBeLessThanOrEqual(bad.length * 2 * Math.ceil(Math.log2(100)));
+    expect(summary.topReasons.rejected[0]!.count).toBe(4);
+  });
+
+  it('splits on 413 and lowers the batch size for the rest of the run', async () => {
+    box = await sandbox({ maxItems: 40 });
+    const api = client(box);
+    const events: ImportEvent[] = [];
+    const summary = await runImport({ candidates: candidates(1000), transport: api, batchSize: 100, concurrency: 2, onEvent: collect(events) });
+    await api.close();
+    expect(summary.importedCount).toBe(1000);
+    expect(summary.finalBatchSize).toBeLessThanOrEqual(40);
+    expect(box.stats().largestBatch).toBeLessThanOrEqual(40);
+    expect(events.some((e) => e.type === 'warning' && e.code === 'batch-size-lowered')).toBe(true);
+    // the size is lowered for the run: far fewer 413s than batches
+    const refused = box.stats().byEndpoint['POST /member/v1/members/import']?.['413'] ?? 0;
+    expect(refused).toBeLessThanOrEqual(6);
+  });
+
+  it('rejects a record that is too large even alone, and imports the others', async () => {
+    box = await sandbox({ maxBodyBytes: 2000 });
+    const api = client(box);
+    const written: { record: number; reason: string }[] = [];
+    const summary = await runImport({
+      candidates: candidates(30, { extra: (r) => (r === 12 ? { customProperties: { blob: 'x'.repeat(3000) } } : {}) }),
+      transport: api,
+      batchSize: 10,
+      rejects: { write: (e) => void written.push(e) },
+    });
+    await api.close();
+    expect(summary.rejected).toBe(1);
+    expect(summary.importedCount).toBe(29);
+    expect(written[0]!.record).toBe(12);
+    expect(written[0]!.reason).toContain('too large even alone');
+  });
+
+  it('stops at once on 401: nothing further is sent, and the records count failed', async () => {
+    box = await sandbox({ strictTokens: true });
+    const api = client(box, { token: 'not-the-sandbox-token' });
+    const summary = await runImport({ candidates: candidates(5000), transport: api, batchSize: 50, concurrency: 4 });
+    await api.close();
+    expect(summary.stopReason).toBe('credentials');
+    expect(summary.stopMessage).toContain('401');
+    expect(summary.stopMessage).not.toContain('not-the-sandbox-token');
+    expect(bucketSum(summary)).toBe(summary.rows);
+    expect(summary.failed).toBe(summary.rows);
+    // only the first wave went out; the reader stopped too
+    expect(box.stats().requests).toBeLessThanOrEqual(4);
+    expect(summary.rows).toBeLessThan(5000);
+  });
+
+  it('honours Retry-After for every request, not only the one that got the 429', async () => {
+    box = await sandbox({ faults: { failNext: [{ status: 429, retryAfter: 1 }] } });
+    const api = client(box);
+    const events: ImportEvent[] = [];
+    const summary = await runImport({ candidates: candidates(400), transport: api, batchSize: 20, concurrency: 4, onEvent: collect(events) });
+    await api.close();
+    expect(summary.importedCount).toBe(400);
+    const log = box.requests().sort((a, b) => a.seq - b.seq);
+    const limited = log.find((entry) => entry.status === 429)!;
+    // requests already on the wire may land just after the 429; none is sent during the pause
+    const during = log.filter((entry) => entry.receivedAt > limited.answeredAt + 100 && entry.receivedAt < limited.answeredAt + 900);
+    expect(during).toEqual([]);
+    expect(log.some((entry) => entry.receivedAt >= limited.answeredAt + 900)).toBe(true);
+    expect(summary.retries).toBeGreaterThan(0);
+  });
+
+  it('counts the records of a response that does not add up as failed, with a warning naming the range', async () => {
+    // a server that answers 200 but forgets a record
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        const items = JSON.parse(body) as unknown[];
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ importedCount: items.length - 1, updatedCount: 0, skipped: [] }));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const api = new MemberApiClient({ baseUrl: new URL(`http://127.0.0.1:${port}/`), token: 't0ken-abc', connections: 2, timeoutMs: 2000, retry: memberRetryPolicy(0) });
+    const events: ImportEvent[] = [];
+    const summary = await runImport({ candidates: candidates(10), transport: api, batchSize: 5, onEvent: collect(events) });
+    await api.close();
+    expect(summary.failed).toBe(10);
+    expect(summary.importedCount).toBe(0);
+    expect(bucketSum(summary)).toBe(10);
+    const warning = events.find((e) => e.type === 'warning' && e.code === 'counts-do-not-add-up');
+    expect(warning && 'message' in warning && warning.message).toContain('records 1–5');
+  });
+
+  it('on a graceful stop, lets requests in flight settle, counts the rest failed', async () => {
+    box = await sandbox({ faults: { latencyMs: 300 } });
+    const api = client(box);
+    const stop = new AbortController();
+    const events: ImportEvent[] = [];
+    const summary = await runImport({
+      candidates: candidates(2000),
+      transport: api,
+      batchSize: 50,
+      concurrency: 2,
+      stopSignal: stop.signal,
+      onEvent: (e) => {
+        collect(events)(e);
+        if (e.type === 'batch-sent' && e.batch === 2) stop.abort();
+      },
+    });
+    await api.close();
+    expect(summary.stopReason).toBe('interrupted');
+    expect(bucketSum(summary)).toBe(summary.rows);
+    // the two requests in flight were answered and counted
+    expect(summary.importedCount).toBe(100);
+    expect(box.memberCount()).toBe(100);
+    expect(summary.failed).toBe(summary.rows - 100);
+    expect(events.filter((e) => e.type === 'batch-sent')).toHaveLength(2);
+  });
+
+  it('on a hard stop, abandons requests in flight and still adds up', async () => {
+    box = await sandbox({ faults: { latencyMs: 2000 } });
+    const api = client(box);
+    const abort = new AbortController();
+    const summary = await runImport({
+      candidates: candidates(500),
+      transport: api,
+      batchSize: 50,
+      abortSignal: abort.signal,
+      onEvent: (e) => void (e.type === 'batch-sent' && abort.abort()),
+    });
+    expect(summary.stopReason).toBe('aborted');
+    expect(summary.importedCount).toBe(0);
+    expect(summary.failed).toBe(summary.rows);
+    // it returned before the server got to answer
+    expect(box.memberCount()).toBe(0);
+    await api.destroy();
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { Batcher, batchBody, type PendingRecord } from '../../src/core/import/batcher.js';
+import { MemberOrder } from '../../src/core/import/member-order.js';
+import { accountResponse } from '../../src/core/import/response.js';
+
+function pending(record: number, memberId = `m${record}`, json = `{"memberId":"${memberId}"}`): PendingRecord {
+  return { record, line: record + 1, memberId, json, bytes: Buffer.byteLength(json), raw: null };
+}
+
+describe('Batcher', () => {
+  it('closes at the item count', () => {
+    const batcher = new Batcher(3, 1 << 20);
+    const closed = [1, 2, 3, 4, 5, 6, 7].flatMap((r) => batcher.add(pending(r)));
+    expect(closed.map((b) => b.records.map((r) => r.record))).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(batcher.close()!.records.map((r) => r.record)).toEqual([7]);
+  });
+
+  it('closes before the body would pass the byte limit, and its byte count is the body length', () => {
+    const json = `{"memberId":"${'x'.repeat(40)}"}`; // 55 bytes
+    const batcher = new Batcher(100, 120);
+    const closed = [1, 2, 3].flatMap((r) => batcher.add(pending(r, `m${r}`, json)));
+    expect(closed).toHaveLength(1);
+    expect(closed[0]!.records).toHaveLength(2);
+    expect(closed[0]!.bytes).toBe(Buffer.byteLength(batchBody(closed[0]!.records)));
+    expect(closed[0]!.bytes).toBeLessThanOrEqual(120);
+  });
+
+  it('sends an item larger than the byte limit alone', () => {
+    const batcher = new Batcher(100, 10);
+    const closed = [batcher.add(pending(1)), batcher.add(pending(2))].flat();
+    expect(closed.map((b) => b.records.length)).toEqual([1, 1]);
+  });
+
+  it('counts multi-byte characters as bytes', () => {
+    const json = '{"memberId":"é"}';
+    expect(pending(1, 'é', json).bytes).toBe(json.length + 1);
+  });
+});
+
+describe('MemberOrder', () => {
+  it('holds later rows of a member until the earlier settles, then releases them one by one in order', () => {
+    const order = new MemberOrder();
+    const [a1, b, a2, a3] = [pending(1, 'A'), pending(2, 'B'), pending(3, 'A'), pending(4, 'A')];
+    expect(order.admit(a1!).kind).toBe('go');
+    expect(order.admit(b!).kind).toBe('go');
+    expect(order.admit(a2!).kind).toBe('held');
+    expect(order.admit(a3!).kind).toBe('held');
+    expect(order.held).toBe(2);
+    expect(order.settle(a1!, false).next).toBe(a2);
+    expect(order.settle(a2!, false).next).toBe(a3);
+    expect(order.settle(a3!, false).next).toBeUndefined();
+    expect(order.activeMembers).toBe(1);
+    expect(order.held).toBe(0);
+  });
+
+  it('fails the held rows of a failed member, and its rows still to come', () => {
+    const order = new MemberOrder();
+    const [a1, a2] = [pending(1, 'A'), pending(2, 'A')];
+    order.admit(a1!);
+    order.admit(a2!);
+    const settled = order.settle(a1!, true);
+    expect(settled.failedRows).toEqual([a2]);
+    expect(settled.earlier).toEqual({ record: 1, line: 2 });
+    expect(order.admit(pending(9, 'A'))).toEqual({ kind: 'failed-earlier', earlier: { record: 1, line: 2 } });
+    expect(order.held).toBe(0);
+  });
+});
+
+describe('accountResponse', () => {
+  const batch = [pending(1, 'a'), pending(2, 'b'), pending(3, 'c')];
+
+  it('matches skipped entries to records by memberId', () => {
+    const account = accountResponse(batch, { importedCount: 1, updatedCount: 1, skipped: [{ memberId: 'b', reason: 'member erased' }] });
+    expect(account.addsUp).toBe(true);
+    expect(account.skipped.map((s) => s.record.record)).toEqual([2]);
+    expect(account.rest.map((r) => r.record)).toEqual([1, 3]);
+  });
+
+  it('takes skipped: null as none', () => {
+    expect(accountResponse(batch, { importedCount: 3, updatedCount: 0, skipped: null }).addsUp).toBe(true);
+  });
+
+  it('says when the counts do not add up', () => {
+    const account = accountResponse(batch, { importedCount: 1, updatedCount: 0, skipped: [] });
+    expect(account.addsUp).toBe(false);
+    expect(account.problem).toContain('= 1, but the batch held 3 records');
+  });
+
+  it('says when a skipped entry names no record of the batch', () => {
+    const account = accountResponse(batch, { importedCount: 2, updatedCount: 0, skipped: [{ memberId: 'zz', reason: null }] });
+    expect(account.addsUp).toBe(false);
+    expect(account.problem).toContain('"zz"');
+    expect(account.rest).toHaveLength(3);
+  });
+});
