@@ -27,13 +27,16 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
  * A map of string keys to values, treated as plain data. zod's z.record leaves an own "__proto__" key out of its
  * output (and never validates it), so a member whose metadata has such a key would silently lose it. Here every own
  * key is validated, and the parsed value is the input object itself, own "__proto__" / "constructor" keys included.
+ * `quickCheck` accepts the common case without a nested parse (this runs for every record of a large import).
  */
-export function dataRecord<T>(valueSchema: z.ZodType<T>) {
+export function dataRecord<T>(valueSchema: z.ZodType<T>, quickCheck: (value: unknown) => boolean) {
   return z
     .custom<Record<string, T>>(isPlainRecord, { error: 'expected an object (a map of string keys)' })
     .superRefine((input, ctx) => {
       for (const key of Object.keys(input)) {
-        const result = valueSchema.safeParse(input[key], { reportInput: true });
+        const value = input[key];
+        if (quickCheck(value)) continue;
+        const result = valueSchema.safeParse(value, { reportInput: true });
         if (result.success) continue;
         for (const issue of result.error.issues) {
           ctx.addIssue({ ...issue, path: [key, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
@@ -42,9 +45,20 @@ export function dataRecord<T>(valueSchema: z.ZodType<T>) {
     });
 }
 
+/** True for a value JSON can carry: what customProperties may hold (quick path of jsonValueSchema). */
+function isJsonValue(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (depth > 64) return false;
+  if (Array.isArray(value)) return value.every((v) => isJsonValue(v, depth + 1));
+  return isPlainRecord(value) && Object.keys(value).every((k) => isJsonValue(value[k], depth + 1));
+}
+
+const isStringOrNull = (value: unknown) => typeof value === 'string' || value === null;
+
 /** Any JSON value (customProperties values). */
 export const jsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), dataRecord(jsonValueSchema)]),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), dataRecord(jsonValueSchema, isJsonValue)]),
 );
 
 export const memberUpsertItemSchema = z.strictObject({
@@ -62,11 +76,11 @@ export const memberUpsertItemSchema = z.strictObject({
   loyaltyProgram: nullableMax(64).optional(),
   isEmployee: z.boolean().optional(),
   nationality: nullableMax(64).optional(),
-  metadata: dataRecord(z.string().nullable()).nullable().optional(),
+  metadata: dataRecord(z.string().nullable(), isStringOrNull).nullable().optional(),
   deceased: z.boolean().nullable().optional(),
   homeTelephone: nullableMax(32).optional(),
   isMembershipFeePaid: z.boolean().nullable().optional(),
-  customProperties: dataRecord(jsonValueSchema).nullable().optional(),
+  customProperties: dataRecord(jsonValueSchema, isJsonValue).nullable().optional(),
 });
 
 export const importRequestSchema = z.array(memberUpsertItemSchema).min(1);
