@@ -1,9 +1,146 @@
+/**
+ * `memberctl subscribe CUSTOMER_ID`: register a customer's device for push notifications. Flags (or answers on a
+ * terminal) in, one checked request out, one line back. The core checks and sends; this file wires the target,
+ * prompts, Ctrl-C and the output modes.
+ */
 import { Command } from 'commander';
+import { prepareSubscription, missingFields, missingError, sendSubscription, formatProblem, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
+import { SETTING_DEFAULTS } from '../../core/settings/index.js';
+import { ExitCode, type ExitCodeValue } from '../../errors.js';
+import { PLATFORMS, type Problem } from '../../schemas/index.js';
+import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { loadCommandSettings } from '../settings-flags.js';
+import { promptMissing } from './subscribe-prompt.js';
+import { resolvePushTarget } from './subscribe-target.js';
 
-// TODO(owner of this command): replace this placeholder.
-export function subscribeCommand(result: CommandResult): Command {
-  return new Command('subscribe').description('(subscribe: not built yet)').action(() => {
-    result.exitCode = 1;
-  });
+interface SubscribeFlags {
+  tokenHandle?: string;
+  platform?: string;
+  installationId?: string;
+  baseUrl?: string;
+  tokenFile?: string;
+  allowInsecureHttp?: boolean;
+  sandbox?: boolean;
+  cleanToken?: boolean;
+  timeout?: string;
+  json?: boolean;
 }
+
+export function subscribeCommand(result: CommandResult): Command {
+  return new Command('subscribe')
+    .description("Subscribe a customer's device to push notifications (POST /push/v1/customers/{customerId}/subscription).")
+    .argument('[customerId]', 'the customer whose device is subscribed (any characters; sent percent-encoded)')
+    .option('--token-handle <token>', 'the device token the push hub uses to reach the device (1-255 characters)')
+    .option('--platform <platform>', 'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (Android, deprecated); any case, fcm-v1 / FCM_V1 work')
+    .option('--installation-id <id>', 'unique id of the app installation on the device (1-50 characters)')
+    .option('--clean-token', 'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log)')
+    .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
+    .option('--token-file <file>', 'file whose first line is the push token (else MEMBERCTL_PUSH_TOKEN, else the profile)')
+    .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback (the token would cross the network in clear)')
+    .option('--sandbox', 'send to a local sandbox started for this run (no real server, no token needed)')
+    .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
+    .option('--json', 'print {customerId, installationId, platform, status}, or {error: {type, title, status, detail, instance}}')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memberctl subscribe cust-42 --token-handle 7f3a...e1 --platform apns --installation-id iphone-test-1 --sandbox
+  $ MEMBERCTL_PUSH_TOKEN=... memberctl subscribe cust-42 --token-handle "$TOKEN" --platform FcmV1 \\
+      --installation-id pixel-7 --base-url https://api.example.com --json
+  $ memberctl subscribe cust-42        on a terminal, asks for the missing values
+
+Retries 429, 502, 503, 504 and connection errors up to 3 times (a subscription is idempotent by installation id).
+Exit codes: 0 subscribed; 2 usage or invalid input (nothing sent); 3 refused by the server (4xx);
+            4 not confirmed (5xx or network after retries; safe to run again); 5 credentials refused.`,
+    )
+    .action(async (customerId: string | undefined, flags: SubscribeFlags, self: Command) => {
+      result.exitCode = await runSubscribe(customerId, flags, self);
+    });
+}
+
+async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<ExitCodeValue> {
+  const output = createOutput();
+  const json = Boolean(flags.json);
+  let draft: SubscriptionDraft = { customerId, tokenHandle: flags.tokenHandle, platform: flags.platform, installationId: flags.installationId };
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !json;
+  if (!interactive && missingFields(draft).length > 0) throw missingError(missingFields(draft));
+  // Values that were typed are checked before any question, so a wrong flag is not discovered after the prompts.
+  if (missingFields(draft).length === 0) prepareSubscription(draft, { cleanToken: flags.cleanToken });
+  const settings = loadCommandSettings(command, 'push');
+  const target = await resolvePushTarget(flags, settings);
+  try {
+    for (const warning of target.warnings) output.warn(warning);
+    if (missingFields(draft).length > 0) draft = await promptMissing(draft, { input: process.stdin, output: process.stderr });
+    const prepared = prepareSubscription(draft, { cleanToken: flags.cleanToken });
+    for (const warning of prepared.warnings) output.warn(warning);
+    if (prepared.cleanedFrom !== undefined) output.err(`note: sending the cleaned device token ${prepared.request.tokenHandle}`);
+    if (target.isSandbox) output.err(`note: sending to ${target.description}`);
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let outcome: SubscribeOutcome;
+    try {
+      outcome = await sendSubscription(
+        {
+          baseUrl: target.baseUrl,
+          token: target.token,
+          timeoutMs: settings.values.timeoutMs.value ?? SETTING_DEFAULTS.timeoutMs,
+          onRetry: (info) => output.err(`retrying in ${(info.delayMs / 1000).toFixed(1)} s (${info.reason}), retry ${info.attempt} of 3`),
+        },
+        prepared,
+        stop.signal,
+      );
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    if (stop.signal.aborted && outcome.kind === 'not-confirmed') {
+      outcome.problem = { ...outcome.problem, detail: `interrupted; ${outcome.problem.detail ?? ''}`.replace(/; $/, '') };
+    }
+    return render(outcome, { output, json, where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '' });
+  } finally {
+    await target.close();
+  }
+}
+
+const EXIT: Record<SubscribeOutcome['kind'], ExitCodeValue> = {
+  subscribed: ExitCode.ok,
+  refused: ExitCode.partial,
+  'not-confirmed': ExitCode.failed,
+  credentials: ExitCode.credentials,
+};
+
+const HINTS: Partial<Record<SubscribeOutcome['kind'], string>> = {
+  credentials: 'check MEMBERCTL_PUSH_TOKEN / --token-file (the push token, not the member JWT): it may be expired, for another environment, or lack permission',
+  'not-confirmed': 'the subscription may or may not be stored; running the same command again is safe (it is idempotent by installation id)',
+};
+
+function render(outcome: SubscribeOutcome, how: { output: Output; json: boolean; where: string }): ExitCodeValue {
+  const { output, json } = how;
+  if (outcome.kind === 'subscribed') {
+    const { customerId, installationId, platform, status } = outcome;
+    if (json) output.out(JSON.stringify({ customerId, installationId, platform, status }));
+    else output.out(`Subscribed device ${installationId} of customer ${customerId} to push notifications (${platform}, ${PLATFORMS[platform]}): HTTP ${status}${how.where}`);
+    return EXIT.subscribed;
+  }
+  const problem: Problem = outcome.problem;
+  if (json) output.out(JSON.stringify({ error: problemJson(problem) }));
+  output.err(`${output.color.red('error:')} ${formatProblem(problem)}`);
+  const hint = HINTS[outcome.kind];
+  if (hint) output.err(`${output.color.dim('hint:')} ${hint}`);
+  return EXIT[outcome.kind];
+}
+
+/** Always the five RFC 7807 keys, null when the server left one out: scripts get one shape. */
+function problemJson(problem: Problem): Record<keyof Problem, string | number | null> {
+  return {
+    type: problem.type ?? null,
+    title: problem.title ?? null,
+    status: problem.status ?? null,
+    detail: problem.detail ?? null,
+    instance: problem.instance ?? null,
+  };
+}
+

@@ -1,0 +1,74 @@
+/**
+ * `subscribe`'s use case: send one prepared subscription through the push client and say what became of it,
+ * in terms the command line maps to exit codes: subscribed (0), refused (3), credentials (5), not confirmed (4).
+ */
+import { PushApiClient, formatProblem, type SubscribeResponse } from '../http/push-api.js';
+import { pushRetryPolicy, type RetryPolicy } from '../http/retry-policy.js';
+import type { RetryInfo } from '../http/transport.js';
+import type { Platform, Problem } from '../schemas/index.js';
+import type { PreparedSubscription } from './subscribe-input.js';
+
+export { prepareSubscription, normalizePlatform, missingFields, missingError, tokenWarnings, cleanToken, fieldProblem, describePlatforms, DRAFT_FIELDS } from './subscribe-input.js';
+export type { SubscriptionDraft, PreparedSubscription } from './subscribe-input.js';
+
+export interface SubscribeTarget {
+  baseUrl: URL;
+  token: string;
+  timeoutMs: number;
+  retry?: RetryPolicy;
+  onRetry?: (info: RetryInfo) => void;
+  userAgent?: string;
+}
+
+export type SubscribeOutcome =
+  | { kind: 'subscribed'; status: number; customerId: string; installationId: string; platform: Platform; retries: number }
+  | { kind: 'refused'; status: number; problem: Problem }
+  | { kind: 'credentials'; status: number; problem: Problem }
+  | { kind: 'not-confirmed'; status?: number; problem: Problem; retries: number };
+
+export async function sendSubscription(target: SubscribeTarget, prepared: PreparedSubscription, signal?: AbortSignal): Promise<SubscribeOutcome> {
+  const client = new PushApiClient({ ...target, retry: target.retry ?? pushRetryPolicy() });
+  const onAbort = () => void client.destroy();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const response = await client.subscribe(prepared.customerId, prepared.request, signal);
+    return toOutcome(response, prepared, client.stats.retries);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    await client.close().catch(() => undefined);
+  }
+}
+
+function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, retries: number): SubscribeOutcome {
+  switch (response.kind) {
+    case 'ok':
+      return {
+        kind: 'subscribed',
+        status: response.status,
+        customerId: prepared.customerId,
+        installationId: prepared.request.installationId,
+        platform: prepared.request.platform,
+        retries,
+      };
+    case 'problem':
+      return { kind: 'refused', status: response.status, problem: response.problem };
+    case 'auth':
+      return { kind: 'credentials', status: response.status, problem: response.problem ?? { title: 'Unauthorized', status: response.status, detail: response.message } };
+    case 'failed': {
+      // Keep the server's problem when there was one; say plainly why there is no confirmation either way.
+      if (!response.problem) {
+        return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { title: 'Not confirmed', status: response.status, detail: response.message } };
+      }
+      const why = response.message.startsWith('stopped')
+        ? 'stopped before the next retry'
+        : response.message.includes('gave up after')
+          ? `gave up after ${response.retries} ${response.retries === 1 ? 'retry' : 'retries'}`
+          : undefined;
+      const detail = [response.problem.detail, why].filter(Boolean).join('; ');
+      return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { ...response.problem, detail } };
+    }
+  }
+}
+
+/** "title: detail (status)". */
+export { formatProblem };
