@@ -1,0 +1,86 @@
+/**
+ * `--log-format json` on a real import against the sandbox, with a retry and a rejected record on the way:
+ * every stderr line is a JSON object, the events a cron log needs are there, and neither the token nor member
+ * data (beyond memberIds and record numbers) appears anywhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { configDir, isolatedEnv, runCli } from './config-cli-helper.js';
+import { membersCsv, tempDir } from './import-helper.js';
+
+let sandbox: SandboxHandle;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+type LogLine = { time: string; level: string; event: string } & Record<string, unknown>;
+
+function parseLines(stderr: string): LogLine[] {
+  const lines = stderr.split('\n').filter((line) => line !== '');
+  expect(lines.length).toBeGreaterThan(0);
+  return lines.map((line) => {
+    const parsed = JSON.parse(line) as LogLine; // throws, failing the test, on any non-JSON line
+    expect(parsed).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), level: expect.stringMatching(/^(info|warn|error)$/), event: expect.any(String) });
+    return parsed;
+  });
+}
+
+describe('--log-format json', () => {
+  it('logs an import as JSON lines: started, confirmed batches, a retry, a rejection, finished', async () => {
+    sandbox.reset();
+    sandbox.setFaults({ failNext: [{ status: 503, retryAfter: 0 }], rejectMemberIds: ['m7'] });
+    const file = membersCsv(tempDir(), 25);
+    const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
+    const { code, stdout, stderr } = await runCli(
+      ['import', file, '--base-url', sandbox.url, '--batch-size', '10', '--concurrency', '1', '--log-format', 'json', '--json'],
+      env,
+    );
+    expect(code).toBe(3); // one record rejected, none failed
+    const lines = parseLines(stderr);
+    const events = lines.map((line) => line.event);
+    expect(events[0]).toBe('run-started');
+    expect(events.at(-1)).toBe('finished');
+    expect(lines[0]).toMatchObject({ command: 'import', batchSize: 10, concurrency: 1 });
+    expect(lines.find((line) => line.event === 'retry')).toMatchObject({ level: 'warn', delayMs: expect.any(Number), reason: expect.stringContaining('503') });
+    expect(lines.filter((line) => line.event === 'batch-confirmed').length).toBeGreaterThanOrEqual(3);
+    expect(lines.find((line) => line.event === 'records-rejected')).toMatchObject({ records: [7] });
+    expect(lines.at(-1)).toMatchObject({ rows: 25, importedCount: 24, rejected: 1, failed: 0, skipped: 0 });
+
+    const report = JSON.parse(stdout);
+    expect(report.rows).toBe(25);
+    for (const text of [stdout, stderr]) expect(text).not.toContain(sandbox.memberToken);
+    // member data stays out of the log: no e-mail address or name from the file
+    expect(stderr).not.toMatch(/@example\.com|Name\d/);
+  });
+
+  it('takes the base URL and token file from a profile, and never logs the token', async () => {
+    sandbox.reset();
+    sandbox.setFaults({ failNext: [], rejectMemberIds: [] });
+    const { xdg } = configDir({ profiles: { sbx: { baseUrl: sandbox.url, tokenFile: 'sbx.token', batchSize: 4 } } }, {
+      'sbx.token': { text: sandbox.memberToken },
+    });
+    const file = membersCsv(tempDir(), 9);
+    const { code, stderr } = await runCli(['--profile', 'sbx', '--log-format', 'json', 'import', file, '--quiet'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    expect(code).toBe(0);
+    const lines = parseLines(stderr);
+    expect(lines[0]).toMatchObject({ event: 'run-started', batchSize: 4 });
+    expect(lines.filter((line) => line.event === 'batch-confirmed')).toHaveLength(3);
+    expect(lines.at(-1)).toMatchObject({ event: 'finished', level: 'info', rows: 9, importedCount: 9 });
+    expect(stderr).not.toContain(sandbox.memberToken);
+    expect(sandbox.memberCount()).toBe(9);
+  });
+
+  it('keeps stderr JSON when the run cannot start: usage and credential errors', async () => {
+    const file = membersCsv(tempDir(), 2);
+    const usage = await runCli(['import', file, '--bach-size', '5', '--log-format', 'json'], isolatedEnv());
+    expect(usage.code).toBe(2);
+    expect(parseLines(usage.stderr)).toEqual([expect.objectContaining({ level: 'error', event: 'usage-error', message: expect.stringContaining('--batch-size') })]);
+
+    const noToken = await runCli(['import', file, '--base-url', sandbox.url, '--log-format', 'json'], isolatedEnv());
+    expect(noToken.code).toBe(2);
+    expect(parseLines(noToken.stderr).at(-1)).toMatchObject({ level: 'error', event: 'error', code: 'no-token' });
+  });
+});
