@@ -89,8 +89,10 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   let exhausted = false;
   try {
     while (!stop.stopping) {
-      const next = await Promise.race([iterator.next(), stop.stopped]);
-      if (next === 'stopped' || stop.stopping) break;
+      // No race against the stop here: a race per record would pile reactions onto one pending promise. The
+      // caller closes the source on stop (the CLI does), which ends a read that is waiting on stdin.
+      const next = await iterator.next();
+      if (stop.stopping) break;
       if (next.done) {
         exhausted = true;
         break;

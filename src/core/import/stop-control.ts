@@ -21,15 +21,11 @@ export class StopControl {
   reason?: StopReason;
   message?: string;
   fatalError?: unknown;
-  /** Resolves when the run starts stopping (the reader races it against the next record). */
-  readonly stopped: Promise<'stopped'>;
   private readonly requests = new AbortController();
-  private resolveStopped!: (value: 'stopped') => void;
   private graceTimer?: NodeJS.Timeout;
   private readonly cleanup: (() => void)[] = [];
 
   constructor(private readonly o: StopControlOptions) {
-    this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
     this.listen(o.stopSignal, () => this.interrupt());
     this.listen(o.abortSignal, () => this.abort());
   }
@@ -102,7 +98,6 @@ export class StopControl {
 
   private begin(reason: StopReason): void {
     this.reason = reason;
-    this.resolveStopped('stopped');
     this.o.notify();
   }
 

@@ -87,6 +87,7 @@ export interface RejectsSink {
 }
 
 export interface ImportOptions {
+  /** Read once, in order. On a stop the caller should close the source so a read waiting on stdin ends. */
   candidates: AsyncIterable<Candidate>;
   transport: ImportTransport;
   /** Items per request (default 500). Lowered for the rest of the run after a 413. */

@@ -1,0 +1,149 @@
+/** `memberctl import` end to end: the built CLI spawned against a sandbox on loopback (FORCE_COLOR=0). */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { bucketSum, isolatedEnv, JSON_KEYS, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
+
+let box: SandboxHandle | undefined;
+afterEach(async () => {
+  await box?.close();
+  box = undefined;
+});
+
+async function target(options: Parameters<typeof startSandbox>[0] = {}) {
+  box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, ...options });
+  return isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+});
+
+describe('memberctl import', () => {
+  it('imports into a local sandbox with --sandbox and says so', async () => {
+    const file = membersCsv(dir, 20, undefined, 'sandbox.csv');
+    const run = await runCli(['import', file, '--sandbox'], isolatedEnv());
+    expect(run.stderr).toContain('local sandbox');
+    expect(run.stdout).toMatch(/imported\s+20/);
+    expect(run.stdout).toContain('Done: every record imported or updated.');
+    expect(run.code).toBe(0);
+  });
+
+  it('--json prints exactly the documented object; --report writes it with mode 0600', async () => {
+    const env = await target();
+    box!.erase('m3');
+    const file = membersCsv(dir, 50, (r) => (r === 7 ? 'm7,m7@example.com,Seven,maybe,2024-01-05T09:00:00Z' : undefined), 'json.csv');
+    const report = join(dir, 'report.json');
+    const run = await runCli(['import', file, '--json', '--report', report, '--batch-size', '10'], env);
+    expect(run.code).toBe(3);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(Object.keys(result)).toEqual(JSON_KEYS);
+    expect(result).toMatchObject({ rows: 50, invalid: 1, importedCount: 48, updatedCount: 0, rejected: 0, failed: 0, batches: 5 });
+    expect(result.skipped).toEqual([{ memberId: 'm3', reason: 'member erased', record: 3, line: 4 }]);
+    expect(bucketSum(result)).toBe(50);
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual(result);
+    expect(statSync(report).mode & 0o777).toBe(0o600);
+  });
+
+  it('--limit sends only the first N records', async () => {
+    const env = await target();
+    const file = membersCsv(dir, 100, undefined, 'limit.csv');
+    const run = await runCli(['import', file, '--limit', '7', '--json'], env);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 7, importedCount: 7 });
+    expect(box!.memberCount()).toBe(7);
+    expect(run.code).toBe(0);
+  });
+
+  it('round-trips --rejects: fix the CSV it wrote and feed it back as it is', async () => {
+    const env = await target({ faults: { rejectMemberIds: ['m9'] } });
+    const bad = (r: number) =>
+      r === 4 ? 'm4,m4@example.com,Four,maybe,2024-01-05T09:00:00Z' : r === 6 ? 'm6,m6@example.com,Six,true,yesterday' : undefined;
+    const file = membersCsv(dir, 12, bad, 'round.csv');
+    const rejects = join(dir, 'fix-me.csv');
+    const first = await runCli(['import', file, '--rejects', rejects, '--batch-size', '5'], env);
+    expect(first.code).toBe(3);
+    expect(first.stdout).toMatch(/invalid\s+2/);
+    expect(first.stdout).toMatch(/rejected\s+1/);
+    const written = readFileSync(rejects, 'utf8').trim().split('\n');
+    expect(written[0]).toBe(`${HEADER_WITH_STAGE}`);
+    expect(written).toHaveLength(4);
+    expect(written.find((line) => line.startsWith('m9,'))).toContain(',rejected,');
+    expect(statSync(rejects).mode & 0o777).toBe(0o600);
+    // the user fixes the two invalid rows; m9 is no longer refused
+    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(',maybe,', ',true,').replace(',yesterday,', ',2024-01-06T00:00:00Z,'));
+    box!.setFaults({ rejectMemberIds: [] });
+    const second = await runCli(['import', rejects, '--json'], env);
+    expect(JSON.parse(second.stdout)).toMatchObject({ rows: 3, invalid: 0, importedCount: 3, rejected: 0, failed: 0 });
+    expect(second.code).toBe(0);
+    expect(box!.memberCount()).toBe(12);
+    expect(box!.getMember('m4')?.isActive).toBe(true);
+  });
+
+  it('stops at once on 401 with exit 5 and a token hint; nothing further is sent', async () => {
+    const env = await target();
+    const file = membersCsv(dir, 3000, undefined, 'auth.csv');
+    const run = await runCli(['import', file, '--json', '--batch-size', '50', '--concurrency', '2'], { ...env, MEMBERCTL_TOKEN: 'expired.or.wrong' });
+    expect(run.code).toBe(5);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(bucketSum(result)).toBe(result.rows);
+    expect(result.failed).toBe(result.rows);
+    expect(run.stderr).toContain('refused the credentials');
+    expect(run.stderr).toContain('MEMBERCTL_TOKEN');
+    expect(box!.stats().requests).toBeLessThanOrEqual(2);
+    expect(run.stdout + run.stderr).not.toContain('expired.or.wrong');
+  });
+
+  it('refuses plain http:// to a host other than loopback, and says what to do without a base URL', async () => {
+    const file = membersCsv(dir, 2, undefined, 'http.csv');
+    const insecure = await runCli(['import', file, '--base-url', 'http://members.example.com'], isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }));
+    expect(insecure.code).toBe(2);
+    expect(insecure.stderr).toContain('refusing to send a bearer token over plain http://');
+    expect(insecure.stderr).not.toContain('abc.def.ghi');
+    const none = await runCli(['import', file], isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }));
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--sandbox');
+  });
+
+  it('on Ctrl-C lets requests in flight settle, prints a summary that adds up, exits 4', async () => {
+    const env = await target({ faults: { latencyMs: 400 } });
+    const file = membersCsv(dir, 5000, undefined, 'interrupt.csv');
+    const running = spawnCli(['import', file, '--json', '--batch-size', '100', '--concurrency', '2'], env);
+    await until(() => box!.stats().inFlight > 0, 'the first request to arrive');
+    running.child.kill('SIGINT');
+    const run = await running.result;
+    expect(run.code).toBe(4);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(bucketSum(result)).toBe(result.rows);
+    expect(result.failed as number).toBeGreaterThan(0);
+    // what was in flight was answered and counted, and is in the sandbox
+    expect(result.importedCount as number).toBeGreaterThan(0);
+    expect(box!.memberCount()).toBe(result.importedCount);
+    expect(run.stderr).toContain('stopping');
+  });
+
+  it('never shows the token: stdout, stderr, report, rejects, JSON logs', async () => {
+    const env = await target({ faults: { rejectMemberIds: ['m2'], failNext: [{ status: 503 }] } });
+    const token = box!.memberToken;
+    const file = membersCsv(dir, 30, (r) => (r === 5 ? 'm5,m5@example.com,Five,maybe,2024-01-05T09:00:00Z' : undefined), 'secret.csv');
+    const outputs: string[] = [];
+    for (const [i, mode] of [[], ['--json'], ['--quiet'], ['--log-format', 'json']].entries()) {
+      const report = join(dir, `secret-report-${i}.json`);
+      const rejects = join(dir, `secret-rejects-${i}.ndjson`);
+      const run = await runCli(['import', file, ...mode, '--report', report, '--rejects', rejects, '--batch-size', '10'], env);
+      expect(run.code).toBe(3);
+      outputs.push(run.stdout, run.stderr, readFileSync(report, 'utf8'), readFileSync(rejects, 'utf8'));
+    }
+    const failed = await runCli(['import', file, '--log-format', 'json'], { ...env, MEMBERCTL_TOKEN: `${token}x` });
+    expect(failed.code).toBe(5);
+    outputs.push(failed.stdout, failed.stderr);
+    for (const text of outputs) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(token.split('.')[2]);
+    }
+    expect(outputs.join('\n')).toContain('"event":"finished"');
+  });
+});
+
+const HEADER_WITH_STAGE = 'memberId,email,firstName,isActive,createdAt,stage,error';
