@@ -46,7 +46,7 @@ describe('memberctl validate', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     const [error, hint, ...rest] = r.stderr.trimEnd().split('\n');
-    expect(error).toMatch(/^error: fixtures\/crm-export\.csv line 1: unknown columns "Contact ID" \(column 1: did you mean memberId\?\), "E-mail Address" \(column 4: did you mean email\?\)/);
+    expect(error).toMatch(/^error: fixtures\/crm-export\.csv line 1: unknown columns "Contact ID" \(column 1\), "E-mail Address" \(column 4: did you mean email\?\), .*, and 12 more$/);
     expect(hint).toMatch(/^hint: Map it with --map/);
     expect(rest).toEqual([]);
   });
@@ -60,7 +60,7 @@ describe('memberctl validate', () => {
     expect(r.stdout).toMatch(/ 3 +4 +m-0003 +address\.countryCode: must be at most 2 characters, got 6/);
     expect(r.stdout).toMatch(/^ +createdAt: expected an ISO 8601 date-time .*got "05\/01\/2024"$/m);
     expect(r.stdout).toMatch(/ 4 +5 +- +memberId: required/);
-    expect(r.stdout).toMatch(/ 5 +6 +m-0005-this-member-id-is-much-longer-than-36 +memberId: must be at most 36 characters, got 43/);
+    expect(r.stdout).toMatch(/ 5 +6 +m-0005-this-member-id-is-much-lo\S*… +memberId: must be at most 36 characters, got 44/);
     expect(r.stdout).toMatch(/ 6 +7 +m-0006 +birthdate: .*got "1985-13-01T00:00:00.000Z"\n +isActive: required/);
     expect(r.stdout).toContain('fixtures/invalid/mixed.csv: 7 records, 2 valid, 5 invalid (csv, ');
     expect(r.stdout).toContain('--rejects fix-me.csv');

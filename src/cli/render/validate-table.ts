@@ -9,7 +9,7 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
       invalid.issues.map((issue, i) => ({
         record: i === 0 ? String(invalid.record) : '',
         line: i === 0 ? String(invalid.line) : '',
-        memberId: i === 0 ? (invalid.memberId ?? '-') : '',
+        memberId: i === 0 ? clip(invalid.memberId ?? '-', 36) : '',
         issue: issue.path ? `${issue.path}: ${issue.message}` : issue.message,
       })),
     );
@@ -31,7 +31,7 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
   const rate = stats.durationMs > 0 ? `, ${Math.round((stats.rows * 1000) / stats.durationMs).toLocaleString('en-US')} rows/s` : '';
   const verdict = stats.invalid === 0 ? color.green(`${stats.valid} valid`) : `${stats.valid} valid, ${color.red(`${stats.invalid} invalid`)}`;
   output.out(`${stats.file}: ${stats.rows} record${stats.rows === 1 ? '' : 's'}, ${verdict} (${stats.format}, ${seconds} s${rate})`);
-  if (stats.reasons.length > 1 || (stats.reasons.length === 1 && stats.invalid > stats.sample.length)) {
+  if (stats.invalid > stats.sample.length) {
     output.out('Most common reasons:');
     const w = String(stats.reasons[0]!.count).length;
     for (const { reason, count } of stats.reasons) output.out(`  ${String(count).padStart(w)}  ${reason}`);
@@ -43,4 +43,8 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
   } else if (stats.invalid > 0) {
     output.out(color.dim('To fix them: --rejects fix-me.ndjson writes each invalid record with its reason.'));
   }
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -56,7 +56,9 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
 
   rejectClashes(columns, file);
   if (unknown.length > 0 && !options.ignoreUnknownColumns) {
-    const list = unknown.map((c) => `"${c.header}" (column ${c.index + 1}${suggestionFor(c.header)})`).join(', ');
+    const shown = unknown.slice(0, 5).map((c) => `"${c.header}" (column ${c.index + 1}${suggestionFor(c.header)})`);
+    if (unknown.length > shown.length) shown.push(`and ${unknown.length - shown.length} more`);
+    const list = shown.join(', ');
     throw new UsageError(`${file} line 1: unknown column${unknown.length > 1 ? 's' : ''} ${list}`, {
       code: 'unknown-column',
       hint: 'Map it with --map mapping.json ({"columns": {"<header>": "<field>"}}, null drops a column), or skip unknown columns with --ignore-unknown-columns.',
