@@ -120,9 +120,9 @@ export function prepareSubscription(draft: SubscriptionDraft, options: { cleanTo
   return { customerId, request, warnings, ...(tokenHandle !== typedToken ? { cleanedFrom: typedToken } : {}) };
 }
 
-export function missingError(missing: (keyof SubscriptionDraft)[]): UsageError {
+export function missingError(missing: (keyof SubscriptionDraft)[], why = 'no terminal to ask on'): UsageError {
   const names = DRAFT_FIELDS.filter((field) => missing.includes(field.key)).map((field) => field.flag);
-  return new UsageError(`missing ${names.join(', ')} (no terminal to ask on, nothing sent)`, {
+  return new UsageError(`missing ${names.join(', ')} (${why}; nothing sent)`, {
     code: 'missing-values',
     hint: 'memberctl subscribe CUSTOMER_ID --token-handle TOKEN --platform Apns|FcmV1|Hms|Fcm --installation-id ID',
     details: { missing: names },

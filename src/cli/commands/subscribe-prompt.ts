@@ -23,7 +23,7 @@ export async function promptMissing(draft: SubscriptionDraft, streams: PromptStr
     for (const field of DRAFT_FIELDS) {
       if (filled[field.key] !== undefined) continue;
       const value = field.key === 'platform' ? await askPlatform(ask, streams.output) : await askText(ask, streams.output, field.key, field.label);
-      if (value === undefined) throw missingError(DRAFT_FIELDS.filter((f) => filled[f.key] === undefined).map((f) => f.key));
+      if (value === undefined) throw missingError(DRAFT_FIELDS.filter((f) => filled[f.key] === undefined).map((f) => f.key), 'input ended');
       filled[field.key] = value;
     }
     return filled;

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { cleanToken, normalizePlatform, prepareSubscription, tokenWarnings } from '../../src/core/subscribe.js';
+import { UsageError } from '../../src/errors.js';
+
+const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
+const FCM = `dXk3R2pTQ0e:APA91b${'Hq3fK9xLmN2pQ7rS'.repeat(9)}`;
+
+describe('normalizePlatform', () => {
+  it.each([
+    ['apns', 'Apns'], ['APNS', 'Apns'], [' Apns ', 'Apns'], ['fcmv1', 'FcmV1'], ['FCM_V1', 'FcmV1'], ['fcm-v1', 'FcmV1'],
+    ['Fcm V1', 'FcmV1'], ['fcm', 'Fcm'], ['HMS', 'Hms'], ['ios', 'Apns'], ['android', 'FcmV1'], ['huawei', 'Hms'],
+  ])('%s → %s', (typed, expected) => expect(normalizePlatform(typed)).toBe(expected));
+
+  it.each(['', 'gcm', 'fcmv2', 'windows', 'apn'])('rejects %j', (typed) => expect(normalizePlatform(typed)).toBeUndefined());
+});
+
+describe('cleanToken and tokenWarnings', () => {
+  it('strips what a log adds around an APNs token', () => {
+    expect(cleanToken('<a1b2 c3d4\te5f6>')).toBe('a1b2c3d4e5f6');
+    expect(cleanToken('"abc:APA91b-x"')).toBe('abc:APA91b-x');
+  });
+
+  it('a clean 64-digit APNs token and a typical FCM token raise nothing', () => {
+    expect(tokenWarnings('Apns', APNS)).toEqual([]);
+    expect(tokenWarnings('Apns', APNS.toUpperCase())).toEqual([]);
+    expect(tokenWarnings('Apns', APNS + APNS)).toEqual([]); // longer tokens exist: do not insist on 64
+    expect(tokenWarnings('FcmV1', FCM)).toEqual([]);
+    expect(tokenWarnings('Fcm', FCM)).toEqual([]);
+  });
+
+  it('warns about pasted debris and shows the cleaned token', () => {
+    const [warning] = tokenWarnings('Apns', `<${APNS.slice(0, 8)} ${APNS.slice(8)}>`);
+    expect(warning).toContain(`would send: ${APNS}`);
+  });
+
+  it('warns about tokens that look like another platform or not like a token at all', () => {
+    expect(tokenWarnings('Apns', FCM).join()).toContain('looks like an FCM token');
+    expect(tokenWarnings('Apns', 'zz-not-hex').join()).toContain('hexadecimal');
+    expect(tokenWarnings('Apns', 'abc').join()).toContain('3 hex digits is unusual');
+    expect(tokenWarnings('FcmV1', APNS).join()).toContain('is the platform Apns?');
+    expect(tokenWarnings('FcmV1', 'short:APA91b').join()).toContain('unusually short');
+    expect(tokenWarnings('FcmV1', 'no colon here').join()).toContain('<id>:APA91b');
+    expect(tokenWarnings('Hms', FCM).join()).toContain('FCM token');
+  });
+});
+
+describe('prepareSubscription', () => {
+  const draft = { customerId: 'c1', tokenHandle: APNS, platform: 'apns', installationId: 'i1' };
+
+  it('normalizes into the request the API takes', () => {
+    expect(prepareSubscription(draft)).toEqual({ customerId: 'c1', request: { tokenHandle: APNS, platform: 'Apns', installationId: 'i1' }, warnings: [] });
+  });
+
+  it('warns that Fcm is deprecated', () => {
+    expect(prepareSubscription({ ...draft, tokenHandle: FCM, platform: 'FCM' }).warnings.join()).toContain('deprecated in favour of FcmV1');
+  });
+
+  it('with cleanToken sends the cleaned token and remembers what was typed', () => {
+    const prepared = prepareSubscription({ ...draft, tokenHandle: ` <${APNS}> ` }, { cleanToken: true });
+    expect(prepared.request.tokenHandle).toBe(APNS);
+    expect(prepared.cleanedFrom).toBe(` <${APNS}> `);
+    expect(prepared.warnings).toEqual([]);
+  });
+
+  it('bounds are checked on what is sent: a cleaned token of 255 passes even if typed longer', () => {
+    const long = `<${'a'.repeat(255)}>`;
+    expect(() => prepareSubscription({ ...draft, tokenHandle: long })).toThrow(/257 characters long/);
+    expect(prepareSubscription({ ...draft, tokenHandle: long }, { cleanToken: true }).request.tokenHandle).toHaveLength(255);
+  });
+
+  it('names every problem in one usage error (exit 2)', () => {
+    let error: unknown;
+    try {
+      prepareSubscription({ customerId: '', tokenHandle: 'x'.repeat(256), platform: 'nokia', installationId: 'y'.repeat(51) });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    const usage = error as UsageError;
+    expect(usage.exitCode).toBe(2);
+    expect(usage.message).toContain('CUSTOMER_ID is empty');
+    expect(usage.message).toContain('"nokia" is not a platform');
+    expect(usage.message).toContain('--token-handle is 256 characters long');
+    expect(usage.message).toContain('--installation-id is 51 characters long');
+  });
+
+  it('missing values are named', () => {
+    expect(() => prepareSubscription({ customerId: 'c1' })).toThrow('missing --token-handle, --platform, --installation-id');
+  });
+});
