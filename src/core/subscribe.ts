@@ -64,7 +64,7 @@ function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, 
         : response.message.includes('gave up after')
           ? `gave up after ${response.retries} ${response.retries === 1 ? 'retry' : 'retries'}`
           : undefined;
-      const detail = [response.problem.detail, why].filter(Boolean).join('; ');
+      const detail = [why ? response.problem.detail?.replace(/\.$/, '') : response.problem.detail, why].filter(Boolean).join('; ');
       return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { ...response.problem, detail } };
     }
   }

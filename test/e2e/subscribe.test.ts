@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
+import { spawn } from 'node:child_process';
+import { CLI, isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
 
 const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
 const FCM = `dXk3R2pTQ0eXa1b2:APA91b${'Hq3fK9xLmN2pQ7rStUvWxYz_-'.repeat(6)}`;
@@ -218,6 +219,22 @@ describe('memberctl subscribe: server answers', () => {
     expect(body.error.detail).toContain('gave up after 3 retries');
     expect(run.stderr).toContain('safe');
     expect(pushRequests()).toHaveLength(4);
+  });
+});
+
+describe('memberctl subscribe: Ctrl-C', () => {
+  it('during a long Retry-After wait: stops at once, not confirmed, exit 4', async () => {
+    sandbox.setFaults({ failNext: [{ endpoint: 'push', status: 503, retryAfter: 120 }] });
+    const child = spawn(process.execPath, [CLI, 'subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'], { env: env() });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      if (chunk.includes('retrying in 120.0 s')) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(4);
+    expect(stderr).toMatch(/error: Service Unavailable: .*interrupted before the next retry \(503\)/);
+    expect(pushRequests()).toHaveLength(1);
   });
 });
 
