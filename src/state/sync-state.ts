@@ -18,14 +18,14 @@ import { ITEM_HASH_NAME } from './item-hash.js';
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS member_state (
   member_id  TEXT PRIMARY KEY NOT NULL,
-  item_hash  BLOB NOT NULL,
+  item_hash  TEXT NOT NULL,
   updated_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
 export interface ConfirmedItem {
   memberId: string;
-  hash: Uint8Array;
+  hash: string;
 }
 
 export interface MemberStateRow {
@@ -36,8 +36,8 @@ export interface MemberStateRow {
 
 export class SyncState {
   private readonly db: Database.Database;
-  private readonly lookupStatement: Database.Statement<[string], Buffer>;
-  private readonly upsertStatement: Database.Statement<[string, Uint8Array, number]>;
+  private readonly lookupStatement: Database.Statement<[string], string>;
+  private readonly upsertStatement: Database.Statement<[string, string, number]>;
   private readonly stampStatement: Database.Statement<[string]>;
   private readonly commitMany: (items: readonly ConfirmedItem[]) => void;
 
@@ -71,7 +71,7 @@ export class SyncState {
       db.close();
       throw error;
     }
-    this.lookupStatement = db.prepare<[string], Buffer>('SELECT item_hash FROM member_state WHERE member_id = ?').pluck();
+    this.lookupStatement = db.prepare<[string], string>('SELECT item_hash FROM member_state WHERE member_id = ?').pluck();
     this.upsertStatement = db.prepare(
       'INSERT INTO member_state (member_id, item_hash, updated_at) VALUES (?, ?, ?) ' +
         'ON CONFLICT (member_id) DO UPDATE SET item_hash = excluded.item_hash, updated_at = excluded.updated_at',
@@ -85,7 +85,7 @@ export class SyncState {
   }
 
   /** The hash of the member's last confirmed item, if any. */
-  lookup(memberId: string): Buffer | undefined {
+  lookup(memberId: string): string | undefined {
     return this.lookupStatement.get(memberId);
   }
 
@@ -96,9 +96,9 @@ export class SyncState {
 
   member(memberId: string): MemberStateRow | undefined {
     const row = this.db
-      .prepare<[string], { item_hash: Buffer; updated_at: number }>('SELECT item_hash, updated_at FROM member_state WHERE member_id = ?')
+      .prepare<[string], { item_hash: string; updated_at: number }>('SELECT item_hash, updated_at FROM member_state WHERE member_id = ?')
       .get(memberId);
-    return row && { memberId, hash: row.item_hash.toString('hex'), updatedAt: new Date(row.updated_at).toISOString() };
+    return row && { memberId, hash: row.item_hash, updatedAt: new Date(row.updated_at).toISOString() };
   }
 
   summary(): { members: number; lastUpdate: string | null } {

@@ -18,7 +18,7 @@ describe('item hash', () => {
       fc.property(fc.jsonValue(), fc.nat(), (value, seed) => {
         expect(canonicalJson(shuffleKeys(value, seed))).toBe(canonicalJson(value));
         expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
-        expect(itemHash(shuffleKeys(value, seed)).equals(itemHash(value))).toBe(true);
+        expect(itemHash(shuffleKeys(value, seed))).toBe(itemHash(value));
       }),
     );
   });
@@ -33,15 +33,15 @@ describe('item hash', () => {
       { ...base, metadata: { tier: 'Gold' } },
       { ...base, metadata: { tier: 'gold', x: null } },
     ];
-    const hashes = new Set([base, ...variants].map((v) => itemHash(v).toString('hex')));
+    const hashes = new Set([base, ...variants].map((v) => itemHash(v)));
     expect(hashes.size).toBe(variants.length + 1);
-    expect(itemHash(base)).toHaveLength(16);
+    expect(itemHash(base)).toMatch(/^[A-Za-z0-9+/]{22}$/);
   });
 
   it('treats an undefined member like an absent one, and keeps an own __proto__ key', () => {
     expect(canonicalJson({ b: 1, a: undefined })).toBe('{"b":1}');
     const metadata = JSON.parse('{"__proto__":"x","z":"y"}') as Record<string, string>;
     expect(canonicalJson({ metadata })).toBe('{"metadata":{"__proto__":"x","z":"y"}}');
-    expect(itemHash({ metadata }).equals(itemHash({ metadata: { z: 'y' } }))).toBe(false);
+    expect(itemHash({ metadata })).not.toBe(itemHash({ metadata: { z: 'y' } }));
   });
 });

@@ -37,7 +37,7 @@ export interface HookCounters {
 export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: HookCounters } {
   const counters: HookCounters = { otherShards: 0, restored: 0 };
   const { shard, journal, resumed, state, changedOnly } = parts;
-  const onTheWay = new Map<string, { record: number; hash: Buffer }>();
+  const onTheWay = new Map<string, { record: number; hash: string }>();
   const hooks: ImportHooks = {};
 
   if (shard) {
@@ -61,7 +61,7 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       const hash = itemHash(candidate.item);
       if (changedOnly && !onTheWay.has(memberId)) {
         const stored = state.lookup(memberId);
-        if (stored !== undefined && hash.equals(stored)) return 'unchanged';
+        if (stored === hash) return 'unchanged';
       }
       onTheWay.set(memberId, { record: candidate.record, hash });
       return 'send';
