@@ -57,7 +57,11 @@ function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, 
     case 'failed': {
       // Keep the server's problem when there was one; say plainly why there is no confirmation either way.
       if (!response.problem) {
-        return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { title: 'Not confirmed', status: response.status, detail: response.message } };
+        // "HTTP 502: <summary> (gave up after 3 retries)" → title "HTTP 502", detail "<summary>; gave up after 3 retries".
+        const prefix = response.status === undefined ? '' : `HTTP ${response.status}: `;
+        const detail = response.message.replace(prefix, '').replace(/ \((gave up after \d+ retr(?:y|ies))\)$/, '; $1');
+        const title = response.status === undefined ? 'Not confirmed' : `HTTP ${response.status}`;
+        return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { title, status: response.status, detail } };
       }
       const why = response.message.startsWith('stopped')
         ? 'stopped before the next retry'

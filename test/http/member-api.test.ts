@@ -251,3 +251,12 @@ describe('MemberApiClient: the token never leaks', () => {
     expect(text).toContain('[redacted]');
   });
 });
+
+describe('redact', () => {
+  it('replaces a long token anywhere, a short one only where it stands alone', async () => {
+    const { redact } = await import('../../src/http/response-body.js');
+    expect(redact(`x${TOKEN}y and ${TOKEN}`, TOKEN)).toBe('x[redacted]y and [redacted]');
+    expect(redact('502 Bad Gateway; Bearer t.', 't')).toBe('502 Bad Gateway; Bearer [redacted].');
+    expect(redact('a+b (a+b)', 'a+b')).toBe('[redacted] ([redacted])');
+  });
+});
