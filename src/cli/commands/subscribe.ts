@@ -45,8 +45,9 @@ export function subscribeCommand(result: CommandResult): Command {
       'after',
       `
 Examples:
-  $ memberctl subscribe cust-42 --token-handle 7f3a...e1 --platform apns --installation-id iphone-test-1 --sandbox
-  $ MEMBERCTL_PUSH_TOKEN=... memberctl subscribe cust-42 --token-handle "$TOKEN" --platform FcmV1 \\
+  $ memberctl subscribe cust-42 --token-handle a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6 \\
+      --platform apns --installation-id iphone-test-1 --sandbox
+  $ MEMBERCTL_PUSH_TOKEN=... memberctl subscribe cust-42 --token-handle "$DEVICE_TOKEN" --platform FcmV1 \\
       --installation-id pixel-7 --base-url https://api.example.com --json
   $ memberctl subscribe cust-42        on a terminal, asks for the missing values
 
