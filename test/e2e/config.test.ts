@@ -2,11 +2,12 @@
  * `config show` and `config check` through the built CLI: precedence as a user sees it, config-file errors,
  * and check's verdicts against a live server, an expired token and a closed port.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { configDir, craftJwt, isolatedEnv, nowSeconds, runCli } from './config-cli-helper.js';
 
 const GOOD = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 60, exp: nowSeconds() + 30 * 86400 });
@@ -14,30 +15,15 @@ const EXPIRED = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 10 * 86400, ex
 const EXPIRING = craftJwt({ sub: 'import-bot', exp: nowSeconds() + 3600 });
 const REVOKED = craftJwt({ sub: 'revoked', exp: nowSeconds() + 86400 * 10 });
 
-/** Stands in for the member API: refuses unknown bearers with 401, an empty batch with 400 (as the API would). */
-let server: Server;
+/** The sandbox, holding GOOD as its own member token and accepting no other (so REVOKED gets a 401). */
+let sandbox: SandboxHandle;
 let baseUrl: string;
-const requests: { method?: string; url?: string; body: string }[] = [];
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      requests.push({ method: req.method, url: req.url, body });
-      const token = req.headers.authorization?.replace(/^Bearer /, '');
-      const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      if (req.url !== '/member/v1/members/import') return json(404, { name: 'NotFound', message: 'no route' });
-      if (token === REVOKED || !token) return json(401, { name: 'Unauthorized', message: 'bad token' });
-      return json(400, { name: 'ValidationError', message: 'at least 1 item required' });
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  sandbox = await startSandbox({ memberToken: GOOD, strictTokens: true });
+  baseUrl = sandbox.url;
 });
 afterAll(async () => {
-  server.close();
-  await once(server, 'close');
+  await sandbox.close();
 });
 
 async function closedPort(): Promise<number> {
@@ -134,31 +120,32 @@ describe('config show', () => {
 
 describe('config check', () => {
   it('is ready against a reachable server with a valid token (exit 0), probing with an empty batch only', async () => {
-    const before = requests.length;
+    sandbox.reset();
     const { code, stdout } = await runCli(['config', 'check'], profileEnv({ baseUrl }, GOOD));
     expect(stdout).toContain('TCP connection to 127.0.0.1');
     expect(stdout).toMatch(/member token for subject import-bot valid until/);
     expect(stdout).toContain('member token accepted by the import endpoint (HTTP 400 to an empty batch; nothing written)');
     expect(stdout).toMatch(/verdict: ready, with 1 warning \(exit 0\)/); // the push token is not set
     expect(code).toBe(0);
-    expect(requests.slice(before)).toEqual([{ method: 'POST', url: '/member/v1/members/import', body: '[]' }]);
+    expect(sandbox.requests()).toEqual([expect.objectContaining({ endpoint: 'POST /member/v1/members/import', status: 400, items: 0 })]);
+    expect(sandbox.memberCount()).toBe(0);
     expect(stdout).not.toContain(GOOD);
   });
 
   it('fails with exit 5 on an expired token, saying when it expired, and sends nothing', async () => {
-    const before = requests.length;
+    sandbox.reset();
     const { code, stdout } = await runCli(['config', 'check', '--json'], profileEnv({ baseUrl }, EXPIRED));
     expect(code).toBe(5);
     const check = JSON.parse(stdout);
     expect(check.verdict).toBe('not-ready');
     expect(check.exitCode).toBe(5);
     expect(check.summary).toMatch(/^not ready: member token for subject import-bot expired 3 days ago/);
-    expect(requests.length).toBe(before);
+    expect(sandbox.requests()).toEqual([]);
     expect(stdout).not.toContain(EXPIRED);
   });
 
   it('warns when the token expires within a day, and when its file is readable by others', async () => {
-    const { code, stdout } = await runCli(['config', 'check', '--json'], profileEnv({ baseUrl }, EXPIRING, 0o644));
+    const { code, stdout } = await runCli(['config', 'check', '--json', '--no-probe'], profileEnv({ baseUrl }, EXPIRING, 0o644));
     expect(code).toBe(0);
     const warnings = JSON.parse(stdout).checks.filter((c: { status: string }) => c.status === 'warn').map((c: { message: string }) => c.message);
     expect(warnings).toEqual(
