@@ -65,3 +65,24 @@ describe('JSON log lines', () => {
     expect(logFormatFromArgv(['node', 'm', 'import'])).toBe('text');
   });
 });
+
+describe('jsonStderrOutput', () => {
+  it('turns an Output\'s stderr lines into JSON lines by their prefix, leaving stdout alone', async () => {
+    const { jsonStderrOutput } = await import('../src/cli/log-format.js');
+    const { log, parsed } = capture(['s3cr3t-token']);
+    const stdout: string[] = [];
+    const output = jsonStderrOutput({ out: (text: string) => stdout.push(text), err: () => undefined, warn: () => undefined }, log);
+    output.err('\u001b[31merror:\u001b[39m HTTP 400: platform invalid');
+    output.err('hint: check the token s3cr3t-token');
+    output.err('note: sending to the sandbox');
+    output.warn('Fcm is deprecated');
+    output.out('Subscribed device');
+    expect(parsed().map(({ level, event, message }) => ({ level, event, message }))).toEqual([
+      { level: 'error', event: 'error', message: 'HTTP 400: platform invalid' },
+      { level: 'info', event: 'hint', message: 'check the token [redacted]' },
+      { level: 'info', event: 'note', message: 'sending to the sandbox' },
+      { level: 'warn', event: 'warning', message: 'Fcm is deprecated' },
+    ]);
+    expect(stdout).toEqual(['Subscribed device']);
+  });
+});

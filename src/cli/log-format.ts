@@ -82,3 +82,22 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
 
   return { log, onImportEvent };
 }
+
+/**
+ * An Output whose stderr lines become JSON log lines: for commands that print their diagnostics through
+ * `output.err`/`output.warn` ("error: ...", "hint: ...", "note: ..."), one wrap gives them --log-format json.
+ * stdout (results) is untouched.
+ */
+export function jsonStderrOutput<T extends { err(text: string): void; warn(text: string): void }>(output: T, log: JsonLog): T {
+  const err = (text: string) => {
+    // eslint-disable-next-line no-control-regex
+    const plain = text.replace(/\u001b\[[0-9;]*m/g, '').trim();
+    const match = /^(error|internal error|warning|hint|note):\s*([\s\S]*)$/.exec(plain);
+    const kind = match?.[1];
+    const message = match?.[2] ?? plain;
+    if (kind === 'error' || kind === 'internal error') log.log('error', 'error', { message });
+    else if (kind === 'warning') log.log('warn', 'warning', { message });
+    else log.log('info', kind ?? 'message', { message });
+  };
+  return { ...output, err, warn: (text: string) => log.log('warn', 'warning', { message: text }) };
+}
