@@ -173,6 +173,18 @@ describe('MemberApiClient: network', () => {
     expect(retries[0]?.reason).toMatch(/^(ECONNRESET|UND_ERR_SOCKET)$/);
   });
 
+  it('retries a connection cut in the middle of the response body', async () => {
+    const cut: Step = (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"importedCount":1,');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const { server, client, retries } = await setup([cut, reply(200, OK)]);
+    expect(await client.postImport(BODY)).toEqual({ kind: 'ok', status: 200, result: OK });
+    expect(server.received).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+  });
+
   it('retries a request that timed out waiting for the response', async () => {
     const { server, client, retries } = await setup(['hold', reply(200, OK)], { timeoutMs: 500 });
     expect(await client.postImport(BODY)).toMatchObject({ kind: 'ok' });
