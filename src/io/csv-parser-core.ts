@@ -1,0 +1,56 @@
+/**
+ * csv-parse's parser core, fed buffer by buffer. We use the documented Parser (a Transform stream) only to build
+ * it: its `api.parse(buf, end, push, close)` is what the stream itself calls. Calling it directly lets us read the
+ * live `info` counters (lines, empty lines) at the moment each record is emitted, without the `info: true`
+ * option, which copies a dozen fields per record and costs ~40% of the parse rate (measured on 300k rows).
+ */
+import { parse, CsvError } from 'csv-parse';
+
+export interface CsvCoreInfo {
+  /** csv-parse's line counter when the record is emitted (it counts a CRLF inside quotes twice: used only as a hint). */
+  readonly lines: number;
+  /** Empty lines skipped so far. */
+  readonly empty_lines: number;
+}
+
+export interface CsvCore {
+  readonly info: CsvCoreInfo;
+  /** Parses one buffer (or flushes with end = true); records come out through `push`. Returns a CsvError on failure. */
+  parse(buf: Buffer | undefined, end: boolean, push: (cells: string[]) => void): CsvError | undefined;
+}
+
+export interface CsvCoreOptions {
+  delimiter: string;
+  maxRecordSize: number;
+}
+
+interface ParserInternals {
+  api?: { parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined };
+  info: CsvCoreInfo;
+}
+
+export function createCsvCore(options: CsvCoreOptions): CsvCore {
+  const parser = parse({
+    delimiter: options.delimiter,
+    bom: true,
+    encoding: 'utf8',
+    // a quote inside an unquoted value (5" disk) is data, not an error
+    relax_quotes: true,
+    // rows of another length are reported by our reader, per record, instead of stopping the file
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: options.maxRecordSize,
+  }) as unknown as ParserInternals;
+  const api = parser.api;
+  if (!api || typeof api.parse !== 'function') {
+    // a csv-parse upgrade changed its internals: fail loudly rather than misread files
+    throw new Error('csv-parse: Parser.api.parse not found (csv-parse version changed?)');
+  }
+  const noop = (): void => undefined;
+  return {
+    info: parser.info,
+    parse: (buf, end, push) => api.parse(buf, end, push, noop) as CsvError | undefined,
+  };
+}
+
+export { CsvError };

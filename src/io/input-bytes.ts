@@ -1,0 +1,168 @@
+/**
+ * The raw bytes of an input, as a pull-based chunk iterator: a file (opened up front, so a missing file, a
+ * directory or a permission problem is an InputError before anything else happens) or standard input,
+ * gunzipped when asked. Counts the bytes taken from the file itself (compressed bytes for .gz) for progress.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { Readable, pipeline } from 'node:stream';
+import { InputError } from '../errors.js';
+
+export interface InputBytes {
+  /** Next chunk of (decompressed) bytes, or undefined at the end. Errors come out as InputError. */
+  next(): Promise<Buffer | undefined>;
+  /** Puts a chunk back in front (used after sniffing the first bytes). */
+  unshift(chunk: Buffer): void;
+  bytesRead(): number;
+  totalBytes?: number;
+  close(): Promise<void>;
+}
+
+export interface OpenBytesOptions {
+  path: string;
+  /** Display name for messages. */
+  file: string;
+  /** true: the name ends in .gz (gzip data is required). Otherwise gzip data is still recognised by its magic bytes. */
+  gzip: boolean;
+  stdin?: NodeJS.ReadableStream;
+}
+
+export async function openInputBytes(options: OpenBytesOptions): Promise<InputBytes> {
+  const { file } = options;
+  let raw: Readable;
+  let totalBytes: number | undefined;
+  if (options.path === '-') raw = (options.stdin ?? process.stdin) as Readable;
+  else {
+    const handle = await openFile(options.path, file);
+    totalBytes = (await handle.stat()).size;
+    // the stream closes the handle at its end or when destroyed
+    raw = handle.createReadStream({ highWaterMark: 256 * 1024 });
+  }
+  // stdin is not ours to destroy when we stop early
+  const rawIterator = (options.path === '-' ? raw.iterator({ destroyOnReturn: false }) : raw[Symbol.asyncIterator]()) as AsyncIterator<Buffer | string>;
+  let bytesRead = 0;
+  async function nextRaw(): Promise<Buffer | undefined> {
+    let step: IteratorResult<Buffer | string>;
+    try {
+      step = await rawIterator.next();
+    } catch (error) {
+      throw readFailure(error, file, false);
+    }
+    if (step.done) return undefined;
+    const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+    bytesRead += chunk.length;
+    return chunk;
+  }
+
+  const first = await nextRaw();
+  const gzip = first !== undefined && first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
+  if (options.gzip && !gzip && first !== undefined) {
+    throw new InputError(`${file}: is not gzip data, although its name ends in .gz`, {
+      code: 'input-gzip', file, hint: 'Rename the file without .gz, or compress it with gzip.',
+    });
+  }
+  let nextChunk: () => Promise<Buffer | undefined>;
+  let gunzip: { destroy(): void } | undefined;
+  if (gzip) {
+    // compressed bytes are counted as they leave the file (bytesRead), decompressed ones are handed out
+    async function* compressed(): AsyncGenerator<Buffer> {
+      yield first!;
+      for (let chunk = await nextRaw(); chunk !== undefined; chunk = await nextRaw()) yield chunk;
+    }
+    const inflate = createGunzip();
+    gunzip = inflate;
+    // pipeline carries a read failure of the file into the gunzip stream; the error reaches us through the iterator
+    pipeline(Readable.from(compressed()), inflate, () => undefined);
+    const iterator = inflate[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    nextChunk = async () => {
+      try {
+        const step = await iterator.next();
+        return step.done ? undefined : step.value;
+      } catch (error) {
+        throw readFailure(error, file, true);
+      }
+    };
+  } else {
+    let pendingFirst = first;
+    nextChunk = async () => {
+      if (pendingFirst === undefined) return nextRaw();
+      const chunk = pendingFirst;
+      pendingFirst = undefined;
+      return chunk;
+    };
+  }
+
+  const pending: Buffer[] = [];
+  let closed = false;
+  return {
+    async next() {
+      if (pending.length > 0) return pending.pop();
+      if (closed) return undefined;
+      try {
+        return await nextChunk();
+      } catch (error) {
+        // a read cut short by close() is the end, not a failure
+        if (closed) return undefined;
+        throw error;
+      }
+    },
+    unshift(chunk) {
+      pending.push(chunk);
+    },
+    bytesRead: () => bytesRead,
+    totalBytes,
+    async close() {
+      if (closed) return;
+      closed = true;
+      pending.length = 0;
+      gunzip?.destroy();
+      // stdin is not ours to destroy: stop reading it; a file stream is destroyed, which closes the file
+      if (options.path === '-') raw.pause();
+      else raw.destroy();
+      await rawIterator.return?.().catch(() => undefined);
+    },
+  };
+}
+
+async function openFile(path: string, file: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw openFailure(error, file);
+  }
+  const stat = await handle.stat();
+  if (stat.isDirectory()) {
+    await handle.close();
+    throw new InputError(`${file} is a directory, not a file`, { code: 'input-unreadable', file, hint: 'Give the path of a .csv, .json or .ndjson file (optionally .gz).' });
+  }
+  return handle;
+}
+
+function openFailure(error: unknown, file: string): InputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const known: Record<string, [string, string]> = {
+    ENOENT: ['not found', 'Check the path; relative paths start from the current directory.'],
+    EACCES: ['permission denied', 'Check the file\'s permissions (ls -l), or run as a user who may read it.'],
+    EPERM: ['permission denied', 'Check the file\'s permissions (ls -l), or run as a user who may read it.'],
+    EISDIR: ['is a directory, not a file', 'Give the path of a .csv, .json or .ndjson file (optionally .gz).'],
+  };
+  const [reason, hint] = known[code ?? ''] ?? [`cannot be opened (${(error as Error).message})`, 'Check the path and the file.'];
+  return new InputError(`${file}: ${reason}`, { code: 'input-unreadable', file, hint, cause: error });
+}
+
+function readFailure(error: unknown, file: string, gzip: boolean): InputError {
+  if (error instanceof InputError) return error;
+  const e = error as NodeJS.ErrnoException;
+  if (gzip && (e.code?.startsWith('Z_') || /unexpected end of file|incorrect header check/i.test(e.message))) {
+    const truncated = /unexpected end of file/i.test(e.message);
+    return new InputError(`${file}: ${truncated ? 'the gzip data ends early (truncated download?)' : 'is not valid gzip data'}`, {
+      code: 'input-gzip',
+      file,
+      hint: truncated ? 'Fetch the file again; `gzip -t FILE` checks it.' : 'Only a file ending in .gz is gunzipped: rename it if it is not compressed.',
+      cause: error,
+    });
+  }
+  if (e.code === 'EISDIR') return openFailure(error, file);
+  return new InputError(`${file}: read failed (${e.message})`, { code: 'input-unreadable', file, hint: 'Check the file and the disk.', cause: error });
+}

@@ -1,0 +1,42 @@
+/**
+ * Which reader an input needs: from --format, else from the name (.csv .tsv .json .ndjson .jsonl, each optionally
+ * .gz), else (stdin or an unknown extension) from the first bytes: "[" is a JSON array, "{" NDJSON, anything else CSV.
+ */
+import type { InputFormat } from './source.js';
+
+export interface NameInfo {
+  format?: InputFormat;
+  gzip: boolean;
+}
+
+const EXTENSIONS: Record<string, InputFormat> = {
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.json': 'json',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+};
+
+export function formatFromName(path: string): NameInfo {
+  if (path === '-') return { gzip: false };
+  let name = path.toLowerCase();
+  const gzip = name.endsWith('.gz');
+  if (gzip) name = name.slice(0, -3);
+  const dot = name.lastIndexOf('.');
+  const slash = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
+  const ext = dot > slash ? name.slice(dot) : '';
+  return { format: EXTENSIONS[ext], gzip };
+}
+
+/** The format told by the first non-blank byte of the (decompressed) content; undefined when there is none. */
+export function sniffFormat(head: Buffer): InputFormat | undefined {
+  let i = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  for (; i < head.length; i++) {
+    const c = head[i]!;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (c === 0x5b) return 'json';
+    if (c === 0x7b) return 'ndjson';
+    return 'csv';
+  }
+  return undefined;
+}

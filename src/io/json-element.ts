@@ -1,0 +1,53 @@
+/** One JSON record's bytes → a SourceRecord: the parsed value, or an error record holding the raw text. */
+import { isUtf8 } from 'node:buffer';
+import type { SourceRecord } from './source.js';
+import { countNewlines, firstInvalidByte } from './utf8-check.js';
+import { maxSizeText } from './record-limits.js';
+
+/** The element's bytes: one slice of a chunk, or several when it crosses chunk boundaries. */
+export function joinParts(parts: Buffer[]): Buffer {
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+export function parseJsonRecord(record: number, line: number, bytes: Buffer): SourceRecord {
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidByte(bytes);
+    return {
+      record,
+      line,
+      raw: bytes.toString('utf8'),
+      error: {
+        message: `not valid UTF-8 (byte 0x${bytes[at]!.toString(16).toUpperCase()} on line ${line + countNewlines(bytes.subarray(0, at))})`,
+        hint: 'the file must be UTF-8; convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8',
+      },
+    };
+  }
+  const text = bytes.toString('utf8');
+  try {
+    return { record, line, raw: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { record, line, raw: text, error: jsonError(text, line, (error as Error).message) };
+  }
+}
+
+export function oversizeRecord(record: number, line: number, what: string): SourceRecord {
+  return {
+    record,
+    line,
+    raw: '',
+    error: { message: `${what} is larger than ${maxSizeText()}`, hint: 'a member is a few KB at most: check the export' },
+  };
+}
+
+/** JSON.parse's message, with the line of the error when the record spans lines ("at position 57" alone helps nobody). */
+function jsonError(text: string, line: number, message: string): { message: string; hint: string } {
+  const position = /at position (\d+)/.exec(message);
+  let where = '';
+  if (position) {
+    const before = text.slice(0, Number(position[1]));
+    const errorLine = line + (before.match(/\n/g)?.length ?? 0);
+    if (errorLine !== line) where = ` (line ${errorLine})`;
+  }
+  const shortMessage = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/, "(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON/, ' (not valid JSON)');
+  return { message: `not valid JSON${where}: ${shortMessage}`, hint: 'property names and strings take double quotes; no trailing commas' };
+}

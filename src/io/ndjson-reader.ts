@@ -1,0 +1,77 @@
+/**
+ * NDJSON / JSONL: one JSON value per line, blank lines ignored. A line that is not valid JSON (or not UTF-8,
+ * or larger than the record limit) is one error record and the next line is read as usual.
+ */
+import type { InputBytes } from './input-bytes.js';
+import { joinParts, oversizeRecord, parseJsonRecord } from './json-element.js';
+import { MAX_RECORD_BYTES } from './record-limits.js';
+import type { SourceRecord } from './source.js';
+
+export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecord> {
+  let line = 0;
+  let record = 0;
+  let parts: Buffer[] = [];
+  let size = 0;
+  let oversize = false;
+  let atFileStart = true;
+  const ready: SourceRecord[] = [];
+
+  /** Ends the current line; `whole` is the line itself when it lies in one chunk (the usual case, no copy). */
+  function finishLine(whole?: Buffer): void {
+    line++;
+    if (oversize) ready.push(oversizeRecord(++record, line, 'the line'));
+    else if (whole !== undefined || size > 0) {
+      const bytes = trimmed(whole ?? joinParts(parts));
+      if (bytes.length > 0) ready.push(parseJsonRecord(++record, line, bytes));
+    }
+    if (size > 0 || oversize) {
+      parts = [];
+      size = 0;
+      oversize = false;
+    }
+  }
+  function keep(part: Buffer): void {
+    if (oversize || part.length === 0) return;
+    size += part.length;
+    if (size > MAX_RECORD_BYTES) {
+      oversize = true;
+      parts = [];
+    } else parts.push(part);
+  }
+
+  try {
+    for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) {
+      let from = 0;
+      if (atFileStart && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) from = 3;
+      atFileStart = false;
+      for (let nl = chunk.indexOf(0x0a, from); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+        if (size === 0 && !oversize && nl - from <= MAX_RECORD_BYTES) finishLine(chunk.subarray(from, nl));
+        else {
+          keep(chunk.subarray(from, nl));
+          finishLine();
+        }
+        from = nl + 1;
+      }
+      keep(chunk.subarray(from));
+      for (let k = 0; k < ready.length; k++) yield ready[k]!;
+      ready.length = 0;
+    }
+    if (size > 0 || oversize) finishLine();
+    for (const entry of ready) yield entry;
+  } finally {
+    await bytes.close();
+  }
+}
+
+/** Without surrounding spaces, tabs and the \r of a CRLF line end. */
+function trimmed(bytes: Buffer): Buffer {
+  let start = 0;
+  let end = bytes.length;
+  while (start < end && isSpace(bytes[start]!)) start++;
+  while (end > start && isSpace(bytes[end - 1]!)) end--;
+  return start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end);
+}
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x09 || b === 0x0d;
+}

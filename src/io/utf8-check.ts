@@ -1,0 +1,141 @@
+/**
+ * Invalid UTF-8 must never be silently replaced by U+FFFD: the record holding the bad bytes is reported.
+ * Chunks are checked with the native buffer.isUtf8 (fast); only a chunk that fails is scanned byte by byte
+ * to find the lines of its bad bytes. A sequence split across two chunks is carried over.
+ */
+import { isUtf8 } from 'node:buffer';
+
+export interface BadByte {
+  /** Physical line (counting \n) where the bad byte is. */
+  line: number;
+  byte: number;
+}
+
+export class Utf8LineChecker {
+  /** Line at the start of the next chunk. */
+  private line = 1;
+  private carry: Buffer | undefined;
+  /** Bad bytes found and not yet claimed by a record, in file order. */
+  readonly bad: BadByte[] = [];
+
+  check(chunk: Buffer): void {
+    let rest = chunk;
+    if (this.carry) {
+      const carry = this.carry;
+      const need = sequenceLength(carry[0]!) - carry.length;
+      if (rest.length < need) {
+        this.carry = Buffer.concat([carry, rest]);
+        return;
+      }
+      this.carry = undefined;
+      const joined = Buffer.concat([carry, rest.subarray(0, need)]);
+      if (isUtf8(joined)) rest = rest.subarray(need);
+      else this.bad.push({ line: this.line, byte: carry[0]! });
+    }
+    const cut = incompleteTailStart(rest);
+    const body = cut === rest.length ? rest : rest.subarray(0, cut);
+    if (!isUtf8(body)) this.findBad(body);
+    this.line += countNewlines(body);
+    if (cut < rest.length) this.carry = Buffer.from(rest.subarray(cut));
+  }
+
+  /** At the end of the input: a sequence still waiting for its last bytes is invalid. */
+  end(): void {
+    if (this.carry) this.bad.push({ line: this.line, byte: this.carry[0]! });
+    this.carry = undefined;
+  }
+
+  /** Removes and returns the first bad byte on lines up to `lastLine`, if any (and drops the others up to it). */
+  claim(lastLine: number): BadByte | undefined {
+    const first = this.bad[0];
+    if (!first || first.line > lastLine) return undefined;
+    while (this.bad.length > 0 && this.bad[0]!.line <= lastLine) this.bad.shift();
+    return first;
+  }
+
+  private findBad(body: Buffer): void {
+    let line = this.line;
+    let i = 0;
+    while (i < body.length) {
+      const b = body[i]!;
+      if (b < 0x80) {
+        if (b === 0x0a) line++;
+        i++;
+        continue;
+      }
+      const length = validSequenceAt(body, i);
+      if (length > 0) i += length;
+      else {
+        const last = this.bad[this.bad.length - 1];
+        if (!last || last.line !== line) this.bad.push({ line, byte: b });
+        i++;
+      }
+    }
+  }
+}
+
+export function countNewlines(buf: Buffer): number {
+  let count = 0;
+  let i = buf.indexOf(0x0a);
+  while (i !== -1) {
+    count++;
+    i = buf.indexOf(0x0a, i + 1);
+  }
+  return count;
+}
+
+/** Length of a well-formed UTF-8 sequence starting at i, or 0 (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF). */
+function validSequenceAt(buf: Buffer, i: number): number {
+  const b = buf[i]!;
+  let length: number;
+  let low = 0x80;
+  let high = 0xbf;
+  if (b >= 0xc2 && b <= 0xdf) length = 2;
+  else if (b >= 0xe0 && b <= 0xef) {
+    length = 3;
+    if (b === 0xe0) low = 0xa0;
+    if (b === 0xed) high = 0x9f;
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    length = 4;
+    if (b === 0xf0) low = 0x90;
+    if (b === 0xf4) high = 0x8f;
+  } else return 0;
+  if (i + length > buf.length) return 0;
+  const second = buf[i + 1]!;
+  if (second < low || second > high) return 0;
+  for (let k = 2; k < length; k++) {
+    const c = buf[i + k]!;
+    if (c < 0x80 || c > 0xbf) return 0;
+  }
+  return length;
+}
+
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0) return 4;
+  if (lead >= 0xe0) return 3;
+  return 2;
+}
+
+/** Where a multi-byte sequence cut off by the end of the chunk starts (buf.length when none is). */
+function incompleteTailStart(buf: Buffer): number {
+  for (let back = 1; back <= 3 && back <= buf.length; back++) {
+    const b = buf[buf.length - back]!;
+    if (b < 0x80) return buf.length;
+    if (b >= 0xc0) return back < (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2) && b <= 0xf4 ? buf.length - back : buf.length;
+  }
+  return buf.length;
+}
+
+/** Offset of the first byte that does not start a well-formed sequence (0 when none is found). */
+export function firstInvalidByte(buf: Buffer): number {
+  let i = 0;
+  while (i < buf.length) {
+    if (buf[i]! < 0x80) i++;
+    else {
+      const length = validSequenceAt(buf, i);
+      if (length === 0) return i;
+      i += length;
+    }
+  }
+  return 0;
+}
