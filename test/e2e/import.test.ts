@@ -21,7 +21,7 @@ beforeAll(() => {
   dir = tempDir();
 });
 
-describe('memberctl import', () => {
+describe('memberctl import', { timeout: 120_000 }, () => {
   it('imports into a local sandbox with --sandbox and says so', async () => {
     const file = membersCsv(dir, 20, undefined, 'sandbox.csv');
     const run = await runCli(['import', file, '--sandbox'], isolatedEnv());

@@ -47,6 +47,7 @@ export interface SummaryContext {
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
+const plural = (value: number, one: string, many: string) => `${n(value)} ${value === 1 ? one : many}`;
 
 export function renderImportSummary(summary: ImportSummary, context: SummaryContext, output: Output): void {
   const { color } = output;
@@ -67,7 +68,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
   const rate = seconds > 0 ? `${n(Math.round(summary.rows / seconds))} rows/s` : '';
   output.out(
     color.dim(
-      `  ${n(summary.batches)} batches, ${n(summary.requests)} requests, ${n(summary.retries)} retries · ${seconds.toFixed(1)} s${rate ? ` · ${rate}` : ''}`,
+      `  ${plural(summary.batches, 'batch', 'batches')}, ${plural(summary.requests, 'request', 'requests')}, ${plural(summary.retries, 'retry', 'retries')} · ${seconds.toFixed(1)} s${rate ? ` · ${rate}` : ''}`,
     ),
   );
   const reasons = (['invalid', 'skipped', 'rejected', 'failed'] as const).filter((stage) => summary.topReasons[stage].length > 0);
