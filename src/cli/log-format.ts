@@ -52,10 +52,13 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
 
   function onImportEvent(event: ImportEvent): void {
     switch (event.type) {
-      case 'run-started':
-      case 'batch-confirmed': {
+      case 'run-started': {
         const { type, ...fields } = event;
         return log('info', type, fields);
+      }
+      case 'batch-confirmed': {
+        const { type, durationMs, ...fields } = event;
+        return log('info', type, { ...fields, durationMs: Math.round(durationMs) });
       }
       case 'batch-bisected':
       case 'batch-split':

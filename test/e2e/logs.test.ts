@@ -73,6 +73,25 @@ describe('--log-format json', () => {
     expect(sandbox.memberCount()).toBe(9);
   });
 
+  it('logs subscribe as JSON lines too: warnings, the retry after a 503, no push token', async () => {
+    sandbox.reset();
+    sandbox.setFaults({ failNext: [{ endpoint: 'push', status: 503, retryAfter: 0 }], rejectMemberIds: [] });
+    const env = isolatedEnv({ MEMBERCTL_PUSH_TOKEN: sandbox.pushToken });
+    const args = ['subscribe', 'C-1001', '--token-handle', 'a1b2c3', '--platform', 'fcm', '--installation-id', 'dev-1', '--base-url', sandbox.url];
+    const { code, stdout, stderr } = await runCli([...args, '--log-format', 'json'], env);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Subscribed device dev-1 of customer C-1001/);
+    const lines = parseLines(stderr);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'warn', event: 'warning', command: 'subscribe', message: expect.stringContaining('deprecated in favour of FcmV1') }),
+        expect.objectContaining({ message: expect.stringMatching(/retrying in .*503/i) }),
+      ]),
+    );
+    expect(stdout + stderr).not.toContain(sandbox.pushToken);
+    expect(sandbox.subscriptions()).toHaveLength(1);
+  });
+
   it('keeps stderr JSON when the run cannot start: usage and credential errors', async () => {
     const file = membersCsv(tempDir(), 2);
     const usage = await runCli(['import', file, '--bach-size', '5', '--log-format', 'json'], isolatedEnv());

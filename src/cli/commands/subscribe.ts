@@ -8,6 +8,7 @@ import { prepareSubscription, missingFields, missingError, sendSubscription, for
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { ExitCode, type ExitCodeValue } from '../../errors.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';
+import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-format.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
@@ -61,7 +62,8 @@ Exit codes: 0 subscribed; 2 usage or invalid input (nothing sent); 3 refused by 
 }
 
 async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<ExitCodeValue> {
-  const output = createOutput();
+  // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
+  const output = logFormatFromArgv(process.argv) === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
   const json = Boolean(flags.json);
   let draft: SubscriptionDraft = { customerId, tokenHandle: flags.tokenHandle, platform: flags.platform, installationId: flags.installationId };
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !json;
