@@ -73,7 +73,8 @@ function openSocket(host: string, port: number): Promise<Socket> {
 
 function handshake(socket: Socket, servername: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const tls = tlsConnect({ socket, servername: isIP(servername) ? undefined : servername });
+    // host (not only servername, which must not be an IP) is what the certificate is checked against.
+    const tls = tlsConnect({ socket, host: servername, servername: isIP(servername) ? undefined : servername });
     tls.once('secureConnect', () => {
       const cert = tls.getPeerCertificate();
       resolve(`TLS ${tls.getProtocol() ?? ''} handshake ok; certificate for ${cert.subject?.CN ?? servername} valid until ${cert.valid_to}`);

@@ -2,7 +2,11 @@
  * `config show` and `config check` through the built CLI: precedence as a user sees it, config-file errors,
  * and check's verdicts against a live server, an expired token and a closed port.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -70,6 +74,16 @@ describe('config show', () => {
     expect(stdout).toMatch(/baseUrl\s+https:\/\/env\.example\.com\s+env MEMBERCTL_BASE_URL/);
     expect(stdout).toMatch(/batchSize\s+500\s+default/);
     expect(stdout).not.toContain(GOOD);
+  });
+
+  it('honours the global --no-color (and NO_COLOR) even when color is forced', async () => {
+    const colored = await runCli(['config', 'show'], isolatedEnv({ FORCE_COLOR: '1' }));
+    expect(colored.stdout).toContain('\u001b[');
+    for (const [args, extra] of [[['config', 'show', '--no-color'], {}], [['--no-color', 'config', 'show'], {}], [['config', 'show'], { NO_COLOR: '1' }]] as const) {
+      const plain = await runCli([...args], isolatedEnv({ FORCE_COLOR: '1', ...extra }));
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).not.toContain('\u001b[');
+    }
   });
 
   it('selects a profile with --profile (after the command too) or MEMBERCTL_PROFILE', async () => {
@@ -197,5 +211,37 @@ describe('config check', () => {
     const { code, stdout } = await runCli(['config', 'check', '--no-probe'], isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl }));
     expect(code).toBe(5);
     expect(stdout).toContain('FAIL  no token at all');
+  });
+});
+
+describe('config check over TLS', () => {
+  const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
+
+  it.skipIf(!hasOpenssl)('fails with exit 4 on an untrusted certificate, and passes once the CA is trusted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"name":"ValidationError","message":"empty"}'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const untrusted = await runCli(['config', 'check', '--base-url', url], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+      expect(untrusted.stdout).toContain('ok    TCP connection to 127.0.0.1');
+      expect(untrusted.stdout).toMatch(/FAIL  TLS handshake with 127\.0\.0\.1 failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\)/);
+      expect(untrusted.code).toBe(4);
+
+      const trusted = await runCli(['config', 'check', '--base-url', url], isolatedEnv({ MEMBERCTL_TOKEN: GOOD, NODE_EXTRA_CA_CERTS: cert }));
+      expect(trusted.stdout).toMatch(/ok    TLS TLSv1\.[23] handshake ok; certificate for 127\.0\.0\.1 valid until/);
+      expect(trusted.stdout).toContain('member token accepted by the import endpoint (HTTP 400');
+      expect(trusted.code).toBe(0);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 });
