@@ -2,6 +2,7 @@
  * The local half of the pipeline, in one place: open the input, resolve its columns once, and turn every
  * record into a candidate, in input order. validate reports these; import sends the valid ones.
  */
+import { openRecordSource } from '../io/open-source.js';
 import type { RecordSource, SourceOptions } from '../io/source.js';
 import type { Candidate } from './candidate.js';
 import { createRecordMapper, loadMappingFile } from './mapping/index.js';
@@ -30,8 +31,6 @@ export interface CandidateStream {
 export async function readCandidates(options: CandidateOptions): Promise<CandidateStream> {
   // the mapping file is checked first: a typo in it should not wait for a large file to open
   const mapping = options.mapFile ? await loadMappingFile(options.mapFile) : undefined;
-  // TEMPORARY until src/io/open-source.ts lands: a dynamic import keeps the CLI loadable meanwhile
-  const { openRecordSource } = await import('../io/open-source.js');
   const source = await openRecordSource(options);
   let mapper;
   try {

@@ -99,6 +99,9 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
     if (failed) throw failed.reason;
   }
   events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
+  if (rows === 0) {
+    events.onWarning?.(`${source.file}${source.format === 'csv' ? ' line 1: a header and no records' : ': no records'}: nothing to validate`);
+  }
   return {
     file: source.file,
     format: source.format,

@@ -263,6 +263,10 @@ describe('reader errors', () => {
     const mapper = createRecordMapper('csv', required, { file: FILE });
     const c = mapper.toCandidate({ record: 3, line: 7, raw: 'a,b,c,d', error: { message: 'row has 4 cells, the header has 3', hint: 'quote cells that contain a comma' } });
     expect(c).toMatchObject({ record: 3, line: 7, valid: false, raw: 'a,b,c,d' });
-    expect(issuesOf(c)).toEqual(['row has 4 cells, the header has 3 (quote cells that contain a comma)']);
+    expect(c.memberId).toBeUndefined();
+    expect(issuesOf(c)).toEqual(['row has 4 cells, the header has 3 — quote cells that contain a comma']);
+    // cells the reader could split still give the memberId
+    const cells = mapper.toCandidate({ record: 4, line: 8, raw: [' m-4 ', 'y', 'x', 'surplus'], error: { message: 'too many cells' } });
+    expect(cells.memberId).toBe('m-4');
   });
 });

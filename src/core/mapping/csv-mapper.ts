@@ -30,6 +30,8 @@ export interface CsvMapper {
   columns: ResolvedColumn[];
   warnings: string[];
   toCandidate(source: SourceRecord): Candidate;
+  /** The memberId cell of a row, even one the reader could not take whole (too many cells, bad bytes). */
+  memberIdOf(cells: readonly unknown[]): string | undefined;
 }
 
 export function buildCsvMapper(headers: readonly string[], options: CsvMapperOptions): CsvMapper {
@@ -73,7 +75,13 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     return { record, line, memberId, raw: cells, valid: false, issues };
   }
 
-  return { columns, warnings, toCandidate };
+  const idColumn = plans.find((plan) => plan.path === 'memberId')?.index;
+  function memberIdOf(cells: readonly unknown[]): string | undefined {
+    const cell = idColumn === undefined ? undefined : cells[idColumn];
+    return typeof cell === 'string' && cell.trim() !== '' ? cell.trim() : undefined;
+  }
+
+  return { columns, warnings, toCandidate, memberIdOf };
 }
 
 /** A cell that could not be read leaves its field out; the schema's "required" for that field would only repeat it. */

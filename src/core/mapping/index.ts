@@ -20,10 +20,12 @@ export interface RecordMapper {
 
 export function createRecordMapper(format: InputFormat, headers: readonly string[] | undefined, options: CsvMapperOptions): RecordMapper {
   let map: (source: SourceRecord) => Candidate;
+  let memberIdOf: (raw: unknown) => string | undefined = () => undefined;
   let warnings: string[] = [];
   if (format === 'csv') {
     const csv = buildCsvMapper(headers ?? [], options);
     map = csv.toCandidate;
+    memberIdOf = (raw) => (Array.isArray(raw) ? csv.memberIdOf(raw) : undefined);
     warnings = csv.warnings;
   } else {
     for (const [flag, given] of [['--map', options.mapping], ['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken]] as const) {
@@ -40,8 +42,9 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
     warnings,
     toCandidate(source) {
       if (source.error) {
-        const message = source.error.hint ? `${source.error.message} (${source.error.hint})` : source.error.message;
-        return { record: source.record, line: source.line, raw: source.raw, valid: false, issues: [{ path: '', message, rule: 'unreadable record' }] };
+        const { record, line, raw } = source;
+        const message = source.error.hint ? `${source.error.message} — ${source.error.hint}` : source.error.message;
+        return { record, line, raw, memberId: memberIdOf(raw), valid: false, issues: [{ path: '', message, rule: 'unreadable record' }] };
       }
       return map(source);
     },

@@ -1,0 +1,85 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runValidate, type InvalidRecord } from '../../src/core/validate.js';
+import { readCandidates } from '../../src/core/read-candidates.js';
+import { UsageError } from '../../src/errors.js';
+
+let dir: string;
+beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'memberctl-validate-core-'))));
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+/** n rows; every third one has isActive "maybe", every fifth an email over 256 characters. */
+async function generated(n: number): Promise<string> {
+  const path = join(dir, `gen-${n}.csv`);
+  const lines = ['memberId,email,isActive,createdAt'];
+  for (let i = 1; i <= n; i++) {
+    const email = i % 5 === 0 ? `${'x'.repeat(260)}@example.com` : `m${i}@example.com`;
+    lines.push(`m-${i},${email},${i % 3 === 0 ? 'maybe' : 'yes'},2024-05-01`);
+  }
+  await writeFile(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+describe('runValidate', () => {
+  it('accounts for every record, streams each invalid one, keeps only a bounded sample and counts reasons', async () => {
+    const path = await generated(3000);
+    const seen: InvalidRecord[] = [];
+    const stats = await runValidate({ path, sampleSize: 5 }, { onInvalid: (invalid) => void seen.push(invalid) });
+    const invalid = [...Array(3000).keys()].map((i) => i + 1).filter((i) => i % 3 === 0 || i % 5 === 0).length;
+    expect(stats).toMatchObject({ file: path, format: 'csv', rows: 3000, valid: 3000 - invalid, invalid });
+    expect(seen).toHaveLength(invalid);
+    expect(seen.map((s) => s.record)).toEqual([...seen.map((s) => s.record)].sort((a, b) => a - b));
+    expect(stats.sample).toHaveLength(5);
+    expect(stats.sample[0]).toEqual({ record: 3, line: 4, memberId: 'm-3', issues: [{ path: 'isActive', message: 'expected true/false, yes/no, y/n or 1/0, got "maybe"', rule: 'not a boolean' }] });
+    expect(stats.reasons).toEqual([
+      { reason: 'isActive: not a boolean', count: 1000 },
+      { reason: 'email: longer than 256 characters', count: 600 },
+    ]);
+  });
+
+  it('--output holds the valid items in input order; --rejects the invalid ones', async () => {
+    const path = await generated(30);
+    const output = join(dir, 'items.ndjson');
+    const rejects = join(dir, 'rejects.ndjson');
+    const stats = await runValidate({ path, outputPath: output, rejectsPath: rejects });
+    const items = (await readFile(output, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(items.map((i) => i.memberId)).toEqual(['m-1', 'm-2', 'm-4', 'm-7', 'm-8', 'm-11', 'm-13', 'm-14', 'm-16', 'm-17', 'm-19', 'm-22', 'm-23', 'm-26', 'm-28', 'm-29']);
+    expect(items[0]).toEqual({ memberId: 'm-1', email: 'm1@example.com', isActive: true, createdAt: '2024-05-01T00:00:00.000Z' });
+    const rejected = (await readFile(rejects, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rejected).toHaveLength(stats.invalid);
+    expect(rejected[0]).toEqual({
+      record: 3, line: 4, memberId: 'm-3', stage: 'invalid', reason: 'isActive: expected true/false, yes/no, y/n or 1/0, got "maybe"',
+      input: { memberId: 'm-3', email: 'm3@example.com', isActive: 'maybe', createdAt: '2024-05-01' },
+    });
+    expect(stats.output).toEqual({ path: output, items: 16 });
+    expect(stats.rejects).toEqual({ path: rejects, format: 'ndjson', records: 14 });
+  });
+
+  it('--limit reads only the first N records', async () => {
+    const path = await generated(100);
+    const stats = await runValidate({ path, limit: 7 });
+    expect(stats.rows).toBe(7);
+    const stream = await readCandidates({ path, limit: 2 });
+    const records: number[] = [];
+    for await (const c of stream.candidates) records.push(c.record);
+    expect(records).toEqual([1, 2]);
+  });
+
+  it('refuses a CSV rejects file for NDJSON input before reading', async () => {
+    const path = join(dir, 'a.ndjson');
+    await writeFile(path, '{"memberId":"a","isActive":true,"createdAt":"2024-05-01T00:00:00Z"}\n');
+    await expect(runValidate({ path, rejectsPath: join(dir, 'r.csv') })).rejects.toBeInstanceOf(UsageError);
+    expect((await runValidate({ path })).valid).toBe(1);
+  });
+
+  it('reports warnings for ignored columns and unused mapping rules', async () => {
+    const path = join(dir, 'extra.csv');
+    await writeFile(path, 'memberId,isActive,createdAt,Shoe Size\nm-1,y,2024-05-01,44\n');
+    const warnings: string[] = [];
+    const stats = await runValidate({ path, ignoreUnknownColumns: true }, { onWarning: (w) => void warnings.push(w) });
+    expect(stats.valid).toBe(1);
+    expect(warnings).toEqual([`${path}: ignoring unknown column "Shoe Size" (column 4)`]);
+  });
+});
