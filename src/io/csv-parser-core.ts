@@ -39,6 +39,8 @@ export function createCsvCore(options: CsvCoreOptions): CsvCore {
     // rows of another length are reported by our reader, per record, instead of stopping the file
     relax_column_count: true,
     skip_empty_lines: true,
+    // every line end, even mixed in one file (an export appended to by another tool); CRLF is tried before CR
+    record_delimiter: ['\r\n', '\n', '\r'],
     max_record_size: options.maxRecordSize,
   }) as unknown as ParserInternals;
   const api = parser.api;

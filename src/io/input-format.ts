@@ -30,7 +30,10 @@ export function formatFromName(path: string): NameInfo {
 
 /** The format told by the first non-blank byte of the (decompressed) content; undefined when there is none. */
 export function sniffFormat(head: Buffer): InputFormat | undefined {
-  let i = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  const bom = [0xef, 0xbb, 0xbf];
+  let i = 0;
+  while (i < 3 && i < head.length && head[i] === bom[i]) i++;
+  if (i > 0 && i < 3) return i === head.length ? undefined : 'csv'; // a BOM cut short by the chunk: read on
   for (; i < head.length; i++) {
     const c = head[i]!;
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;

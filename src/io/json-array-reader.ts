@@ -13,6 +13,8 @@ import type { SourceRecord } from './source.js';
 /** Before "["; expecting an element (or "]"); inside an element; after "]". */
 const Phase = { Start: 0, Value: 1, Element: 2, Done: 3 } as const;
 
+const BOM = [0xef, 0xbb, 0xbf];
+
 const NOT_ARRAY_HINT = 'A .json file holds one array of members: [{"memberId": ...}, ...]. One object per line is NDJSON: name it .ndjson or pass --format ndjson.';
 
 export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGenerator<SourceRecord> {
@@ -28,7 +30,9 @@ export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGene
   let depth = 0;
   let inString = false;
   let escaped = false;
-  let atFileStart = true;
+  /** Bytes before the current chunk: a BOM is skipped only at the very start. */
+  let consumed = 0;
+  let failure: InputError | undefined;
 
   const ready: SourceRecord[] = [];
   function finishElement(): void {
@@ -51,8 +55,6 @@ export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGene
   try {
     for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) {
       let i = 0;
-      if (atFileStart && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
-      atFileStart = false;
       let elementFrom = phase === Phase.Element ? 0 : -1;
       for (; i < chunk.length; i++) {
         const c = chunk[i]!;
@@ -97,18 +99,25 @@ export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGene
             i--; // scan this byte again, as the element's first
           }
         } else if (phase === Phase.Start) {
-          if (c !== 0x5b) throw notAnArray(file, line, c);
+          if (consumed + i < 3 && c === BOM[consumed + i]) continue;
+          if (c !== 0x5b) {
+            failure = notAnArray(file, line, c);
+            break;
+          }
           phase = Phase.Value;
         } else {
-          throw new InputError(`${file} line ${line}: unexpected content after the end of the array`, {
+          failure = new InputError(`${file} line ${line}: unexpected content after the end of the array`, {
             code: 'input-json', file, line,
             hint: 'A .json file holds exactly one array; for one object per line use .ndjson or --format ndjson.',
           });
+          break;
         }
       }
+      consumed += chunk.length;
       if (phase === Phase.Element) keep(elementFrom <= 0 ? chunk : chunk.subarray(elementFrom));
       for (let k = 0; k < ready.length; k++) yield ready[k]!;
       ready.length = 0;
+      if (failure) throw failure;
     }
     if (phase === Phase.Start) {
       throw new InputError(`${file} is empty: no JSON array`, { code: 'input-empty', file, line: 1, hint: NOT_ARRAY_HINT });

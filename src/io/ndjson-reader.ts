@@ -13,7 +13,6 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
   let parts: Buffer[] = [];
   let size = 0;
   let oversize = false;
-  let atFileStart = true;
   const ready: SourceRecord[] = [];
 
   /** Ends the current line; `whole` is the line itself when it lies in one chunk (the usual case, no copy). */
@@ -21,7 +20,7 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
     line++;
     if (oversize) ready.push(oversizeRecord(++record, line, 'the line'));
     else if (whole !== undefined || size > 0) {
-      const bytes = trimmed(whole ?? joinParts(parts));
+      const bytes = trimmed(whole ?? joinParts(parts), line === 1);
       if (bytes.length > 0) ready.push(parseJsonRecord(++record, line, bytes));
     }
     if (size > 0 || oversize) {
@@ -42,8 +41,6 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
   try {
     for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) {
       let from = 0;
-      if (atFileStart && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) from = 3;
-      atFileStart = false;
       for (let nl = chunk.indexOf(0x0a, from); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
         if (size === 0 && !oversize && nl - from <= MAX_RECORD_BYTES) finishLine(chunk.subarray(from, nl));
         else {
@@ -63,9 +60,9 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
   }
 }
 
-/** Without surrounding spaces, tabs and the \r of a CRLF line end. */
-function trimmed(bytes: Buffer): Buffer {
-  let start = 0;
+/** Without surrounding spaces, tabs and the \r of a CRLF line end (and a BOM on the first line). */
+function trimmed(bytes: Buffer, firstLine: boolean): Buffer {
+  let start = firstLine && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let end = bytes.length;
   while (start < end && isSpace(bytes[start]!)) start++;
   while (end > start && isSpace(bytes[end - 1]!)) end--;

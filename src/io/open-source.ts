@@ -64,7 +64,7 @@ async function sniffContent(bytes: InputBytes): Promise<InputFormat | undefined>
   let format: InputFormat | undefined;
   for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) {
     seen.push(chunk);
-    format = sniffFormat(seen.length === 1 ? chunk : Buffer.concat(seen.slice(-2)));
+    format = sniffFormat(seen.length <= 3 ? Buffer.concat(seen) : chunk); // a BOM may come in 1-byte chunks
     if (format !== undefined) break;
   }
   for (let i = seen.length - 1; i >= 0; i--) bytes.unshift(seen[i]!);
