@@ -106,9 +106,12 @@ describe('precedence: flag > env > profile > default', () => {
   });
 
   it('rejects bad values from the environment and flags, naming where they came from', () => {
-    expect(() => resolveSettings({ env: { MEMBERCTL_BATCH_SIZE: 'lots' } })).toThrow('MEMBERCTL_BATCH_SIZE="lots" is not a whole number');
+    expect(() => resolveSettings({ env: { MEMBERCTL_BATCH_SIZE: 'lots' } })).toThrow('MEMBERCTL_BATCH_SIZE "lots" is not a whole number');
     expect(() => resolveSettings({ env: { MEMBERCTL_CONCURRENCY: '0' } })).toThrow(/MEMBERCTL_CONCURRENCY 0/);
     expect(() => resolveSettings({ env: {}, flags: { concurrency: 1000 } })).toThrow(/--concurrency 1000/);
+    // commands may hand flags over as typed text
+    expect(() => resolveSettings({ env: {}, flags: { batchSize: 'ten' as unknown as number } })).toThrow('--batch-size "ten" is not a whole number');
+    expect(resolveSettings({ env: {}, flags: { batchSize: '25' as unknown as number } }).values.batchSize.value).toBe(25);
   });
 
   it('describes provenance for humans', () => {

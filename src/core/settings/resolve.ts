@@ -117,7 +117,10 @@ function selectProfile(input: SettingsInput): Setting<string> | undefined {
 
 function resolveOne(key: SettingKey, flag: unknown, env: NodeJS.ProcessEnv, profile: string | undefined, fromProfile: unknown): Setting<unknown> {
   const spec = SETTING_SPECS[key];
-  if (flag !== undefined) return { value: checked(key, flag, spec.flag), source: { kind: 'flag', flag: spec.flag } };
+  if (flag !== undefined) {
+    const value = typeof flag === 'string' ? fromText(key, flag.trim(), spec.flag) : flag;
+    return { value: checked(key, value, spec.flag), source: { kind: 'flag', flag: spec.flag } };
+  }
   const text = spec.env ? env[spec.env] : undefined;
   if (spec.env && text !== undefined && text.trim() !== '') {
     return { value: checked(key, fromText(key, text.trim(), spec.env), spec.env), source: { kind: 'env', variable: spec.env } };
@@ -130,7 +133,7 @@ function resolveOne(key: SettingKey, flag: unknown, env: NodeJS.ProcessEnv, prof
 function fromText(key: SettingKey, text: string, variable: string): unknown {
   const kind = SETTING_SPECS[key].kind;
   if (kind === 'int') {
-    if (!/^\d+$/.test(text)) throw new UsageError(`${variable}="${text}" is not a whole number`, { code: 'bad-setting' });
+    if (!/^\d+$/.test(text)) throw new UsageError(`${variable} "${text}" is not a whole number`, { code: 'bad-setting' });
     return Number(text);
   }
   return text;
