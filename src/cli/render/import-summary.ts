@@ -96,7 +96,12 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   }
   const refused = summary.invalid + summary.skipped.length + summary.rejected;
   if (refused > 0) {
-    const hint = context.rejectsPath ? ` Fix them in ${context.rejectsPath} and import that file as it is.` : ' Add --rejects fix-me.csv (or .ndjson) to get them in a file to fix and feed back.';
+    const path = context.rejectsPath;
+    const hint = !path
+      ? ' Add --rejects fix-me.csv (or .ndjson) to get them in a file to fix and feed back.'
+      : path.toLowerCase().endsWith('.csv')
+        ? ` Fix them in ${path} and import that file as it is.`
+        : ` Their inputs are in ${path}: jq -c .input ${path} > fixed.ndjson, fix, and import fixed.ndjson.`;
     return color.yellow(`Done, ${n(refused)} records not imported (invalid, skipped or rejected).${hint}`);
   }
   return color.green('Done: every record imported or updated.');

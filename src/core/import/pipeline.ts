@@ -111,7 +111,8 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       if (options.limit !== undefined && tally.rows >= options.limit) break;
     }
   } catch (error) {
-    stop.fatal(error);
+    // a source closed because the run is stopping may end its pending read with an error: that is the stop
+    if (!stop.stopping) stop.fatal(error);
   } finally {
     // A pending next() on an async generator would make return() wait for it; don't block the stop on stdin.
     if (!exhausted) void Promise.resolve(iterator.return?.()).catch(() => undefined);

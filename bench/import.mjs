@@ -1,0 +1,88 @@
+// Import throughput, as issue 4 asks: on one CSV, validate's rate (the local floor), import's rate against a
+// sandbox in its own process, import's rate with 20 ms of server latency, and a naive script's rate (whole file in
+// memory, sequential 100-item batches), with peak RSS. Usage: node bench/import.mjs [ROWS=1000000] [FILE.csv]
+// Exports runImportBench() for bench/run.mjs.
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'bin', 'memberctl.js');
+
+/** A realistic members CSV: 11 columns, a few hundred bytes per row. */
+export async function writeMembersCsv(path, rows) {
+  const out = createWriteStream(path);
+  const write = (text) => (out.write(text) ? undefined : once(out, 'drain'));
+  await write('memberId,email,firstName,lastName,phone,birthdate,isActive,createdAt,address.city,address.countryCode,metadata.tier\n');
+  const cities = ['Stockholm', 'Oslo', 'København', 'Helsinki', 'Göteborg'];
+  for (let r = 1; r <= rows; r++) {
+    const wait = write(
+      `M${String(r).padStart(9, '0')},member${r}@example.com,Anna${r % 977},Svensson${r % 331},+46 70 ${String(r % 10_000_000).padStart(7, '0')},19${50 + (r % 50)}-0${1 + (r % 9)}-1${r % 10},${r % 7 === 0 ? 'false' : 'true'},2024-01-05T09:00:00Z,${cities[r % 5]},SE,${['gold', 'silver', 'bronze'][r % 3]}\n`,
+    );
+    if (wait) await wait;
+  }
+  out.end();
+  await once(out, 'close');
+}
+
+/** Runs a command under /usr/bin/time: wall ms and peak RSS in MB. */
+function measure(args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', process.execPath, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      const rss = Number(/MAXRSS_KB=(\d+)/.exec(stderr)?.[1] ?? 0) / 1024;
+      resolve({ code, ms, rssMb: Math.round(rss), stdout, stderr });
+    });
+  });
+}
+
+async function startSandbox(latency) {
+  const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0', '--json', '--latency', String(latency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await once(child.stdout, 'data');
+  const { url, memberToken } = JSON.parse(String(line).split('\n')[0]);
+  return { url, token: memberToken, stop: () => child.kill('SIGTERM') };
+}
+
+export async function runImportBench({ rows = 1_000_000, file } = {}) {
+  if (!file) {
+    file = join(mkdtempSync(join(tmpdir(), 'memberctl-bench-')), `members-${rows}.csv`);
+    if (!existsSync(file)) await writeMembersCsv(file, rows);
+  }
+  const rate = (result) => Math.round((rows * 1000) / result.ms);
+  const results = {};
+  results.validate = await measure([cli, 'validate', file, '--json']);
+  for (const [name, latency] of [['import', 0], ['import-20ms', 20], ['naive', 0], ['naive-20ms', 20]]) {
+    const server = await startSandbox(latency);
+    try {
+      results[name] = name.startsWith('naive')
+        ? await measure([join(root, 'bench', 'naive-import.mjs'), file, server.url, server.token])
+        : await measure([cli, 'import', file, '--base-url', server.url, '--json'], { MEMBERCTL_TOKEN: server.token });
+    } finally {
+      server.stop();
+    }
+    if (results[name].code !== 0) console.error(`${name} exited ${results[name].code}: ${results[name].stderr.slice(-500)}`);
+  }
+  const line = (name) => `${name.padEnd(12)} ${String(rate(results[name])).padStart(8)} rows/s  ${String(Math.round(results[name].ms)).padStart(7)} ms  peak RSS ${results[name].rssMb} MB`;
+  console.log(`import benchmark, ${rows} CSV rows (${file})`);
+  for (const name of Object.keys(results)) console.log(line(name));
+  const ratio = (a, b) => (rate(results[a]) / rate(results[b])).toFixed(2);
+  console.log(`import / validate            ${ratio('import', 'validate')}  (target ≥ 0.80)`);
+  console.log(`import 20 ms / import 0 ms   ${ratio('import-20ms', 'import')}  (target ≥ 0.90)`);
+  console.log(`import / naive               ${ratio('import', 'naive')}  (target ≥ 1.5)`);
+  console.log(`import 20 ms / naive 20 ms   ${ratio('import-20ms', 'naive-20ms')}  (target ≥ 8)`);
+  return results;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await runImportBench({ rows: Number(process.argv[2] ?? 1_000_000), file: process.argv[3] });
+}
