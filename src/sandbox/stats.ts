@@ -33,6 +33,8 @@ export interface SandboxStats {
   members: number;
   erasedMembers: number;
   subscriptions: number;
+  /** The sandbox process's resident memory, for the million-member check. */
+  rssBytes: number;
 }
 
 const LOG_LIMIT = 10_000;
@@ -89,7 +91,7 @@ export class StatsCollector {
   }
 
   snapshot(store: { members: number; erasedMembers: number; subscriptions: number }): SandboxStats {
-    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ...store };
+    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ...store, rssBytes: process.memoryUsage.rss() };
   }
 
   recent(limit = 1000): RequestLogEntry[] {
