@@ -13,11 +13,23 @@ beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'memberctl-validate-')
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 describe('memberctl validate', () => {
-  it('all valid: exit 0 and a one-line summary', async () => {
-    const r = await validate('fixtures/members.csv');
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^fixtures\/members\.csv: \d+ records, \d+ valid \(csv, /m);
+  it('all valid, in every format: exit 0, a one-line summary, and the same items whatever the format', async () => {
+    const items: Record<string, unknown[]> = {};
+    for (const file of ['members.csv', 'members.csv.gz', 'members.json', 'members.ndjson']) {
+      const out = join(dir, `${file}.items.ndjson`);
+      const r = await validate(`fixtures/${file}`, '--output', out);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^fixtures/${file.replaceAll('.', '\\.')}: (\\d+) records, \\1 valid \\((csv|json|ndjson), `));
+      items[file] = (await readFile(out, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    }
+    // a CSV date is sent as written or, when plain, as midnight UTC: compare instants, not spellings
+    const instants = (list: unknown[]) =>
+      JSON.parse(JSON.stringify(list, (key, value) => (key === 'birthdate' || key === 'createdAt' ? Date.parse(value as string) : value)));
+    expect(items['members.csv.gz']).toEqual(items['members.csv']);
+    expect(items['members.ndjson']).toEqual(items['members.json']);
+    expect(instants(items['members.csv']!)).toEqual(instants(items['members.json']!));
+    expect(items['members.csv']!.length).toBeGreaterThan(5);
   });
 
   it('the CRM export validates with its mapping, and --output holds the exact items', async () => {
