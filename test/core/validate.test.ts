@@ -83,3 +83,28 @@ describe('runValidate', () => {
     expect(warnings).toEqual([`${path}: ignoring unknown column "Shoe Size" (column 4)`]);
   });
 });
+
+describe('runValidate, random CSV files (property)', () => {
+  it('every row written is one record, valid or invalid; --output holds exactly the valid ones', async () => {
+    const { default: fc } = await import('fast-check');
+    const { csvLine } = await import('../../src/io/csv-line.js');
+    const headers = ['memberId', 'email', 'isActive', 'createdAt', 'metadata.__proto__', 'customProperties.x'];
+    const cell = fc.oneof(fc.constantFrom('', 'yes', 'n', '2024-05-01', '2024-05-01T10:00:00Z', 'a,b', 'say "hi"', 'two\nlines'), fc.string({ maxLength: 20 }));
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(cell, { minLength: 6, maxLength: 6 }), { minLength: 1, maxLength: 40 }), async (rows) => {
+        // a row whose cells are all empty is a blank line, which readers skip: keep one cell non-empty
+        const data = rows.map((cells) => (cells.every((c) => c.trim() === '') ? ['m', ...cells.slice(1)] : cells));
+        const path = join(dir, `prop-${run}.csv`);
+        const output = join(dir, `prop-${run++}.ndjson`);
+        await writeFile(path, [headers, ...data].map((cells) => csvLine(cells, ',')).join('\n') + '\n');
+        const stats = await runValidate({ path, outputPath: output });
+        expect(stats.rows).toBe(data.length);
+        expect(stats.valid + stats.invalid).toBe(stats.rows);
+        const written = (await readFile(output, 'utf8')).split('\n').filter(Boolean);
+        expect(written).toHaveLength(stats.valid);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
