@@ -29,6 +29,11 @@ export function checkContentType(header: string | undefined, extra: string[] = [
   return { ok: true };
 }
 
+/** The client went away before its body was complete: nothing to answer. */
+export class ClientGoneError extends Error {
+  override name = 'ClientGoneError';
+}
+
 export type BodyResult = { kind: 'ok'; body: Buffer } | { kind: 'too-large'; bytes: number; drained: boolean };
 
 /**
@@ -58,18 +63,23 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
       cleanup();
       resolve(tooLarge ? { kind: 'too-large', bytes, drained: true } : { kind: 'ok', body: Buffer.concat(chunks, bytes) });
     };
-    const onError = (error: Error) => {
+    const onError = () => {
       cleanup();
-      reject(error);
+      reject(new ClientGoneError('the client closed the connection before its body was complete'));
+    };
+    const onClose = () => {
+      if (!req.complete) onError();
     };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

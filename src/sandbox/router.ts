@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestRecord, RouteHandler, SandboxContext } from './context.js';
-import { sendError, sendProblem } from './http-util.js';
+import { ClientGoneError, sendError, sendProblem } from './http-util.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { DEPRECATED_ENDPOINTS, deprecatedHandler, gamesHandler } from './routes/deprecated.js';
 import { importMembers } from './routes/member-import.js';
@@ -31,7 +31,7 @@ const ROUTES: Route[] = [
 const isMemberArea = (path: string) => path.startsWith('/member/');
 
 function sendFailure(res: ServerResponse, path: string, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return void res.destroy();
+  if (res.headersSent || res.destroyed) return void res.destroy();
   if (isMemberArea(path)) sendError(res, status, message, null, headers);
   else sendProblem(res, status, message, path, {}, headers);
 }
@@ -74,6 +74,7 @@ export function createRequestHandler(ctx: SandboxContext) {
       if (!params) return sendFailure(res, path, 400, 'The path holds an invalid percent-encoding.');
       await route.handler(req, res, ctx, record, params);
     } catch (error) {
+      if (error instanceof ClientGoneError || res.destroyed) return void res.destroy();
       ctx.log(`unexpected error on ${method} ${path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       record.fault ??= 'unexpected error';
       sendFailure(res, path, 500, 'Internal error in the sandbox; the request may not have been applied.');

@@ -173,3 +173,22 @@ describe('unexpected failure', () => {
     expect((await importBatch(sandbox, [member('a')])).status).toBe(200);
   });
 });
+
+describe('a client that goes away mid-body', () => {
+  it('is logged as dropped, nothing applied, no error logged, and the sandbox keeps serving', async () => {
+    const { connect } = await import('node:net');
+    const lines: string[] = [];
+    await fx.stop();
+    const sandbox = await fx.start({ log: (line) => lines.push(line) });
+    const socket = connect(sandbox.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST ${IMPORT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sandbox.memberToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{"memberId":`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    while (sandbox.stats().inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sandbox.stats().byEndpoint[`POST ${IMPORT}`]).toEqual({ dropped: 1 });
+    expect((await importBatch(sandbox, [member('a')])).status).toBe(200);
+    expect(sandbox.memberCount()).toBe(1);
+    expect(lines).toEqual([]);
+  });
+});

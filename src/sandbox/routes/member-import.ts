@@ -41,6 +41,7 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
   if (decision.kind === 'status') {
     record.fault = decision.reason;
     const headers: Record<string, string> = decision.retryAfter !== undefined ? { 'retry-after': String(decision.retryAfter) } : {};
+    if (decision.status === 401) headers['www-authenticate'] = 'Bearer error="invalid_token", error_description="scripted fault"';
     return sendError(res, decision.status, `${decision.reason}; the batch was not applied.`, null, headers);
   }
   let parsed: unknown;
