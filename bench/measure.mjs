@@ -1,0 +1,29 @@
+// Runs one case in its own Node process: wall time as seen from here, peak RSS as reported by the child itself.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const reporter = fileURLToPath(new URL('./report-rss.mjs', import.meta.url));
+
+/** @returns {Promise<{code: number|null, ms: number, rssMb: number, stdout: string, stderr: string}>} */
+export function measureNode(args, { env = {}, cwd } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', reporter, ...args], {
+      cwd,
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let report = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdio[3].on('data', (chunk) => (report += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      const maxRssKb = Number(/"maxRssKb":(\d+)/.exec(report)?.[1] ?? NaN);
+      resolve({ code, ms, rssMb: Math.round(maxRssKb / 1024), stdout, stderr });
+    });
+  });
+}

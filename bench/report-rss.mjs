@@ -1,0 +1,11 @@
+// Preloaded into every measured child (node --import): at exit, the process's own peak RSS goes to fd 3,
+// a pipe the bench opens, so the child's stdout and stderr stay untouched. No /usr/bin/time needed.
+import { writeSync } from 'node:fs';
+
+process.on('exit', () => {
+  try {
+    writeSync(3, `${JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS })}\n`);
+  } catch {
+    // not started by the bench: nothing to report to
+  }
+});
