@@ -39,15 +39,18 @@ export function oversizeRecord(record: number, line: number, what: string): Sour
   };
 }
 
-/** JSON.parse's message, with the line of the error when the record spans lines ("at position 57" alone helps nobody). */
+/** JSON.parse's message, saying where in the record (or on which line) the error is, without repeating the record. */
 function jsonError(text: string, line: number, message: string): { message: string; hint: string } {
   const position = /at position (\d+)/.exec(message);
   let where = '';
   if (position) {
     const before = text.slice(0, Number(position[1]));
     const errorLine = line + (before.match(/\n/g)?.length ?? 0);
-    if (errorLine !== line) where = ` (line ${errorLine})`;
+    where = errorLine !== line ? `line ${errorLine}` : `character ${before.length + 1} of the record`;
   }
-  const shortMessage = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/, "(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON/, ' (not valid JSON)');
-  return { message: `not valid JSON${where}: ${shortMessage}`, hint: 'property names and strings take double quotes; no trailing commas' };
+  const shortMessage = message
+    .replace(/\s*(?:in JSON )?at position \d+/, '')
+    .replace(/\s*\(line \d+ column \d+\)/, '')
+    .replace(/, ".*" is not valid JSON$/s, '');
+  return { message: `not valid JSON${where ? ` (${where})` : ''}: ${shortMessage}`, hint: 'property names and strings take double quotes; no trailing commas' };
 }

@@ -29,7 +29,7 @@ describe('JSON array reader', () => {
     expect(summary(records)).toEqual([
       [1, 2, { memberId: 'a' }],
       [2, 3, 'error', expect.stringMatching(/^not valid JSON \(line 4\): /)],
-      [3, 5, 'error', expect.stringMatching(/^not valid JSON: /)],
+      [3, 5, 'error', 'not valid JSON (character 2 of the record): Expected property name or \'}\''],
       [4, 6, 'error', 'an empty element (two commas in a row)'],
       [5, 7, { memberId: 'd' }],
     ]);
