@@ -27,6 +27,7 @@ function body(start) {
   return JSON.stringify(items);
 }
 
+const startCpuMs = (await (await request(`${info.url}/_sandbox/stats`, { dispatcher: agent })).body.json()).cpuMs;
 let next = 0;
 let done = 0;
 const slices = [];
@@ -53,8 +54,10 @@ async function worker() {
 await Promise.all(Array.from({ length: concurrency }, worker));
 const seconds = (performance.now() - started) / 1000;
 const stats = await (await request(`${info.url}/_sandbox/stats`, { dispatcher: agent })).body.json();
+const cpuPerRowUs = (stats.cpuMs - startCpuMs) * 1000 / total;
 console.log(`sandbox: ${total} members in ${seconds.toFixed(1)} s = ${Math.round(total / seconds)} rows/s (client generation included)`);
 console.log(`rows/s per 10% slice: ${slices.join(' ')}`);
+console.log(`sandbox CPU: ${cpuPerRowUs.toFixed(1)} µs per row = ${Math.round(1e6 / cpuPerRowUs)} rows/s per core (independent of machine load)`);
 console.log(`store: ${stats.members} members, sandbox RSS ${Math.round(stats.rssBytes / 1048576)} MB`);
 const closed = new Promise((resolve) => child.on('close', resolve));
 const stopAt = performance.now();

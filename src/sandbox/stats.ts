@@ -35,9 +35,16 @@ export interface SandboxStats {
   subscriptions: number;
   /** The sandbox process's resident memory, for the million-member check. */
   rssBytes: number;
+  /** CPU time the sandbox process used (user + system): its cost per row, whatever else loads the machine. */
+  cpuMs: number;
 }
 
 const LOG_LIMIT = 10_000;
+
+function cpuMs(): number {
+  const usage = process.cpuUsage();
+  return Math.round((usage.user + usage.system) / 1000);
+}
 
 export class StatsCollector {
   private counters = this.fresh();
@@ -91,7 +98,7 @@ export class StatsCollector {
   }
 
   snapshot(store: { members: number; erasedMembers: number; subscriptions: number }): SandboxStats {
-    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ...store, rssBytes: process.memoryUsage.rss() };
+    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ...store, rssBytes: process.memoryUsage.rss(), cpuMs: cpuMs() };
   }
 
   recent(limit = 1000): RequestLogEntry[] {
