@@ -66,8 +66,8 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
     await Promise.allSettled([stream.close(), output?.close()]);
     throw error;
   }
-  events.onStart?.({ file: source.file, format: source.format, totalBytes: source.totalBytes });
   for (const warning of stream.warnings) events.onWarning?.(warning);
+  events.onStart?.({ file: source.file, format: source.format, totalBytes: source.totalBytes });
 
   const sampleSize = options.sampleSize ?? 20;
   const sample: InvalidRecord[] = [];

@@ -7,6 +7,7 @@ import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { ValidateJsonStream } from '../render/validate-json.js';
 import { renderValidateSummary } from '../render/validate-table.js';
+import { createValidateProgress } from '../render/validate-progress.js';
 
 interface ValidateFlags extends InputFlags {
   json?: boolean;
@@ -37,10 +38,13 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
     const output = createOutput();
     const show = Number(flags.show);
     const json = flags.json ? new ValidateJsonStream() : undefined;
+    const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
     const events: ValidateEvents = {
-      onWarning: (message) => output.warn(message),
-      onStart: json ? ({ file: name, format }) => json.start(name, format) : undefined,
+      // the only warning during the run comes at its end: the bar goes first, so it is not drawn through
+      onWarning: (message) => (progress?.stop(), output.warn(message)),
+      onStart: json ? ({ file: name, format }) => json.start(name, format) : progress?.onStart,
       onInvalid: json ? (invalid) => json.invalid(invalid) : undefined,
+      onProgress: progress?.onProgress,
     };
     const options = {
       ...inputOptionsFrom(file, flags),
@@ -52,6 +56,7 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
     try {
       stats = await runValidate(options, events);
     } catch (error) {
+      progress?.stop();
       // before the JSON object began, the entry point reports the error; after, close the object ourselves
       if (!json?.hasStarted) throw error;
       json.fail(error);
@@ -59,6 +64,7 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
       result.exitCode = isMemberctlError(error) ? error.exitCode : ExitCode.internal;
       return;
     }
+    progress?.stop();
     if (json) json.finish(stats);
     else renderValidateSummary(stats, output, stats.format === 'csv' ? 'csv' : 'ndjson');
     result.exitCode = stats.invalid > 0 ? ExitCode.partial : ExitCode.ok;

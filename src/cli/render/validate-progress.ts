@@ -1,0 +1,35 @@
+/**
+ * validate's progress bar on stderr, for large files on a terminal: bytes read of the file's size, records,
+ * rate and ETA. Never drawn when stderr is not a TTY or with --json (scripts read stdout; cron logs stay clean).
+ */
+import cliProgress from 'cli-progress';
+import type { ValidateEvents } from '../../core/validate.js';
+
+export interface ValidateProgress extends Pick<ValidateEvents, 'onStart' | 'onProgress'> {
+  stop(): void;
+}
+
+export function createValidateProgress(stream: NodeJS.WriteStream = process.stderr): ValidateProgress {
+  const started = performance.now();
+  let bar: cliProgress.SingleBar | undefined;
+  let knownSize = false;
+  const payload = (rows: number) => {
+    const seconds = (performance.now() - started) / 1000;
+    return { rows: rows.toLocaleString('en-US'), rate: seconds > 0.5 ? Math.round(rows / seconds).toLocaleString('en-US') : '…' };
+  };
+  return {
+    onStart({ totalBytes }) {
+      knownSize = totalBytes !== undefined && totalBytes > 0;
+      const format = knownSize ? '{bar} {percentage}% | {rows} records | {rate} rows/s | ETA {eta_formatted}' : '{rows} records | {rate} rows/s';
+      bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 }, cliProgress.Presets.shades_classic);
+      bar.start(knownSize ? totalBytes! : 1, 0, payload(0));
+    },
+    onProgress({ rows, bytesRead }) {
+      bar?.update(knownSize ? bytesRead : 0, payload(rows));
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
