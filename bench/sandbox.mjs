@@ -3,7 +3,7 @@
 // `memberctl sandbox` in its own process. Prints rows/s per 10% slice (flat = no slowdown as the store grows).
 // Usage: npx tsc -p . && node bench/sandbox.mjs [N] [--data]
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,7 +13,8 @@ const total = Number(process.argv[2] ?? 1_000_000);
 const batchSize = 500;
 const concurrency = 4;
 const args = ['bin/memberctl.js', 'sandbox', '--port', '0', '--json'];
-if (process.argv.includes('--data')) args.push('--data', join(mkdtempSync(join(tmpdir(), 'sbx-bench-')), 'store.ndjson'));
+const dataDir = process.argv.includes('--data') ? mkdtempSync(join(tmpdir(), 'sbx-bench-')) : undefined;
+if (dataDir) args.push('--data', join(dataDir, 'store.ndjson'));
 const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l))));
 const agent = new Agent({ connections: concurrency });
@@ -65,3 +66,4 @@ child.kill('SIGTERM');
 await closed;
 console.log(`shutdown (incl. --data flush if any): ${((performance.now() - stopAt) / 1000).toFixed(1)} s`);
 await agent.close();
+if (dataDir) rmSync(dataDir, { recursive: true, force: true });

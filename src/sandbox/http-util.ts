@@ -83,6 +83,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
   });
 }
 
+/** The body as text; a UTF-8 byte order mark is allowed (as .NET servers allow it) and dropped. */
+export function utf8Text(body: Buffer): string {
+  const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return body.toString('utf8', start);
+}
+
 /** Reads and throws away a body we will not use, so an early answer does not reset a client still sending. */
 export async function drainBody(req: IncomingMessage): Promise<boolean> {
   const result = await readBody(req, 0);

@@ -59,6 +59,11 @@ describe('content types', () => {
       expect(reply.json.name).toBe('UnsupportedMediaType');
     });
   }
+  it('a UTF-8 byte order mark before the JSON is accepted', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify([member('bom', { firstName: 'Åse' })]))]);
+    expect((await call(fx.sandbox.url, IMPORT, { method: 'POST', headers: { authorization: `Bearer ${fx.sandbox.memberToken}`, 'content-type': 'application/json' }, body })).status).toBe(200);
+    expect(fx.sandbox.getMember('bom')?.firstName).toBe('Åse');
+  });
   it('415 without a content type', async () => {
     const reply = await call(fx.sandbox.url, IMPORT, { method: 'POST', headers: { authorization: `Bearer ${fx.sandbox.memberToken}` }, body: '[]' });
     expect(reply.status).toBe(415);

@@ -6,7 +6,7 @@
  */
 import type { SkippedEntry } from '../../schemas/index.js';
 import { sleep, type RouteHandler } from '../context.js';
-import { checkContentType, drainBody, readBody, sendError, sendJson } from '../http-util.js';
+import { checkContentType, drainBody, readBody, utf8Text, sendError, sendJson } from '../http-util.js';
 import { ERASED_REASON } from '../store.js';
 import { authorizeMember } from '../tokens.js';
 import { validateImportBody } from '../validation.js';
@@ -46,7 +46,7 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.body.toString('utf8'));
+    parsed = JSON.parse(utf8Text(body.body));
   } catch (error) {
     return sendError(res, 400, `The request body is not valid JSON: ${(error as Error).message}.`, null);
   }

@@ -4,7 +4,7 @@
  */
 import { subscriptionRequestSchema } from '../../schemas/index.js';
 import { sleep, type RouteHandler } from '../context.js';
-import { checkContentType, drainBody, readBody, sendEmpty, sendProblem } from '../http-util.js';
+import { checkContentType, drainBody, readBody, utf8Text, sendEmpty, sendProblem } from '../http-util.js';
 import { authorizePush } from '../tokens.js';
 
 /** A subscription request is three short strings; nothing legitimate comes near this. */
@@ -45,7 +45,7 @@ export const subscribeDevice: RouteHandler = async (req, res, ctx, record, param
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.body.toString('utf8'));
+    parsed = JSON.parse(utf8Text(body.body));
   } catch (error) {
     return sendProblem(res, 400, `The request body is not valid JSON: ${(error as Error).message}.`, instance);
   }
