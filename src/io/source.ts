@@ -10,21 +10,29 @@ export interface SourceRecord {
   /** Physical line where the record starts (a CSV header is line 1, so the first CSV record is usually line 2). */
   line: number;
   /**
-   * CSV: the row's cells as strings, aligned with `RecordSource.headers`.
+   * CSV: the row's cells as strings, aligned with `RecordSource.headers`: exactly as many cells as headers
+   * (missing trailing cells are '', empty surplus cells are dropped); a row whose surplus cells hold data keeps
+   * them all and has `error`.
    * JSON / NDJSON: the parsed value (normally an object).
-   * When `error` is set: the raw text that could not be parsed (for rejects files).
+   * When `error` is set on a JSON / NDJSON record: the raw text that could not be parsed (for rejects files).
    */
   raw: unknown;
-  /** Set when this record could not be parsed; it then counts as invalid, and the reader goes on. */
+  /**
+   * Set when this record could not be read (not valid JSON, invalid UTF-8, surplus CSV cells, over 16 MB);
+   * it then counts as invalid, and the reader goes on. The message does not repeat the file or record line.
+   */
   error?: { message: string; hint?: string };
 }
 
 export interface SourceOptions {
   /** A path, or '-' for standard input. */
   path: string;
-  /** Required for '-' unless the content can be sniffed; otherwise taken from the extension (.csv, .json, .ndjson, .jsonl, each optionally .gz). */
+  /**
+   * Overrides the name. Otherwise taken from the extension (.csv .tsv .json .ndjson .jsonl, each optionally .gz),
+   * and for '-' or an unknown extension sniffed from the first non-blank byte: [ json, { ndjson, else csv.
+   */
   format?: InputFormat;
-  /** CSV delimiter override; otherwise detected from the header line among , ; tab | */
+  /** CSV delimiter override (one character, or "tab"); otherwise the most frequent of , ; tab | in the header line. */
   delimiter?: string;
   /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
   stdin?: NodeJS.ReadableStream;
@@ -42,6 +50,9 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   bytesRead(): number;
   /** Size of the file in bytes, when known (not for stdin). */
   readonly totalBytes?: number;
-  /** Stop reading early and release the file (e.g. --limit, Ctrl-C). Safe to call twice. */
+  /**
+   * Stop reading early and release the file (e.g. --limit, Ctrl-C). Safe to call twice. Breaking out of a
+   * for-await loop over the source releases the file too.
+   */
   close(): Promise<void>;
 }
