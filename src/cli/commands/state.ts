@@ -79,6 +79,14 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
         result.exitCode = ExitCode.ok;
       }),
   );
-  for (const sub of state.commands) sub.exitOverride();
+  const examples: Record<string, string> = {
+    show: `  $ memberctl state show --state members.state              members known and the last update
+  $ memberctl state show M-1042 --state members.state --json    one member's item hash, for a script`,
+    forget: `  $ memberctl state forget M-1042 --state members.state     send this member next time, changed or not
+  $ memberctl state forget M-1042 --state members.state --json`,
+    reset: `  $ memberctl state reset --state members.state             send every member next time
+  $ memberctl state reset --state members.state && memberctl import members.csv --changed-only --state members.state`,
+  };
+  for (const sub of state.commands) sub.exitOverride().addHelpText('after', `\nExamples:\n${examples[sub.name()] ?? ''}`);
   return state;
 }
