@@ -56,7 +56,7 @@ export function importStateJson(session: ImportStateSession, journalKept: boolea
   if (session.resumedRecords > 0) extra.resumedRecords = session.resumedRecords;
   if (session.shard) extra.shard = session.shard;
   if (session.shard) extra.otherShards = session.counters.otherShards;
-  if (session.journalPath) extra.journal = journalKept ? session.journalPath : null;
+  if (session.journalPath && journalKept) extra.journal = session.journalPath; // where --resume will look
   return extra;
 }
 

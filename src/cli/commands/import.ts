@@ -14,14 +14,16 @@ import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.j
 import { installStopSignals } from '../import-signals.js';
 import { resolveImportTarget, type ImportTarget } from '../import-target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
-import { createJsonLog, logFormatFromArgv } from '../log-format.js';
+import { openImportState, type ImportStateSession } from '../../core/import-state/index.js';
+import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateNotes, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
+import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-format.js';
 import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { createImportProgress, type ImportProgress } from '../progress.js';
 import { importJson, renderImportSummary } from '../render/import-summary.js';
 import { loadCommandSettings } from '../settings-flags.js';
 
-interface ImportFlags extends InputFlags {
+interface ImportFlags extends InputFlags, ImportStateFlags {
   baseUrl?: string;
   tokenFile?: string;
   allowInsecureHttp?: boolean;
@@ -58,13 +60,13 @@ export function importCommand(result: CommandResult): Command {
     .option('--report <file>', 'also write the --json object to this file (mode 0600), e.g. for cron logs')
     .option('--json', 'print one JSON object on stdout: {rows, invalid, importedCount, updatedCount, skipped, rejected, failed, batches, requests, retries, durationMs}')
     .addOption(new Option('--quiet', 'no progress bar and no summary; warnings and errors only').conflicts('json'));
-  addInputOptions(command).addHelpText(
+  addInputOptions(addImportStateOptions(command)).addHelpText(
     'after',
     `
 Examples:
   $ memberctl import members.csv --sandbox                           try it locally first
   $ memberctl import members.csv --limit 100 --rejects fix-me.csv    a safe first try against production
-  $ MEMBERCTL_TOKEN=... memberctl import members.ndjson.gz --base-url https://api.example.com --report run.json
+  $ MEMBERCTL_TOKEN=... memberctl import members.ndjson.gz --base-url https://api.example.com --report run.json${IMPORT_STATE_EXAMPLES}
 
 Exit codes: 0 every record imported or updated; 3 some invalid, skipped or rejected, none failed;
             4 some not confirmed (safe to run again); 5 credentials refused; 2 usage error or unreadable input.`,
@@ -75,7 +77,7 @@ Exit codes: 0 every record imported or updated; 3 some invalid, skipped or rejec
 }
 
 async function runImportCommand(file: string, flags: ImportFlags, command: Command): Promise<ExitCodeValue> {
-  const output = createOutput();
+  let output = createOutput();
   const settings = loadCommandSettings(command, 'member');
   const logJson = logFormatFromArgv(process.argv) === 'json';
   let jsonLog = logJson ? createJsonLog({ context: { command: 'import' } }) : undefined;
@@ -90,6 +92,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   let rejects: RejectsWriter | undefined;
   let client: MemberApiClient | undefined;
   let progress: ImportProgress | undefined;
+  let durable: ImportStateSession | undefined;
   const signals = installStopSignals((count) => {
     const message =
       count === 1
@@ -102,11 +105,17 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   try {
     target = await resolveImportTarget(flags, settings);
     // from here on the log knows the token, to mask it should it ever appear in a message
-    if (logJson) jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token] });
+    if (logJson) {
+      jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token] });
+      output = jsonStderrOutput(output, jsonLog);
+    }
     const warn = (message: string) => (jsonLog ? jsonLog.log('warn', 'warning', { message }) : progress ? progress.log(`warning: ${message}`) : output.warn(message));
     for (const message of [...target.warnings, ...stream.warnings]) warn(message);
     if (flags.rejects) rejects = await openRejectsWriter(flags.rejects, { headers: stream.source.headers, delimiter: stream.source.delimiter });
     if (flags.report) await checkWritable(flags.report);
+    // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is exit 2)
+    const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));
+    durable = await openImportState(importStateOptionsFrom(file, flags), notice);
 
     const showProgress = output.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog;
     progress = showProgress ? createImportProgress() : undefined;
@@ -135,6 +144,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       abortSignal: signals.abort,
       graceMs,
       rejects,
+      hooks: durable.hooks,
       onEvent,
       bytesRead: () => stream.source.bytesRead(),
       totalBytes: stream.source.totalBytes,
@@ -142,11 +152,14 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     progress?.stop();
     await rejects?.close();
     rejects = undefined;
-    const report = importJson(summary);
+    const { journalKept } = await durable.finish(summary);
+    const withUnchanged = Boolean(flags.changedOnly);
+    const report = { ...importJson(summary, { withUnchanged }), ...importStateJson(durable, journalKept) };
     if (flags.report) await writeReport(flags.report, report);
     if (flags.json) output.out(JSON.stringify(report));
     else if (!flags.quiet) {
-      renderImportSummary(summary, { file: stream.source.file, target: target.description, rejectsPath: flags.rejects, reportPath: flags.report }, output);
+      renderImportSummary(summary, { file: stream.source.file, target: target.description, rejectsPath: flags.rejects, reportPath: flags.report, withUnchanged }, output);
+      for (const note of importStateNotes(durable, journalKept, summary.failed)) output.out(output.color.dim(note));
     }
     if (summary.stopReason === 'credentials') {
       // the summary is out; the error says why and what to check (never the token itself)
@@ -156,7 +169,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   } finally {
     signals.dispose();
     progress?.stop();
-    await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), target?.close()]);
+    await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), target?.close(), durable?.finish(undefined)]);
   }
 }
 

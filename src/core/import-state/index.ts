@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import type { Shard } from '../../state/shard.js';
 import { SyncState } from '../../state/sync-state.js';
 import { buildHooks, type HookCounters } from './hooks.js';
-import { openJournalSession, type JournalOptions } from './journal-session.js';
+import { openJournalSession, type JournalOptions, type JournalSession } from './journal-session.js';
 import type { ImportHooks, ImportSummary } from '../import/types.js';
 
 export { defaultJournalPath } from './journal-session.js';
@@ -27,7 +27,10 @@ export interface ImportStateSession {
   shard?: Shard;
   /** Records an earlier run settled (--resume), 0 without. */
   resumedRecords: number;
-  /** Closes the journal (removed when nothing failed, unless --keep-journal) and the state. */
+  /**
+   * Closes the journal (removed when nothing failed, unless --keep-journal) and the state. Without a summary
+   * (the run threw) the journal is kept. Safe to call twice: the first call decides.
+   */
   finish(summary: ImportSummary | undefined): Promise<{ journalKept: boolean }>;
 }
 
@@ -39,13 +42,14 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
     });
   }
   const state = options.statePath ? SyncState.open(options.statePath, { create: true }) : undefined;
-  let journal;
+  let journal: JournalSession | undefined;
   try {
     journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard }, notice);
   } catch (error) {
     state?.close();
     throw error;
   }
+  let finished: Promise<{ journalKept: boolean }> | undefined;
   const { hooks, counters } = buildHooks({ shard: options.shard, journal: journal?.writer, resumed: journal?.resumed, state, changedOnly: options.changedOnly });
   return {
     hooks,
@@ -53,18 +57,23 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
     journalPath: journal?.path,
     shard: options.shard,
     resumedRecords: journal?.resumed?.settled ?? 0,
-    async finish(summary) {
-      state?.close();
-      if (!journal) return { journalKept: false };
-      const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
-      // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
-      const empty = !journal.resumed && journal.writer.entriesWritten === 0;
-      if ((complete || empty) && !journal.keep) {
-        await journal.writer.remove();
-        return { journalKept: false };
-      }
-      await journal.writer.close();
-      return { journalKept: true };
+    finish(summary) {
+      finished ??= finishOnce(summary);
+      return finished;
     },
   };
+
+  async function finishOnce(summary: ImportSummary | undefined): Promise<{ journalKept: boolean }> {
+    state?.close();
+    if (!journal) return { journalKept: false };
+    const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
+    // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
+    const empty = !journal.resumed && journal.writer.entriesWritten === 0;
+    if ((complete || empty) && !journal.keep) {
+      await journal.writer.remove();
+      return { journalKept: false };
+    }
+    await journal.writer.close();
+    return { journalKept: true };
+  }
 }
