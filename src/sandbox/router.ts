@@ -1,7 +1,8 @@
 /**
  * Dispatch: the API routes, the deprecated ones, the admin API; a known path with the wrong method is 405 with
- * Allow, anything else 404. The member area (/member/...) answers with its error object, everything else with
- * problem+json. An unexpected exception becomes a 500 in the same shape, never a stack trace on the wire.
+ * Allow, anything else 404, both problem+json (routing answers before any endpoint). An unexpected exception
+ * becomes a 500 in the area's shape (the member area's error object under /member/, else problem+json),
+ * never a stack trace on the wire.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestRecord, RouteHandler, SandboxContext } from './context.js';
@@ -66,9 +67,9 @@ export function createRequestHandler(ctx: SandboxContext) {
         req.resume();
         if (candidates.length > 0) {
           const allow = [...new Set(candidates.map((candidate) => candidate.method))].join(', ');
-          return sendFailure(res, path, 405, `Method ${method} not allowed on ${path}; allowed: ${allow}.`, { allow });
+          return sendProblem(res, 405, `Method ${method} not allowed on ${path}; allowed: ${allow}.`, path, {}, { allow });
         }
-        return sendFailure(res, path, 404, `No endpoint ${method} ${path}. See the API description for the paths that exist.`);
+        return sendProblem(res, 404, `No endpoint ${method} ${path}. See the API description for the paths that exist.`, path);
       }
       const params = decodeParams(route.pattern.exec(path)!);
       if (!params) return sendFailure(res, path, 400, 'The path holds an invalid percent-encoding.');

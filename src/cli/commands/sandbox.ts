@@ -17,7 +17,7 @@ interface SandboxFlags {
   failRate?: number;
   rateLimit?: number;
   dropRate?: number;
-  rejectMemberId: string[];
+  rejectMemberId?: string[];
   seed?: number;
   memberToken?: string;
   pushToken?: string;
@@ -37,7 +37,7 @@ const probability = (raw: string) => {
   if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
   return value;
 };
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 function describeFaults(faults: SandboxFaults): string {
   const parts = [
@@ -95,7 +95,7 @@ async function start(flags: SandboxFlags, output: Output): Promise<SandboxHandle
         failRate: flags.failRate,
         rateLimit: flags.rateLimit,
         dropRate: flags.dropRate,
-        rejectMemberIds: flags.rejectMemberId.length ? flags.rejectMemberId : undefined,
+        rejectMemberIds: flags.rejectMemberId,
       },
       log: (line) => output.err(`sandbox: ${line}`),
     });
@@ -136,7 +136,7 @@ export function sandboxCommand(result: CommandResult): Command {
     .option('--fail-rate <r>', 'share of API requests answered 503, not applied (0 to 1)', probability)
     .option('--rate-limit <n>', 'API requests per second; beyond it 429 with Retry-After', wholeNumber(0))
     .option('--drop-rate <r>', 'share of requests applied and then cut without an answer (0 to 1)', probability)
-    .option('--reject-member-id <id>', 'answer 400 to any import batch holding this memberId (repeatable)', collect, [])
+    .option('--reject-member-id <id>', 'answer 400 to any import batch holding this memberId (repeatable)', collect)
     .option('--seed <n>', 'seed of the fault generator: same seed, same faults in arrival order (default 1)', wholeNumber(0))
     .option('--member-token <jwt>', 'use this member token (a JWT) instead of a generated one')
     .option('--push-token <token>', 'use this push token instead of a generated one')
