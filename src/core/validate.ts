@@ -92,12 +92,12 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
       }
       if (rows % PROGRESS_EVERY === 0) events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
     }
-  } finally {
-    // whatever happened, what was written so far is flushed and the files closed
-    const closing = await Promise.allSettled([output?.close(), rejects?.close(), stream.close()]);
-    const failed = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+  } catch (error) {
+    // what was written so far is flushed and the files closed; the reading error is the one to report
+    await Promise.allSettled([output?.close(), rejects?.close(), stream.close()]);
+    throw error;
   }
+  await Promise.all([output?.close(), rejects?.close(), stream.close()]);
   events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
   if (rows === 0) {
     events.onWarning?.(`${source.file}${source.format === 'csv' ? ' line 1: a header and no records' : ': no records'}: nothing to validate`);

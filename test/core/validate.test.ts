@@ -74,6 +74,16 @@ describe('runValidate', () => {
     expect((await runValidate({ path })).valid).toBe(1);
   });
 
+  it('input that turns unreadable midway: the error is thrown, and what came before is flushed to --output and --rejects', async () => {
+    const path = join(dir, 'cut.json');
+    await writeFile(path, '[{"memberId":"a","isActive":"yes","createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"b","isActive":true,"createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"c","isAct');
+    const output = join(dir, 'cut-items.ndjson');
+    const rejects = join(dir, 'cut-rejects.ndjson');
+    await expect(runValidate({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('line 3') });
+    expect(JSON.parse(await readFile(output, 'utf8')).memberId).toBe('b');
+    expect(JSON.parse(await readFile(rejects, 'utf8'))).toMatchObject({ record: 1, memberId: 'a', stage: 'invalid' });
+  });
+
   it('reports warnings for ignored columns and unused mapping rules', async () => {
     const path = join(dir, 'extra.csv');
     await writeFile(path, 'memberId,isActive,createdAt,Shoe Size\nm-1,y,2024-05-01,44\n');
