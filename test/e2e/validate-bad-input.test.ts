@@ -109,8 +109,9 @@ describe('validate on bad input', () => {
     expectFatal(r, join(dir, 'nope', 'r.csv'), /cannot write rejects file/);
   });
 
-  it('a bad --limit or --delimiter', async () => {
+  it('a bad --limit, --delimiter or --show', async () => {
     expectFatal(await validate('fixtures/invalid/mixed.csv', '--limit', '0'), '--limit', /at least 1/);
     expectFatal(await validate('fixtures/invalid/mixed.csv', '--delimiter', ';;'), '--delimiter', /one character/);
+    expectFatal(await validate('fixtures/invalid/mixed.csv', '--show', 'all'), '--show', /whole number/);
   });
 });

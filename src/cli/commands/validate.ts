@@ -1,7 +1,7 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
 import { runValidate, type ValidateEvents } from '../../core/validate.js';
-import { ExitCode, isMemberctlError } from '../../errors.js';
+import { ExitCode, isMemberctlError, UsageError } from '../../errors.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
@@ -23,7 +23,7 @@ export function validateCommand(result: CommandResult): Command {
     .option('--json', 'print one JSON object on stdout: counts and every invalid record with its issues')
     .option('--output <file>', 'write the valid items, exactly as import would send them, one JSON object per line')
     .option('--rejects <file>', 'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
-    .option('--show <n>', 'invalid records listed on the terminal', '20');
+    .option('--show <n>', 'invalid records listed on the terminal (default 20; all of them go to --rejects / --json)');
   addInputOptions(command).addHelpText(
     'after',
     `
@@ -36,7 +36,9 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
   );
   return command.action(async (file: string, flags: ValidateFlags) => {
     const output = createOutput();
-    const show = Number(flags.show);
+    if (flags.show !== undefined && !/^\d+$/.test(flags.show)) {
+      throw new UsageError(`--show must be a whole number, got "${flags.show}"`, { hint: 'For example --show 50, or --show 0 for the summary only.' });
+    }
     const json = flags.json ? new ValidateJsonStream() : undefined;
     const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
     const events: ValidateEvents = {
@@ -50,7 +52,7 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
       ...inputOptionsFrom(file, flags),
       outputPath: flags.output,
       rejectsPath: flags.rejects,
-      sampleSize: Number.isInteger(show) && show >= 0 ? show : 20,
+      sampleSize: flags.show === undefined ? 20 : Number(flags.show),
     };
     let stats;
     try {
