@@ -30,8 +30,15 @@ export interface ValidateEvents {
   onWarning?(message: string): void;
   /** Every invalid record, as found. Return a promise to make the run wait (e.g. for stdout to drain). */
   onInvalid?(invalid: InvalidRecord): void | Promise<void>;
-  /** Called every few thousand records and at the end. */
-  onProgress?(progress: { rows: number; bytesRead: number; totalBytes?: number }): void;
+  /** Called every few thousand records, at the end, and when reading fails midway (the counts so far). */
+  onProgress?(progress: ValidateProgressInfo): void;
+}
+
+export interface ValidateProgressInfo {
+  rows: number;
+  valid: number;
+  bytesRead: number;
+  totalBytes?: number;
 }
 
 export interface ValidateStats {
@@ -74,6 +81,7 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
   const reasons = new ReasonCounter();
   let rows = 0;
   let valid = 0;
+  const progress = (): ValidateProgressInfo => ({ rows, valid, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
   try {
     for await (const candidate of stream.candidates) {
       rows++;
@@ -90,15 +98,16 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
         }
         await events.onInvalid?.(invalid);
       }
-      if (rows % PROGRESS_EVERY === 0) events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
+      if (rows % PROGRESS_EVERY === 0) events.onProgress?.(progress());
     }
   } catch (error) {
     // what was written so far is flushed and the files closed; the reading error is the one to report
     await Promise.allSettled([output?.close(), rejects?.close(), stream.close()]);
+    events.onProgress?.(progress());
     throw error;
   }
   await Promise.all([output?.close(), rejects?.close(), stream.close()]);
-  events.onProgress?.({ rows, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
+  events.onProgress?.(progress());
   if (rows === 0) {
     events.onWarning?.(`${source.file}${source.format === 'csv' ? ' line 1: a header and no records' : ': no records'}: nothing to validate`);
   }

@@ -70,7 +70,7 @@ describe('validate on bad input', () => {
     const r = await validate('fixtures/invalid/truncated.json', '--json');
     expect(r.code).toBe(2);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ file: 'fixtures/invalid/truncated.json', invalidRecords: [], error: { code: expect.any(String), message: expect.stringContaining('line 3') } });
+    expect(result).toMatchObject({ file: 'fixtures/invalid/truncated.json', invalidRecords: [], rows: 1, valid: 1, invalid: 0, error: { code: expect.any(String), message: expect.stringContaining('line 3') } });
     expect(r.stderr).toMatch(/^error: fixtures\/invalid\/truncated\.json line 3/);
   });
 

@@ -1,6 +1,6 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
-import { runValidate, type ValidateEvents } from '../../core/validate.js';
+import { runValidate, type ValidateEvents, type ValidateProgressInfo } from '../../core/validate.js';
 import { ExitCode, isMemberctlError, UsageError } from '../../errors.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import { createOutput, renderError } from '../output.js';
@@ -41,12 +41,13 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
     }
     const json = flags.json ? new ValidateJsonStream() : undefined;
     const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
+    let soFar: ValidateProgressInfo | undefined;
     const events: ValidateEvents = {
       // the only warning during the run comes at its end: the bar goes first, so it is not drawn through
       onWarning: (message) => (progress?.stop(), output.warn(message)),
       onStart: json ? ({ file: name, format }) => json.start(name, format) : progress?.onStart,
       onInvalid: json ? (invalid) => json.invalid(invalid) : undefined,
-      onProgress: progress?.onProgress,
+      onProgress: (info) => ((soFar = info), progress?.onProgress?.(info)),
     };
     const options = {
       ...inputOptionsFrom(file, flags),
@@ -61,7 +62,7 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
       progress?.stop();
       // before the JSON object began, the entry point reports the error; after, close the object ourselves
       if (!json?.hasStarted) throw error;
-      json.fail(error);
+      json.fail(error, soFar);
       renderError(error, output);
       result.exitCode = isMemberctlError(error) ? error.exitCode : ExitCode.internal;
       return;

@@ -37,8 +37,9 @@ export class ValidateJsonStream {
     this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(rest).slice(1)}\n`);
   }
 
-  /** Closes the object after a fatal error, so stdout stays one valid JSON object. */
-  fail(error: unknown): void {
-    this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(errorToJson(error)).slice(1)}\n`);
+  /** Closes the object after a fatal error, with the counts so far, so stdout stays one valid JSON object. */
+  fail(error: unknown, soFar?: { rows: number; valid: number }): void {
+    const counts = soFar ? { rows: soFar.rows, valid: soFar.valid, invalid: soFar.rows - soFar.valid } : {};
+    this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify({ ...counts, ...errorToJson(error) }).slice(1)}\n`);
   }
 }
