@@ -14,7 +14,7 @@ import { MemberOrder } from './member-order.js';
 import { createSettler, laterRowReason, LATER_ROW_COUNT_AS } from './settle.js';
 import { StopControl } from './stop-control.js';
 import { Tally } from './tally.js';
-import type { ImportOptions, ImportSummary } from './types.js';
+import type { ImportOptions, ImportSummary, PreSendDecision } from './types.js';
 
 export const IMPORT_DEFAULTS = { batchSize: 500, maxBatchBytes: 1024 * 1024, concurrency: 4, maxHeldRows: 10_000, graceMs: 10_000 } as const;
 
@@ -27,6 +27,9 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const concurrency = options.concurrency ?? IMPORT_DEFAULTS.concurrency;
   const maxHeld = options.maxHeldRows ?? IMPORT_DEFAULTS.maxHeldRows;
   const hooks = options.hooks ?? {};
+  // The input as read is kept until a record settles only for the rejects file: records waiting in queues
+  // survive a few garbage collections, and their CSV cells would double what gets promoted.
+  const keepRaw = options.rejects !== undefined;
   const emit = (event: ImportEvent) => options.onEvent?.(event);
 
   const tally = new Tally(options.rejects);
@@ -100,7 +103,8 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       const candidate = next.value;
       if (hooks.select && !hooks.select(candidate)) continue;
       tally.rows++;
-      await take(candidate);
+      const taking = take(candidate);
+      if (taking) await taking;
       if ((tally.rows & 511) === 0 && performance.now() - lastProgress > PROGRESS_EVERY_MS) progress();
       while (!stop.stopping && (dispatcher.ready.length >= concurrency || order.held >= maxHeld)) {
         // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
@@ -118,35 +122,40 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     if (!exhausted) void Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
 
-  async function take(candidate: Candidate): Promise<void> {
-    if (!candidate.valid) {
-      await tally.invalidRecord(candidate, candidate.issues, issuesToReason(candidate.issues));
+  /**
+   * One record read. Synchronous unless a hook or the rejects file makes it wait: a promise per record would
+   * cost more than the batching itself.
+   */
+  function take(candidate: Candidate): Promise<void> | void {
+    if (!candidate.valid) return tally.invalidRecord(candidate, candidate.issues, issuesToReason(candidate.issues));
+    const json = JSON.stringify(candidate.item);
+    if (!hooks.beforeSend) return send(candidate, json);
+    const decided = hooks.beforeSend(candidate, json);
+    return decided instanceof Promise ? decided.then((decision) => apply(candidate, json, decision)) : apply(candidate, json, decided);
+  }
+
+  function apply(candidate: Candidate & { valid: true }, json: string, decision: PreSendDecision): Promise<void> | void {
+    if (decision === 'send') return send(candidate, json);
+    if (decision === 'unchanged') {
+      tally.unchanged++;
       return;
     }
-    const json = JSON.stringify(candidate.item);
-    if (hooks.beforeSend) {
-      const decided = hooks.beforeSend(candidate, json);
-      const decision = decided instanceof Promise ? await decided : decided;
-      if (decision === 'unchanged') {
-        tally.unchanged++;
-        return;
-      }
-      if (decision !== 'send') {
-        const info = { ...candidate, memberId: candidate.item.memberId };
-        if (decision.outcome === 'imported') tally.confirm(1, 0);
-        else if (decision.outcome === 'updated') tally.confirm(0, 1);
-        else await tally.reject(info, decision.outcome, decision.reason ?? `${decision.outcome} in an earlier run`);
-        return;
-      }
-    }
-    const record: PendingRecord = { record: candidate.record, line: candidate.line, memberId: candidate.item.memberId, json, bytes: Buffer.byteLength(json), raw: candidate.raw };
+    if (decision.outcome === 'imported') return tally.confirm(1, 0);
+    if (decision.outcome === 'updated') return tally.confirm(0, 1);
+    const info = { ...candidate, memberId: candidate.item.memberId };
+    return tally.reject(info, decision.outcome, decision.reason ?? `${decision.outcome} in an earlier run`);
+  }
+
+  function send(candidate: Candidate & { valid: true }, json: string): Promise<void> | void {
+    const record: PendingRecord = { record: candidate.record, line: candidate.line, memberId: candidate.item.memberId, json, bytes: Buffer.byteLength(json), raw: keepRaw ? candidate.raw : undefined };
     const admission = order.admit(record);
     if (admission.kind === 'go') {
       for (const batch of batcher.add(record)) dispatcher.enqueue(batch);
     } else if (admission.kind === 'failed-earlier') {
-      await tally.reject(record, 'failed', laterRowReason(admission.earlier), LATER_ROW_COUNT_AS);
+      return tally.reject(record, 'failed', laterRowReason(admission.earlier), LATER_ROW_COUNT_AS);
     }
   }
+
 
   // ---- sending what is left, then waiting for every record to settle
   while (dispatcher.busy > 0 || dispatcher.ready.length > 0 || batcher.size > 0 || order.held > 0) {
