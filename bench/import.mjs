@@ -7,7 +7,9 @@ import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { measureNode } from './measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'bin', 'memberctl.js');
@@ -28,28 +30,13 @@ export async function writeMembersCsv(path, rows) {
   await once(out, 'close');
 }
 
-/** Runs a command under /usr/bin/time: wall ms and peak RSS in MB. */
-function measure(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', process.execPath, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = performance.now() - started;
-      const rss = Number(/MAXRSS_KB=(\d+)/.exec(stderr)?.[1] ?? 0) / 1024;
-      resolve({ code, ms, rssMb: Math.round(rss), stdout, stderr });
-    });
-  });
-}
+/** Each case in its own process (bench/measure.mjs): wall time, and peak RSS reported by the child itself. */
+const measure = (args, env = {}) => measureNode(args, { env, cwd: root });
 
 async function startSandbox(latency) {
   const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0', '--json', '--latency', String(latency)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = await once(child.stdout, 'data');
-  const { url, memberToken } = JSON.parse(String(line).split('\n')[0]);
+  const line = await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+  const { url, memberToken } = JSON.parse(line);
   return { url, token: memberToken, stop: () => child.kill('SIGTERM') };
 }
 
