@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { completionModel } from '../../src/cli/completion/model.js';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
+import { CLI, configDir, isolatedEnv, runCli } from './config-cli-helper.js';
 
 const env = isolatedEnv();
 const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
@@ -48,6 +48,18 @@ describe('memberctl completion', () => {
     expect(bashComplete(file, ['memberctl', 'template', '--format', ''])).toEqual(['csv', 'json']);
     expect(bashComplete(file, ['memberctl', 'import', 'members.csv', '--log-format', 'j'])).toEqual(['json']);
     expect(bashComplete(file, ['memberctl', 'template', '--pro'])).toEqual(['--profile']); // global options everywhere
+  });
+
+  it('bash: completes --profile with the profile names of the config file, asking memberctl itself', async () => {
+    const file = saved(await script('bash'), 'memberctl.bash');
+    const bin = mkdtempSync(join(tmpdir(), 'memberctl-bin-'));
+    writeFileSync(join(bin, 'memberctl'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    const { xdg } = configDir({ profiles: { staging: {}, prod: {}, 'prod-eu': {} } });
+    const out = execFileSync('bash', ['-c', `source '${file}'; COMP_WORDS=(memberctl import f.csv --profile pr); COMP_CWORD=4; _memberctl; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+      encoding: 'utf8',
+      env: { ...env, PATH: `${bin}:${process.env.PATH}`, XDG_CONFIG_HOME: xdg },
+    });
+    expect(out.split('\n').filter(Boolean).sort()).toEqual(['prod', 'prod-eu']);
   });
 
   it('bash: offers every command and option the program defines', async () => {

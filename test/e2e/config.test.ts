@@ -95,6 +95,15 @@ describe('config show', () => {
     expect(flagged.settings.batchSize.value).toBe(22);
   });
 
+  it('lists the profiles, the default one marked', async () => {
+    const { xdg } = configDir({ defaultProfile: 'prod', profiles: { staging: { baseUrl: 'https://staging.example.com' }, prod: { description: 'the real thing' } } });
+    const env = isolatedEnv({ XDG_CONFIG_HOME: xdg });
+    const listed = await runCli(['config', 'profiles'], env);
+    expect(listed.stdout.split('\n').filter(Boolean)).toEqual(['  staging   https://staging.example.com', '* prod      the real thing']);
+    expect((await runCli(['config', 'profiles', '--names'], env)).stdout).toBe('staging\nprod\n');
+    expect((await runCli(['config', 'profiles'], isolatedEnv())).stdout).toMatch(/^no profiles: no config file at .*config\.json/);
+  });
+
   it('refuses an unknown profile with exit 2 and lists the known ones', async () => {
     const { xdg } = configDir({ profiles: { staging: {}, prod: {} } });
     const { code, stderr } = await runCli(['--profile', 'prd', 'config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));

@@ -5,6 +5,7 @@ import { checkConfiguration, type CheckStatus } from '../../core/config-check.js
 import {
   configLocation,
   describeProvenance,
+  loadConfigFile,
   SETTING_KEYS,
   type ResolvedSettings,
   type Setting,
@@ -116,6 +117,40 @@ Exit codes: 0 ready (warnings allowed), 2 config error (bad file, unknown profil
     });
 }
 
+function profilesCommand(result: CommandResult): Command {
+  return new Command('profiles')
+    .description('list the profiles of the config file (the default one marked *)')
+    .option('--names', 'only the names, one per line (for scripts and shell completion)')
+    .option('--json', 'print one JSON object on stdout')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memberctl config profiles
+  $ memberctl config profiles --names | xargs -n1 memberctl config check --profile`,
+    )
+    .action((options: CommonOptions & { names?: boolean }) => {
+      const output = createOutput();
+      const location = configLocation(process.env);
+      const config = loadConfigFile(location);
+      const profiles = Object.entries(config?.data.profiles ?? {});
+      const isDefault = (name: string) => config?.data.defaultProfile === name;
+      if (options.names) profiles.forEach(([name]) => output.out(name));
+      else if (options.json) {
+        const list = profiles.map(([name, profile]) => ({ name, default: isDefault(name), description: profile.description ?? null, baseUrl: profile.baseUrl ?? null }));
+        output.out(JSON.stringify({ configFile: { path: location.path, found: config !== undefined }, profiles: list }, null, 2));
+      } else if (profiles.length === 0) output.out(`no profiles: ${config ? `${location.path} defines none` : `no config file at ${location.path}`}`);
+      else {
+        const width = Math.max(...profiles.map(([name]) => name.length)) + 3;
+        for (const [name, profile] of profiles) {
+          const about = [profile.baseUrl, profile.description].filter(Boolean).join('  ');
+          output.out(`${isDefault(name) ? '*' : ' '} ${name.padEnd(width)}${output.color.dim(String(about))}`.trimEnd());
+        }
+      }
+      result.exitCode = 0;
+    });
+}
+
 export function configCommand(result: CommandResult): Command {
   return new Command('config')
     .description('show the effective settings, or check that they work (profiles live in ~/.config/memberctl/config.json)')
@@ -133,5 +168,6 @@ Examples:
   $ memberctl --profile staging config check`,
     )
     .addCommand(showCommand(result).exitOverride())
-    .addCommand(checkCommand(result).exitOverride());
+    .addCommand(checkCommand(result).exitOverride())
+    .addCommand(profilesCommand(result).exitOverride());
 }

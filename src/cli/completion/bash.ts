@@ -24,6 +24,9 @@ export function bashScript(model: CompletionModel): string {
       }
     }
   }
+  for (const option of model.globals.filter((o) => o.valuesFrom)) {
+    for (const name of option.names) valueCases.push(`    *":${name}") COMPREPLY=($(compgen -W "$(${option.valuesFrom})" -- "$cur")); return ;;`);
+  }
   // Global options with choices apply whatever the command path is.
   for (const option of model.globals.filter((o) => o.takesValue && o.choices)) {
     for (const name of option.names) valueCases.push(`    *":${name}") COMPREPLY=($(compgen -W "${option.choices!.join(' ')}" -- "$cur")); return ;;`);

@@ -10,6 +10,7 @@ function optionLine(name: string, condition: string | undefined, option: Complet
   if (option.long) parts.push(`-l ${option.long.slice(2)}`);
   if (option.short) parts.push(`-s ${option.short.slice(1)}`);
   if (option.choices) parts.push(`-x -a ${singleQuote(option.choices.join(' '))}`);
+  else if (option.valuesFrom) parts.push(`-x -a ${singleQuote(`(${option.valuesFrom})`)}`);
   else if (option.takesValue) parts.push('-r');
   parts.push(`-d ${singleQuote(shortDescription(option.description))}`);
   return parts.join(' ');

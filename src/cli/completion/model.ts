@@ -12,6 +12,8 @@ export interface CompletionOption {
   description: string;
   takesValue: boolean;
   choices?: string[];
+  /** A shell command whose output lines are the values (e.g. profile names read from the config file). */
+  valuesFrom?: string;
 }
 
 export interface CompletionNode {
@@ -60,7 +62,13 @@ export function completionModel(program: Command): CompletionModel {
     for (const sub of subcommands) visit(sub, [...path, sub.name()]);
   };
   visit(program, []);
-  return { name: program.name(), globals: visibleOptions(program), nodes };
+  const globals = visibleOptions(program);
+  // Profile names live in the user's config file: ask memberctl itself at completion time.
+  const profile = globals.find((option) => option.long === '--profile');
+  if (profile && nodes.some((node) => node.path.join(' ') === 'config profiles')) {
+    profile.valuesFrom = `${program.name()} config profiles --names 2>/dev/null`;
+  }
+  return { name: program.name(), globals, nodes };
 }
 
 /** First line of a description, short enough for a completion menu. */

@@ -26,6 +26,9 @@ export function zshScript(model: CompletionModel): string {
       }
     }
   }
+  for (const option of model.globals.filter((o) => o.valuesFrom)) {
+    for (const name of option.names) valueCases.push(`    (*":${name}") compadd -- \${(f)"$(${option.valuesFrom})"}; return ;;`);
+  }
   for (const option of model.globals.filter((o) => o.takesValue && o.choices)) {
     for (const name of option.names) valueCases.push(`    (*":${name}") compadd -- ${option.choices!.join(' ')}; return ;;`);
   }
