@@ -123,6 +123,26 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     expect(run.stderr).toContain('stopping');
   });
 
+  it('on a second Ctrl-C abandons requests in flight at once, still prints a summary that adds up, exits 4', async () => {
+    const env = await target({ faults: { latencyMs: 60_000 } });
+    const file = membersCsv(dir, 3000, undefined, 'interrupt-twice.csv');
+    const running = spawnCli(['import', file, '--json', '--batch-size', '100', '--concurrency', '2', '--grace', '60000'], env);
+    let stderr = '';
+    running.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await until(() => box!.stats().inFlight > 0, 'the first request to arrive');
+    running.child.kill('SIGINT');
+    await until(() => stderr.includes('stopping'), 'the first Ctrl-C to be acknowledged');
+    running.child.kill('SIGINT');
+    // without the second Ctrl-C this would wait for the 60 s latency (and the test would time out)
+    const run = await running.result;
+    expect(run.code).toBe(4);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(bucketSum(result)).toBe(result.rows);
+    expect(result.importedCount).toBe(0);
+    expect(result.failed).toBe(result.rows);
+    expect(run.stderr).toContain('stopping at once');
+  });
+
   it('never shows the token: stdout, stderr, report, rejects, JSON logs', async () => {
     const env = await target({ faults: { rejectMemberIds: ['m2'], failNext: [{ status: 503 }] } });
     const token = box!.memberToken;
