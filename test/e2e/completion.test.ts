@@ -43,7 +43,7 @@ describe('memberctl completion', () => {
     execFileSync('bash', ['-n', file]);
     expect(bashComplete(file, ['memberctl', 'temp'])).toEqual(['template']);
     expect(bashComplete(file, ['memberctl', ''])).toEqual(expect.arrayContaining(['import', 'validate', 'subscribe', 'config', 'completion']));
-    expect(bashComplete(file, ['memberctl', 'config', ''])).toEqual(['show', 'check']);
+    expect(bashComplete(file, ['memberctl', 'config', ''])).toEqual(['show', 'check', 'profiles']);
     expect(bashComplete(file, ['memberctl', 'config', 'check', '--con'])).toEqual(['--connect-timeout']);
     expect(bashComplete(file, ['memberctl', 'template', '--format', ''])).toEqual(['csv', 'json']);
     expect(bashComplete(file, ['memberctl', 'import', 'members.csv', '--log-format', 'j'])).toEqual(['json']);
@@ -88,7 +88,7 @@ describe('memberctl completion', () => {
     const file = saved(text, 'memberctl.fish');
     execFileSync('fish', ['-n', file]);
     const offered = execFileSync('fish', ['-c', `source '${file}'; complete -C 'memberctl config '`], { encoding: 'utf8' });
-    expect(offered.split('\n').map((line) => line.split('\t')[0]).filter(Boolean).sort()).toEqual(['check', 'show']);
+    expect(offered.split('\n').map((line) => line.split('\t')[0]).filter(Boolean).sort()).toEqual(['check', 'profiles', 'show']);
   });
 
   it('refuses an unknown shell, naming the ones it knows', async () => {
