@@ -30,7 +30,11 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   // The input as read is kept until a record settles only for the rejects file: records waiting in queues
   // survive a few garbage collections, and their CSV cells would double what gets promoted.
   const keepRaw = options.rejects !== undefined;
-  const emit = (event: ImportEvent) => options.onEvent?.(event);
+  let warnings = 0;
+  const emit = (event: ImportEvent) => {
+    if (event.type === 'warning') warnings++;
+    options.onEvent?.(event);
+  };
 
   const tally = new Tally(options.rejects);
   const order = new MemberOrder();
@@ -195,7 +199,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     stopReason: stop.reason,
     stopMessage: stop.message,
     finalBatchSize: batcher.maxItems,
-    warnings: 0,
+    warnings,
   };
   progress();
   emit({ type: 'finished', summary });
