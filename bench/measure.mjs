@@ -1,10 +1,12 @@
-// Runs one case in its own Node process: wall time as seen from here, peak RSS as reported by the child itself.
+// Runs one case in its own Node process: wall time as seen from here; peak RSS and CPU time (user + system, all
+// threads) as reported by the child itself. CPU time is what rates are compared on: on a shared machine the wall
+// time of two runs minutes apart depends on what else runs, their CPU time much less.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const reporter = fileURLToPath(new URL('./report-rss.mjs', import.meta.url));
 
-/** @returns {Promise<{code: number|null, ms: number, rssMb: number, stdout: string, stderr: string}>} */
+/** @returns {Promise<{code: number|null, ms: number, cpuMs: number, rssMb: number, stdout: string, stderr: string}>} */
 export function measureNode(args, { env = {}, cwd } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -22,8 +24,8 @@ export function measureNode(args, { env = {}, cwd } = {}) {
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = performance.now() - started;
-      const maxRssKb = Number(/"maxRssKb":(\d+)/.exec(report)?.[1] ?? NaN);
-      resolve({ code, ms, rssMb: Math.round(maxRssKb / 1024), stdout, stderr });
+      const { maxRssKb = NaN, cpuMs = NaN } = report ? JSON.parse(report) : {};
+      resolve({ code, ms, cpuMs, rssMb: Math.round(maxRssKb / 1024), stdout, stderr });
     });
   });
 }
