@@ -1,6 +1,6 @@
 /** `memberctl config show|check`: what settings are in effect and why; is this machine ready to import. */
 import { existsSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { checkConfiguration, type CheckStatus } from '../../core/config-check.js';
 import {
   configLocation,
@@ -63,6 +63,11 @@ function renderShow(settings: ResolvedSettings, configPath: string, output: Outp
   for (const [name, value, source] of rows) output.out(`${name.padEnd(width)}${value.padEnd(valueWidth)}${color.dim(source)}`.trimEnd());
 }
 
+function milliseconds(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of milliseconds, e.g. 5000');
+  return Number(value);
+}
+
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
 function showCommand(result: CommandResult): Command {
@@ -89,7 +94,7 @@ Examples:
 function checkCommand(result: CommandResult): Command {
   return addConnectionOptions(new Command('check'))
     .description('check that memberctl can import: settings, DNS/TCP/TLS to the base URL, tokens (expiry, file permissions)')
-    .addOption(new Option('--connect-timeout <ms>', 'give up on each network step after this many milliseconds').default(5000).argParser(Number))
+    .addOption(new Option('--connect-timeout <ms>', 'give up on each network step after this many milliseconds').default(5000).argParser(milliseconds))
     .option('--no-probe', 'do not send the credentials probe (a POST of an empty batch, which cannot write)')
     .addHelpText(
       'after',
