@@ -44,7 +44,7 @@ export function buildProgram(result: CommandResult): Command {
 Examples:
   $ memberctl validate members.csv                      check a file locally, no network
   $ memberctl import members.csv --sandbox              try an import against a local sandbox
-  $ MEMBERCTL_BASE_URL=https://api.example.com MEMBERCTL_TOKEN=... memberctl import members.csv
+  $ memberctl import members.csv --profile prod         settings from ~/.config/memberctl/config.json (see config --help)
 
 Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records invalid/skipped/rejected,
             4 some records not confirmed (safe to re-run), 5 credentials refused.`,
