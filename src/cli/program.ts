@@ -61,6 +61,8 @@ Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records 
       : write(message);
   const configure = (command: Command) => {
     command.configureOutput({ outputError });
+    // Each command's --help also lists --profile, --log-format and --no-color.
+    command.configureHelp({ showGlobalOptions: true });
     command.commands.forEach(configure);
   };
   configure(program);
