@@ -23,6 +23,7 @@ export interface SandboxStats {
   byEndpoint: Record<string, Record<string, number>>;
   inFlight: number;
   maxInFlight: number;
+  /** Items in every import body that parsed as a JSON array (valid or not, applied or not). */
   itemsReceived: number;
   importedCount: number;
   updatedCount: number;

@@ -40,7 +40,7 @@ describe('admin API under /_sandbox/', () => {
         unmatched: { 404: 1 },
         'POST /push/v1/customers/{customerId}/subscription': { 204: 1 },
       },
-      itemsReceived: 8,
+      itemsReceived: 9,
       importedCount: 7,
       updatedCount: 1,
       skippedCount: 0,

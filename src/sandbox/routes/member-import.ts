@@ -50,14 +50,16 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
   } catch (error) {
     return sendError(res, 400, `The request body is not valid JSON: ${(error as Error).message}.`, null);
   }
+  if (Array.isArray(parsed)) {
+    record.items = parsed.length;
+    ctx.stats.batchReceived(parsed.length, body.body.length);
+  }
   if (Array.isArray(parsed) && parsed.length > ctx.maxItems) {
     return sendError(res, 413, `Too many items: ${parsed.length}, at most ${ctx.maxItems} per request.`, { maxItems: ctx.maxItems, items: parsed.length });
   }
   const validation = validateImportBody(parsed);
   if (!validation.ok) return sendError(res, 400, validation.message, validation.problems);
   const items = validation.items;
-  record.items = items.length;
-  ctx.stats.batchReceived(items.length, body.body.length);
 
   const refused = items.flatMap((item, index) => (ctx.faults.rejected(item.memberId) ? [{ index, memberId: item.memberId, field: '', message: 'refused by the sandbox (rejectMemberIds)' }] : []));
   if (refused.length > 0) {
