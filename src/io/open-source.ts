@@ -28,6 +28,9 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     const sniffed = await sniffContent(bytes);
     if (sniffed === undefined) throw emptyInput(file);
     format = options.format ?? named.format ?? sniffed;
+    if (options.delimiter !== undefined && format !== 'csv') {
+      throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
+    }
     if (format === 'csv') {
       const csv = await openCsv(bytes, file, options.delimiter);
       ({ headers, delimiter } = csv);

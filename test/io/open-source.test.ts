@@ -1,4 +1,4 @@
-import { chmodSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
@@ -81,16 +81,26 @@ describe('openRecordSource', () => {
     }
   });
 
-  it('a bad --format is a usage error', async () => {
+  it('a bad --format, or --delimiter with JSON input, is a usage error', async () => {
     await expect(openRecordSource({ path: 'fixtures/members.csv', format: 'xml' as never })).rejects.toMatchObject({ code: 'format', exitCode: 2 });
+    await expect(openRecordSource({ path: 'fixtures/members.ndjson', delimiter: ';' })).rejects.toMatchObject({
+      code: 'csv-only-option',
+      message: '--delimiter applies to CSV input only (fixtures/members.ndjson is ndjson)',
+    });
   });
 
   it('bytesRead grows while reading; close() stops early and releases the file', async () => {
     const lines = ['memberId,isActive'];
     for (let i = 0; i < 100000; i++) lines.push(`m-${i},true`);
     const path = dir.write('many.csv', lines.join('\n'));
-    const openFds = () => readdirSync('/proc/self/fd').length;
-    const before = openFds();
+    const holdsFile = () =>
+      readdirSync('/proc/self/fd').some((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        } catch {
+          return false; // closed while we looked
+        }
+      });
     const source = await openRecordSource({ path });
     expect(source.totalBytes).toBeGreaterThan(1_000_000);
     let seen = 0;
@@ -98,12 +108,21 @@ describe('openRecordSource', () => {
       seen = record.record;
       if (seen === 10) break;
     }
+    expect(holdsFile()).toBe(true);
     expect(source.bytesRead()).toBeGreaterThan(0);
     expect(source.bytesRead()).toBeLessThan(source.totalBytes!);
-    await source.close();
-    await source.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(openFds()).toBe(before);
+    expect(holdsFile()).toBe(false); // leaving the loop released it
+    // close() from outside the loop (Ctrl-C, --limit) while records are still being read
+    const again = await openRecordSource({ path });
+    const iterator = again[Symbol.asyncIterator]();
+    for (let i = 0; i < 10; i++) await iterator.next();
+    expect(holdsFile()).toBe(true);
+    await again.close();
+    await again.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(holdsFile()).toBe(false);
+    expect((await iterator.next()).done).toBe(true);
   });
 
   it('close() before reading ends the iteration with no records', async () => {
