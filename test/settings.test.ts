@@ -189,3 +189,29 @@ describe('documentation', () => {
     }
   });
 });
+
+describe('resolveConnection with profiles', () => {
+  it('keeps its old call shape, filling in base URL and token file from the profile', async () => {
+    const { resolveConnection } = await import('../src/core/connection.js');
+    const { chmodSync } = await import('node:fs');
+    const path = tempConfig(JSON.stringify({ defaultProfile: 'p', profiles: { p: { baseUrl: 'https://api.example.com', tokenFile: 'p.token' } } }));
+    writeFileSync(join(path, '..', 'p.token'), 'profile-token\n');
+    chmodSync(join(path, '..', 'p.token'), 0o600);
+    writeFileSync(join(path, '..', 'flag.token'), 'flag-token\n');
+    chmodSync(join(path, '..', 'flag.token'), 0o600);
+    const env = { MEMBERCTL_CONFIG: path };
+
+    const fromProfile = await resolveConnection({ area: 'member', env });
+    expect(fromProfile.baseUrl.href).toBe('https://api.example.com/');
+    expect(fromProfile.token).toBe('profile-token');
+    expect(fromProfile.tokenSource).toMatch(/^token file .*p\.token \(profile p\)$/);
+
+    const fromFlags = await resolveConnection({ area: 'member', env, baseUrl: 'http://127.0.0.1:9', tokenFile: join(path, '..', 'flag.token') });
+    expect(fromFlags.baseUrl.href).toBe('http://127.0.0.1:9/');
+    expect(fromFlags.token).toBe('flag-token');
+
+    const fromEnv = await resolveConnection({ area: 'member', env: { ...env, MEMBERCTL_TOKEN: 'env-token' } });
+    expect([fromEnv.token, fromEnv.tokenSource]).toEqual(['env-token', 'MEMBERCTL_TOKEN']);
+    await expect(resolveConnection({ area: 'push', env })).rejects.toThrow('no push token');
+  });
+});
