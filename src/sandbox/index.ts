@@ -3,7 +3,10 @@
  * /_sandbox/ and deterministic fault injection. `memberctl sandbox` runs it; `--sandbox` on import/subscribe
  * and the tests start it in-process with startSandbox().
  */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { MemberUpsertItem } from '../schemas/index.js';
 import type { SandboxContext } from './context.js';
@@ -75,7 +78,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const tokens = tokensFrom(options);
   const log = options.log ?? (() => {});
   const store = new SandboxStore();
-  if (options.dataFile) await loadStore(store, options.dataFile);
+  if (options.dataFile) {
+    // Found out now, not at the first write minutes later (or at Ctrl-C, when the data would be lost).
+    await access(dirname(options.dataFile), constants.W_OK).catch(() => {
+      throw new SandboxConfigError(`cannot write the store file's folder ${dirname(options.dataFile!)} (missing or read-only)`);
+    });
+    await loadStore(store, options.dataFile);
+  }
   const faults = new FaultEngine(seed, options.faults);
   const stats = new StatsCollector();
   const persister = new Persister(store, options.dataFile, options.persistDelayMs ?? 1000, log);

@@ -85,6 +85,10 @@ describe('--data FILE', () => {
     await expect(startSandbox({ dataFile: file })).rejects.toThrow(/not a sandbox store/);
   });
 
+  it('a folder that cannot take the file is refused at start', async () => {
+    await expect(startSandbox({ dataFile: join(tempFile(), 'nested', 'store.ndjson') })).rejects.toThrow(/cannot write the store file's folder/);
+  });
+
   it('a missing file is an empty store', async () => {
     const sandbox = await start(tempFile());
     expect(sandbox.memberCount()).toBe(0);
