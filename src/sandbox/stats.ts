@@ -34,6 +34,11 @@ export interface SandboxStats {
   members: number;
   erasedMembers: number;
   subscriptions: number;
+  /**
+   * Per-member ordering as the server sees it: items whose memberId appeared earlier in the same request, and
+   * items whose memberId was in another request still in flight. A client keeping per-member order sends 0 of both.
+   */
+  ordering: { duplicateInBatch: number; overlapping: number };
   /** The sandbox process's resident memory, for the million-member check. */
   rssBytes: number;
   /** CPU time the sandbox process used (user + system): its cost per row, whatever else loads the machine. */
@@ -65,6 +70,38 @@ export class StatsCollector {
       largestBatch: 0,
       bytesReceived: 0,
       droppedConnections: 0,
+      ordering: { duplicateInBatch: 0, overlapping: 0 },
+    };
+  }
+  /** memberId → number of requests in flight holding it. */
+  private membersInFlight = new Map<string, number>();
+
+  /** An import body arrived (parsed, not yet answered); call the returned function once it is answered or dropped. */
+  enterBatch(items: unknown[]): () => void {
+    const ids: string[] = [];
+    const seen = new Set<string>();
+    for (const item of items) {
+      const id = typeof item === 'object' && item !== null ? (item as { memberId?: unknown }).memberId : undefined;
+      if (typeof id !== 'string') continue;
+      if (seen.has(id)) {
+        this.counters.ordering.duplicateInBatch++;
+        continue;
+      }
+      seen.add(id);
+      const count = this.membersInFlight.get(id) ?? 0;
+      if (count > 0) this.counters.ordering.overlapping++;
+      this.membersInFlight.set(id, count + 1);
+      ids.push(id);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const id of ids) {
+        const count = this.membersInFlight.get(id)! - 1;
+        if (count === 0) this.membersInFlight.delete(id);
+        else this.membersInFlight.set(id, count);
+      }
     };
   }
 
@@ -99,7 +136,7 @@ export class StatsCollector {
   }
 
   snapshot(store: { members: number; erasedMembers: number; subscriptions: number }): SandboxStats {
-    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ...store, rssBytes: process.memoryUsage.rss(), cpuMs: cpuMs() };
+    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ordering: { ...this.counters.ordering }, ...store, rssBytes: process.memoryUsage.rss(), cpuMs: cpuMs() };
   }
 
   recent(limit = 1000): RequestLogEntry[] {

@@ -56,6 +56,15 @@ describe('admin API under /_sandbox/', () => {
     expect(log).toHaveLength(3);
   });
 
+  it('stats.ordering counts items sharing a memberId within a request, and across requests in flight together', async () => {
+    await importBatch(fx.sandbox, [member('a'), member('b'), member('a')]);
+    expect(fx.sandbox.stats().ordering).toEqual({ duplicateInBatch: 1, overlapping: 0 });
+    fx.sandbox.setFaults({ latencyMs: 400 });
+    await Promise.all([importBatch(fx.sandbox, [member('x'), member('y')]), importBatch(fx.sandbox, [member('x'), member('z')])]);
+    await importBatch(fx.sandbox, [member('x')]);
+    expect(fx.sandbox.stats().ordering).toEqual({ duplicateInBatch: 1, overlapping: 1 });
+  });
+
   it('reset empties the store, erasures, subscriptions and statistics', async () => {
     await importBatch(fx.sandbox, [member('a')]);
     await call(fx.sandbox.url, '/_sandbox/members/a', { method: 'DELETE' });

@@ -1,7 +1,7 @@
 /**
  * POST /member/v1/members/import. Order of checks: auth (401), content type (415), body size (413), latency,
  * faults (429, scripted, 503), JSON (400), item count (413), schema (400), refused memberIds (400), apply,
- * drop-after-apply.
+ * drop-after-apply. The JSON is parsed on arrival (before the latency) but a parse error answered in that order.
  * Every answer of the member area is the error object {name, message, details}.
  */
 import type { SkippedEntry } from '../../schemas/index.js';
@@ -10,6 +10,8 @@ import { checkContentType, drainBody, readBody, utf8Text, sendError, sendJson } 
 import { ERASED_REASON } from '../store.js';
 import { authorizeMember } from '../tokens.js';
 import { validateImportBody } from '../validation.js';
+
+const NOT_JSON = Symbol('not JSON');
 
 export const importMembers: RouteHandler = async (req, res, ctx, record) => {
   const auth = authorizeMember(req.headers.authorization, ctx.tokens);
@@ -27,11 +29,25 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
     return sendError(res, 415, `Unsupported Media Type: ${contentType.reason}.`);
   }
   const body = await readBody(req, ctx.maxBodyBytes);
-  await sleep(ctx.faults.latencyMs);
   if (body.kind === 'too-large') {
+    await sleep(ctx.faults.latencyMs);
     const close: Record<string, string> = body.drained ? {} : { connection: 'close' };
     return sendError(res, 413, `Request body too large: more than ${ctx.maxBodyBytes} bytes.`, { maxBodyBytes: ctx.maxBodyBytes }, close);
   }
+  // Parsed on arrival, so the ordering watch sees the batch's members for its whole time in flight (latency too).
+  let parsed: unknown = NOT_JSON;
+  let parseError = '';
+  try {
+    parsed = JSON.parse(utf8Text(body.body));
+  } catch (error) {
+    parseError = (error as Error).message;
+  }
+  if (Array.isArray(parsed)) {
+    record.items = parsed.length;
+    ctx.stats.batchReceived(parsed.length, body.body.length);
+    res.once('close', ctx.stats.enterBatch(parsed));
+  }
+  await sleep(ctx.faults.latencyMs);
   const decision = ctx.faults.decide('import', record.draw!);
   if (decision.kind === 'throw') throw new Error('injected unexpected error (failNext throw)');
   if (decision.kind === 'drop-before-apply') {
@@ -44,16 +60,7 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
     if (decision.status === 401) headers['www-authenticate'] = 'Bearer error="invalid_token", error_description="scripted fault"';
     return sendError(res, decision.status, `${decision.reason}; the batch was not applied.`, null, headers);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(utf8Text(body.body));
-  } catch (error) {
-    return sendError(res, 400, `The request body is not valid JSON: ${(error as Error).message}.`, null);
-  }
-  if (Array.isArray(parsed)) {
-    record.items = parsed.length;
-    ctx.stats.batchReceived(parsed.length, body.body.length);
-  }
+  if (parsed === NOT_JSON) return sendError(res, 400, `The request body is not valid JSON: ${parseError}.`, null);
   if (Array.isArray(parsed) && parsed.length > ctx.maxItems) {
     return sendError(res, 413, `Too many items: ${parsed.length}, at most ${ctx.maxItems} per request.`, { maxItems: ctx.maxItems, items: parsed.length });
   }
