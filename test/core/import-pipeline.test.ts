@@ -49,6 +49,8 @@ describe('import pipeline against the sandbox', () => {
     const memberOf = (r: number) => `m${(r * 7919) % 200}`;
     const summary = await runImport({ candidates: candidates(2000, { memberOf, invalidEvery: 53 }), transport: watch, batchSize: 50, concurrency: 8 });
     expect(watch.violations).toEqual([]);
+    // and as the server saw it
+    expect(box.stats().ordering).toEqual({ duplicateInBatch: 0, overlapping: 0 });
     expect(watch.maxInFlight).toBeGreaterThan(1);
     expect(watch.maxInFlight).toBeLessThanOrEqual(8);
     expect(bucketSum(summary)).toBe(2000);
@@ -67,6 +69,7 @@ describe('import pipeline against the sandbox', () => {
     const memberOf = (r: number) => (r % 3 === 0 ? `m${r}` : 'same');
     const summary = await runImport({ candidates: candidates(600, { memberOf }), transport: watch, batchSize: 100, concurrency: 4, maxHeldRows: 20 });
     expect(watch.violations).toEqual([]);
+    expect(box.stats().ordering).toEqual({ duplicateInBatch: 0, overlapping: 0 });
     expect(bucketSum(summary)).toBe(600);
     expect(summary.failed).toBe(0);
     expect(box.getMember('same')?.firstName).toBe('v599');
