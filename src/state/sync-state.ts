@@ -1,5 +1,6 @@
 /**
- * The --changed-only state: per memberId, the hash of the last upsert item the server confirmed, in SQLite
+ * The --changed-only state: per memberId, the hashes (canonical and as-sent text) of the last upsert item the
+ * server confirmed, in SQLite
  * (better-sqlite3). Nothing is loaded up front: each candidate is one indexed point lookup through a prepared
  * statement, so a state of millions of members opens at once and costs no memory beyond SQLite's page cache.
  *
@@ -19,13 +20,22 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS member_state (
   member_id  TEXT PRIMARY KEY NOT NULL,
   item_hash  TEXT NOT NULL,
+  text_hash  TEXT NOT NULL,
   updated_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
 export interface ConfirmedItem {
   memberId: string;
+  /** itemHash: of the canonical JSON (key order does not matter). */
   hash: string;
+  /** textHash: of the JSON text as sent (the cheap first comparison). */
+  textHash: string;
+}
+
+export interface StoredHashes {
+  hash: string;
+  textHash: string;
 }
 
 export interface MemberStateRow {
@@ -36,8 +46,8 @@ export interface MemberStateRow {
 
 export class SyncState {
   private readonly db: Database.Database;
-  private readonly lookupStatement: Database.Statement<[string], string>;
-  private readonly upsertStatement: Database.Statement<[string, string, number]>;
+  private readonly lookupStatement: Database.Statement<[string], [string, string]>;
+  private readonly upsertStatement: Database.Statement<[string, string, string, number]>;
   private readonly stampStatement: Database.Statement<[string]>;
   private readonly commitMany: (items: readonly ConfirmedItem[]) => void;
 
@@ -71,22 +81,23 @@ export class SyncState {
       db.close();
       throw error;
     }
-    this.lookupStatement = db.prepare<[string], string>('SELECT item_hash FROM member_state WHERE member_id = ?').pluck();
+    this.lookupStatement = db.prepare<[string], [string, string]>('SELECT item_hash, text_hash FROM member_state WHERE member_id = ?').raw();
     this.upsertStatement = db.prepare(
-      'INSERT INTO member_state (member_id, item_hash, updated_at) VALUES (?, ?, ?) ' +
-        'ON CONFLICT (member_id) DO UPDATE SET item_hash = excluded.item_hash, updated_at = excluded.updated_at',
+      'INSERT INTO member_state (member_id, item_hash, text_hash, updated_at) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (member_id) DO UPDATE SET item_hash = excluded.item_hash, text_hash = excluded.text_hash, updated_at = excluded.updated_at',
     );
     this.stampStatement = db.prepare("INSERT OR REPLACE INTO state_meta (key, value) VALUES ('last_update', ?)");
     this.commitMany = db.transaction((items: readonly ConfirmedItem[]) => {
       const now = Date.now();
-      for (const item of items) this.upsertStatement.run(item.memberId, item.hash, now);
+      for (const item of items) this.upsertStatement.run(item.memberId, item.hash, item.textHash, now);
       this.stampStatement.run(new Date(now).toISOString());
     });
   }
 
-  /** The hash of the member's last confirmed item, if any. */
-  lookup(memberId: string): string | undefined {
-    return this.lookupStatement.get(memberId);
+  /** The hashes of the member's last confirmed item, if any. */
+  lookup(memberId: string): StoredHashes | undefined {
+    const row = this.lookupStatement.get(memberId);
+    return row && { hash: row[0], textHash: row[1] };
   }
 
   /** Records the items of one confirmed response, in one transaction. */

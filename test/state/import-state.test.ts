@@ -8,7 +8,7 @@ import { openImportState } from '../../src/core/import-state/index.js';
 import { buildHooks } from '../../src/core/import-state/hooks.js';
 import type { ImportSummary, SettledBatch } from '../../src/core/import/types.js';
 import type { MemberUpsertItem } from '../../src/schemas/index.js';
-import { itemHash } from '../../src/state/item-hash.js';
+import { itemHash, textHash } from '../../src/state/item-hash.js';
 import { SyncState } from '../../src/state/sync-state.js';
 
 const dirs: string[] = [];
@@ -57,9 +57,9 @@ describe('journal session', () => {
     const resumed = await openImportState({ input: file, journal: { resume: true } }, (m) => notices.push(m));
     expect(resumed.resumedRecords).toBe(2);
     expect(notices.at(-1)).toMatch(/^resuming from .*: 2 records settled/);
-    expect(resumed.hooks.beforeSend!(valid(1, item('m1')), '')).toEqual({ kind: 'done', outcome: 'updated' });
-    expect(resumed.hooks.beforeSend!(valid(2, item('m2')), '')).toEqual({ kind: 'done', outcome: 'skipped', reason: 'locked' });
-    expect(resumed.hooks.beforeSend!(valid(3, item('m3')), '')).toBe('send');
+    expect(resumed.hooks.beforeSend!(valid(1, item('m1')), JSON.stringify(item('m1')))).toEqual({ kind: 'done', outcome: 'updated' });
+    expect(resumed.hooks.beforeSend!(valid(2, item('m2')), JSON.stringify(item('m2')))).toEqual({ kind: 'done', outcome: 'skipped', reason: 'locked' });
+    expect(resumed.hooks.beforeSend!(valid(3, item('m3')), JSON.stringify(item('m3')))).toBe('send');
     expect(resumed.counters.restored).toBe(2);
     expect(await resumed.finish(ok as ImportSummary)).toEqual({ journalKept: false });
     expect(existsSync(`${file}.memberctl-journal`)).toBe(false);
@@ -159,45 +159,58 @@ describe('hooks', () => {
 
   it('--changed-only: unchanged members are not sent; state changes only on confirmation', async () => {
     const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
-    state.commit([{ memberId: 'same', hash: itemHash(item('same')) }, { memberId: 'changed', hash: itemHash(item('changed', 'old@example.com')) }, { memberId: 'skipme', hash: itemHash(item('skipme', 'old@x')) }]);
+    state.commit([{ memberId: 'same', hash: itemHash(item('same')), textHash: textHash(JSON.stringify(item('same'))) }, { memberId: 'changed', hash: itemHash(item('changed', 'old@example.com')), textHash: textHash(JSON.stringify(item('changed', 'old@example.com'))) }, { memberId: 'skipme', hash: itemHash(item('skipme', 'old@x')), textHash: textHash(JSON.stringify(item('skipme', 'old@x'))) }]);
     const { hooks } = buildHooks({ state, changedOnly: true });
-    expect(hooks.beforeSend!(valid(1, item('same')), '')).toBe('unchanged');
+    expect(hooks.beforeSend!(valid(1, item('same')), JSON.stringify(item('same')))).toBe('unchanged');
     // key order does not matter
     const reordered = { email: 'same@example.com', createdAt: '2024-01-01T00:00:00Z', isActive: true, memberId: 'same' };
-    expect(hooks.beforeSend!(valid(2, reordered), '')).toBe('unchanged');
-    expect(hooks.beforeSend!(valid(3, item('changed')), '')).toBe('send');
-    expect(hooks.beforeSend!(valid(4, item('new')), '')).toBe('send');
-    expect(hooks.beforeSend!(valid(5, item('skipme')), '')).toBe('send');
+    expect(hooks.beforeSend!(valid(2, reordered), JSON.stringify(reordered))).toBe('unchanged');
+    expect(hooks.beforeSend!(valid(3, item('changed')), JSON.stringify(item('changed')))).toBe('send');
+    expect(hooks.beforeSend!(valid(4, item('new')), JSON.stringify(item('new')))).toBe('send');
+    expect(hooks.beforeSend!(valid(5, item('skipme')), JSON.stringify(item('skipme')))).toBe('send');
     await hooks.onSettled!(settledBatch([{ record: 3, memberId: 'changed', outcome: 'confirmed' }, { record: 4, memberId: 'new', outcome: 'confirmed' }, { record: 5, memberId: 'skipme', outcome: 'skipped', reason: 'locked' }], 1, 1));
-    expect(state.lookup('changed')).toBe(itemHash(item('changed')));
-    expect(state.lookup('new')).toBe(itemHash(item('new')));
-    expect(state.lookup('skipme')).toBe(itemHash(item('skipme', 'old@x'))); // skipped: not marked as sent
-    expect(hooks.beforeSend!(valid(6, item('changed')), '')).toBe('unchanged');
+    expect(state.lookup('changed')?.hash).toBe(itemHash(item('changed')));
+    expect(state.lookup('new')?.hash).toBe(itemHash(item('new')));
+    expect(state.lookup('skipme')?.hash).toBe(itemHash(item('skipme', 'old@x'))); // skipped: not marked as sent
+    expect(hooks.beforeSend!(valid(6, item('changed')), JSON.stringify(item('changed')))).toBe('unchanged');
+    state.close();
+  });
+
+  it('compares the text as sent first, and the canonical hash only when the text differs', () => {
+    const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
+    const it1 = item('t');
+    // a stored text hash equal to this row's text decides alone (the canonical one is not even computed)
+    state.commit([{ memberId: 't', hash: 'not-the-canonical-hash', textHash: textHash(JSON.stringify(it1)) }]);
+    const { hooks } = buildHooks({ state, changedOnly: true });
+    expect(hooks.beforeSend!(valid(1, it1), JSON.stringify(it1))).toBe('unchanged');
+    // the same item with its keys in another order: the text differs, the canonical hash does not match the bogus one
+    const reordered = { email: it1.email, memberId: 't', isActive: true, createdAt: it1.createdAt };
+    expect(hooks.beforeSend!(valid(2, reordered), JSON.stringify(reordered))).toBe('send');
     state.close();
   });
 
   it('a later row of a member is sent while an earlier row of it is on its way, even if it equals the stored hash', async () => {
     const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
     const last = item('x', 'last-night@example.com');
-    state.commit([{ memberId: 'x', hash: itemHash(last) }]);
+    state.commit([{ memberId: 'x', hash: itemHash(last), textHash: textHash(JSON.stringify(last)) }]);
     const { hooks } = buildHooks({ state, changedOnly: true });
     const earlier = item('x', 'earlier-row@example.com');
-    expect(hooks.beforeSend!(valid(10, earlier), '')).toBe('send');
+    expect(hooks.beforeSend!(valid(10, earlier), JSON.stringify(earlier))).toBe('send');
     // row 20 equals last night's item, but row 10 will overwrite the server's copy first: it must go too
-    expect(hooks.beforeSend!(valid(20, last), '')).toBe('send');
+    expect(hooks.beforeSend!(valid(20, last), JSON.stringify(last))).toBe('send');
     await hooks.onSettled!(settledBatch([{ record: 10, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(earlier) }], 0, 1));
-    expect(state.lookup('x')).toBe(itemHash(earlier));
+    expect(state.lookup('x')?.hash).toBe(itemHash(earlier));
     await hooks.onSettled!(settledBatch([{ record: 20, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(last) }], 0, 1));
-    expect(state.lookup('x')).toBe(itemHash(last));
-    expect(hooks.beforeSend!(valid(30, last), '')).toBe('unchanged');
+    expect(state.lookup('x')?.hash).toBe(itemHash(last));
+    expect(hooks.beforeSend!(valid(30, last), JSON.stringify(last))).toBe('unchanged');
     state.close();
   });
 
   it('--state without --changed-only sends everything and records it', async () => {
     const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
-    state.commit([{ memberId: 'a', hash: itemHash(item('a')) }]);
+    state.commit([{ memberId: 'a', hash: itemHash(item('a')), textHash: textHash(JSON.stringify(item('a'))) }]);
     const { hooks } = buildHooks({ state });
-    expect(hooks.beforeSend!(valid(1, item('a')), '')).toBe('send');
+    expect(hooks.beforeSend!(valid(1, item('a')), JSON.stringify(item('a')))).toBe('send');
     await hooks.onSettled!(settledBatch([{ record: 1, memberId: 'a', outcome: 'confirmed' }], 0, 1));
     expect(state.summary().members).toBe(1);
     state.close();

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { itemHash } from '../../src/state/item-hash.js';
+import { itemHash, textHash } from '../../src/state/item-hash.js';
 import { SyncState } from '../../src/state/sync-state.js';
 
 const dirs: string[] = [];
@@ -22,16 +22,16 @@ describe('sync state', () => {
     const state = SyncState.open(path, { create: true });
     expect(state.lookup('m1')).toBeUndefined();
     state.commit([
-      { memberId: 'm1', hash: itemHash({ a: 1 }) },
-      { memberId: 'm2', hash: itemHash({ a: 2 }) },
+      { memberId: 'm1', hash: itemHash({ a: 1 }), textHash: textHash(JSON.stringify({ a: 1 })) },
+      { memberId: 'm2', hash: itemHash({ a: 2 }), textHash: textHash(JSON.stringify({ a: 2 })) },
     ]);
-    state.commit([{ memberId: 'm1', hash: itemHash({ a: 3 }) }]);
+    state.commit([{ memberId: 'm1', hash: itemHash({ a: 3 }), textHash: textHash(JSON.stringify({ a: 3 })) }]);
     state.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
 
     const again = SyncState.open(path, { create: false });
-    expect(again.lookup('m1')).toBe(itemHash({ a: 3 }));
-    expect(again.lookup('m2')).toBe(itemHash({ a: 2 }));
+    expect(again.lookup('m1')?.hash).toBe(itemHash({ a: 3 }));
+    expect(again.lookup('m2')).toEqual({ hash: itemHash({ a: 2 }), textHash: textHash(JSON.stringify({ a: 2 })) });
     const summary = again.summary();
     expect(summary.members).toBe(2);
     expect(Date.parse(summary.lastUpdate!)).toBeGreaterThan(0);
@@ -45,7 +45,7 @@ describe('sync state', () => {
 
   it('forgets one member or all of them', () => {
     const state = SyncState.open(tempPath(), { create: true });
-    state.commit(['a', 'b', 'c'].map((memberId) => ({ memberId, hash: itemHash(memberId) })));
+    state.commit(['a', 'b', 'c'].map((memberId) => ({ memberId, hash: itemHash(memberId), textHash: textHash(JSON.stringify(memberId)) })));
     expect(state.forget('b')).toBe(true);
     expect(state.forget('b')).toBe(false);
     expect(state.lookup('b')).toBeUndefined();
@@ -56,7 +56,7 @@ describe('sync state', () => {
 
   it('a transaction that fails half-way leaves nothing behind', () => {
     const state = SyncState.open(tempPath(), { create: true });
-    expect(() => state.commit([{ memberId: 'ok', hash: itemHash(1) }, { memberId: null as unknown as string, hash: itemHash(2) }])).toThrow();
+    expect(() => state.commit([{ memberId: 'ok', hash: itemHash(1), textHash: textHash(JSON.stringify(1)) }, { memberId: null as unknown as string, hash: itemHash(2), textHash: textHash(JSON.stringify(2)) }])).toThrow();
     expect(state.lookup('ok')).toBeUndefined();
     state.close();
   });
@@ -78,8 +78,8 @@ describe('sync state', () => {
     const a = SyncState.open(path, { create: true });
     const b = SyncState.open(path, { create: true });
     for (let i = 0; i < 50; i++) {
-      a.commit([{ memberId: `a${i}`, hash: itemHash(i) }]);
-      b.commit([{ memberId: `b${i}`, hash: itemHash(i) }]);
+      a.commit([{ memberId: `a${i}`, hash: itemHash(i), textHash: textHash(JSON.stringify(i)) }]);
+      b.commit([{ memberId: `b${i}`, hash: itemHash(i), textHash: textHash(JSON.stringify(i)) }]);
     }
     expect(a.summary().members).toBe(100);
     a.close();

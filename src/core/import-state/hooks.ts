@@ -2,7 +2,8 @@
  * Turns the journal, the sync state and the shard into the import pipeline's hooks:
  * - select: --shard keeps only this shard's members (the others are counted as `otherShards`, not as rows);
  * - beforeSend: a record an earlier run settled is restored from the journal; with --changed-only, a member
- *   whose item hashes like the last one the server confirmed is `unchanged`;
+ *   whose item hashes like the last one the server confirmed is `unchanged` (the hash of the JSON text is
+ *   compared first, the canonical hash only when the text differs: see state/item-hash.ts);
  * - onSettled: the journal entry is written and synced, then the confirmed items' hashes are committed to the
  *   state (one transaction per response), before the pipeline counts them and releases the members' next rows.
  *
@@ -14,7 +15,7 @@
 import type { BatchEntry } from '../../state/journal-format.js';
 import { encodeRanges } from '../../state/journal-format.js';
 import type { JournalWriter } from '../../state/journal.js';
-import { itemHash } from '../../state/item-hash.js';
+import { itemHash, textHash } from '../../state/item-hash.js';
 import type { ResumeIndex } from '../../state/resume-index.js';
 import { shardOf, type Shard } from '../../state/shard.js';
 import type { ConfirmedItem, SyncState } from '../../state/sync-state.js';
@@ -37,7 +38,7 @@ export interface HookCounters {
 export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: HookCounters } {
   const counters: HookCounters = { otherShards: 0, restored: 0 };
   const { shard, journal, resumed, state, changedOnly } = parts;
-  const onTheWay = new Map<string, { record: number; hash: string }>();
+  const onTheWay = new Map<string, { record: number; hash: string; textHash: string }>();
   const hooks: ImportHooks = {};
 
   if (shard) {
@@ -50,7 +51,7 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
   }
 
   if (resumed || state) {
-    hooks.beforeSend = (candidate): PreSendDecision => {
+    hooks.beforeSend = (candidate, json): PreSendDecision => {
       const done = resumed?.get(candidate.record);
       if (done) {
         counters.restored++;
@@ -58,12 +59,17 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       }
       if (!state) return 'send';
       const memberId = candidate.item.memberId;
-      const hash = itemHash(candidate.item);
+      const text = textHash(json);
+      let hash: string | undefined;
       if (changedOnly && !onTheWay.has(memberId)) {
         const stored = state.lookup(memberId);
-        if (stored === hash) return 'unchanged';
+        if (stored !== undefined) {
+          if (stored.textHash === text) return 'unchanged';
+          hash = itemHash(candidate.item);
+          if (stored.hash === hash) return 'unchanged'; // same item, keys in another order
+        }
       }
-      onTheWay.set(memberId, { record: candidate.record, hash });
+      onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text });
       return 'send';
     };
   }
@@ -74,11 +80,11 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       if (!state) return;
       const confirmed: ConfirmedItem[] = [];
       for (const settled of batch.records) {
-        const mine = onTheWay.get(settled.memberId);
-        const hash = mine?.record === settled.record ? mine.hash : undefined;
-        if (hash) onTheWay.delete(settled.memberId);
+        const on = onTheWay.get(settled.memberId);
+        const mine = on?.record === settled.record ? on : undefined;
+        if (mine) onTheWay.delete(settled.memberId);
         if (settled.outcome !== 'confirmed') continue; // skipped or rejected: the server did not take this item
-        confirmed.push({ memberId: settled.memberId, hash: hash ?? itemHash(JSON.parse(settled.json)) });
+        confirmed.push({ memberId: settled.memberId, hash: mine?.hash ?? itemHash(JSON.parse(settled.json)), textHash: mine?.textHash ?? textHash(settled.json) });
       }
       state.commit(confirmed);
     };
