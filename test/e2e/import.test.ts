@@ -143,6 +143,17 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     expect(run.stderr).toContain('stopping at once');
   });
 
+  it('accounts for the records before an input that turns unreadable midway, then reports it with exit 2', async () => {
+    const env = await target();
+    const file = join(dir, 'truncated.json');
+    writeFileSync(file, '[\n{"memberId":"t-1","isActive":true,"createdAt":"2024-01-05T09:00:00Z"},\n{"memberId":"t-2","isActive":tr');
+    const run = await runCli(['import', file, '--json'], env);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 1, importedCount: 1, failed: 0 });
+    expect(box!.getMember('t-1')).toBeDefined();
+    expect(run.stderr).toMatch(/error: .*truncated\.json line 3/);
+  });
+
   it('never shows the token: stdout, stderr, report, rejects, JSON logs', async () => {
     const env = await target({ faults: { rejectMemberIds: ['m2'], failNext: [{ status: 503 }] } });
     const token = box!.memberToken;

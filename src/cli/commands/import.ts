@@ -165,6 +165,8 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       // the summary is out; the error says why and what to check (never the token itself)
       renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${target.isSandbox ? 'the sandbox' : 'the configured token'}`), output);
     }
+    // unreadable input midway: the summary above accounts for the records before it; then the error, exit 2
+    if (summary.inputError) renderError(summary.inputError, output);
     return importExitCode(summary);
   } finally {
     signals.dispose();
@@ -175,6 +177,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
 
 export function importExitCode(summary: ImportSummary): ExitCodeValue {
   if (summary.stopReason === 'credentials') return ExitCode.credentials;
+  if (summary.inputError) return ExitCode.usage;
   if (summary.failed > 0 || summary.stopReason) return ExitCode.failed;
   if (summary.invalid + summary.skipped.length + summary.rejected > 0) return ExitCode.partial;
   return ExitCode.ok;

@@ -89,6 +89,11 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.stopReason === 'credentials') {
     return color.red(`Stopped: the server refused the credentials; ${n(summary.failed)} records not confirmed.`);
   }
+  if (summary.inputError) {
+    return color.red(
+      `Stopped: the input is unreadable after record ${n(summary.rows)} (error below); the records before it are accounted above. Fix the file and import it again: records already imported are simply updated.`,
+    );
+  }
   if (summary.failed > 0) {
     const why = summary.stopReason ? 'the run was interrupted: ' : '';
     const feed = context.rejectsPath ? `, or import the failed lines of ${context.rejectsPath}` : '';

@@ -6,6 +6,7 @@
  * full, so memory stays flat for any file size. Per-member ordering is MemberOrder's job; responses are turned
  * into outcomes by the Dispatcher; every outcome goes through the Settler into the Tally.
  */
+import { InputError } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
 import { Batcher, type PendingRecord } from './batcher.js';
 import { Dispatcher } from './dispatcher.js';
@@ -94,6 +95,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   // ---- reading: runs ahead of sending until the queue of closed batches or the held rows are full
   const iterator = options.candidates[Symbol.asyncIterator]();
   let exhausted = false;
+  let inputError: InputError | undefined;
   try {
     while (!stop.stopping) {
       // No race against the stop here: a race per record would pile reactions onto one pending promise. The
@@ -120,7 +122,14 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     }
   } catch (error) {
     // a source closed because the run is stopping may end its pending read with an error: that is the stop
-    if (!stop.stopping) stop.fatal(error);
+    if (stop.stopping) {
+      // nothing to add
+    } else if (error instanceof InputError) {
+      // unreadable input midway: the records read before it are sent and accounted, then the error is reported
+      inputError = error;
+    } else {
+      stop.fatal(error);
+    }
   } finally {
     // A pending next() on an async generator would make return() wait for it; don't block the stop on stdin.
     if (!exhausted) void Promise.resolve(iterator.return?.()).catch(() => undefined);
@@ -200,6 +209,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     stopMessage: stop.message,
     finalBatchSize: batcher.maxItems,
     warnings,
+    inputError,
   };
   progress();
   emit({ type: 'finished', summary });

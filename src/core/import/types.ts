@@ -2,6 +2,7 @@
  * The import pipeline's contracts: what it needs (a transport, candidates, options, hooks) and what it returns
  * (a summary whose buckets always add up to the rows read). No I/O here.
  */
+import type { InputError } from '../../errors.js';
 import type { Candidate } from '../candidate.js';
 import type { ImportResult, MemberError } from '../../schemas/index.js';
 import type { ImportEvent } from './events.js';
@@ -145,4 +146,6 @@ export interface ImportSummary {
   /** Batch size at the end of the run (lower than asked after a 413). */
   finalBatchSize: number;
   warnings: number;
+  /** The input turned unreadable midway: what was read before it is accounted above; report this after (exit 2). */
+  inputError?: InputError;
 }
