@@ -49,7 +49,7 @@ export async function resolveImportTarget(flags: TargetFlags, settings: Resolved
   return {
     baseUrl,
     token: sandbox.memberToken,
-    description: `a local sandbox at ${baseUrl.origin} (started for this run, no real server; ${kept})`,
+    description: `a local sandbox at ${baseUrl.origin} (started for this run, no real server; admin API at ${baseUrl.origin}/_sandbox/ while it runs; ${kept})`,
     isSandbox: true,
     warnings: [],
     close: () => sandbox.close(),
