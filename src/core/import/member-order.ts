@@ -19,9 +19,13 @@ export interface FailedEarlier {
 
 export type Admission = { kind: 'go' } | { kind: 'held' } | { kind: 'failed-earlier'; earlier: FailedEarlier };
 
+const GO: Admission = { kind: 'go' };
+const HELD: Admission = { kind: 'held' };
+const NOTHING = { failedRows: [] as PendingRecord[] };
+
 export class MemberOrder {
-  /** memberId → its rows waiting behind the one on its way (empty array: one on its way, none waiting). */
-  private readonly active = new Map<string, PendingRecord[]>();
+  /** memberId → its rows waiting behind the one on its way (null: one on its way, none waiting). */
+  private readonly active = new Map<string, PendingRecord[] | null>();
   private readonly failed = new Map<string, FailedEarlier>();
   private heldRows = 0;
 
@@ -36,16 +40,18 @@ export class MemberOrder {
 
   /** Called in file order for each record to send. */
   admit(record: PendingRecord): Admission {
-    const earlier = this.failed.get(record.memberId);
+    const earlier = this.failed.size > 0 ? this.failed.get(record.memberId) : undefined;
     if (earlier) return { kind: 'failed-earlier', earlier };
     const waiting = this.active.get(record.memberId);
     if (waiting === undefined) {
-      this.active.set(record.memberId, []);
-      return { kind: 'go' };
+      // null: on its way, nothing waiting (no array per record: this runs for every row of the file)
+      this.active.set(record.memberId, null);
+      return GO;
     }
-    waiting.push(record);
+    if (waiting === null) this.active.set(record.memberId, [record]);
+    else waiting.push(record);
     this.heldRows++;
-    return { kind: 'held' };
+    return HELD;
   }
 
   /**
@@ -59,14 +65,16 @@ export class MemberOrder {
       const earlier = { record: record.record, line: record.line };
       this.failed.set(record.memberId, earlier);
       this.active.delete(record.memberId);
-      this.heldRows -= waiting.length;
-      return { failedRows: waiting, earlier };
+      const failedRows = waiting ?? [];
+      this.heldRows -= failedRows.length;
+      return { failedRows, earlier };
     }
-    const next = waiting.shift();
+    const next = waiting?.shift();
     if (next === undefined) {
       this.active.delete(record.memberId);
-      return { failedRows: [] };
+      return NOTHING;
     }
+    if (waiting!.length === 0) this.active.set(record.memberId, null);
     this.heldRows--;
     return { next, failedRows: [] };
   }
@@ -74,7 +82,11 @@ export class MemberOrder {
   /** The run is stopping: every held row, to be counted failed. */
   drainHeld(): PendingRecord[] {
     const rows: PendingRecord[] = [];
-    for (const waiting of this.active.values()) rows.push(...waiting.splice(0));
+    for (const [memberId, waiting] of this.active) {
+      if (waiting === null) continue;
+      rows.push(...waiting);
+      this.active.set(memberId, null);
+    }
     this.heldRows = 0;
     return rows;
   }
