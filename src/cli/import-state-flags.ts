@@ -31,7 +31,7 @@ export function addImportStateOptions(command: Command): Command {
 
 export const IMPORT_STATE_EXAMPLES = `
   $ memberctl import members.csv --resume                            after a crash: send only what was not confirmed
-  $ memberctl import crm-export.csv --changed-only --state crm.state  nightly sync: send new and changed members only
+  $ memberctl import crm.csv --changed-only --state crm.state         nightly sync: send new and changed members only
   $ memberctl import members.csv --shard "$JOB_COMPLETION_INDEX/4"    one of 4 processes splitting a file by memberId`;
 
 export function importStateOptionsFrom(file: string, flags: ImportStateFlags): ImportStateOptions {

@@ -20,6 +20,7 @@ export interface InputFingerprint {
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
   const { size } = await stat(path);
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  // 64 KiB reads: big enough for ~1 GB/s, small enough that the buffers never pile up in memory before a GC
+  for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 })) hash.update(chunk as Buffer);
   return { path: resolve(path), size, sha256: hash.digest('hex') };
 }

@@ -85,6 +85,12 @@ describe('journal session', () => {
     expect(readFileSync(`${file}.memberctl-journal`, 'utf8').split('\n').filter(Boolean)).toHaveLength(2); // header + run
   });
 
+  it('refuses a journal written in another format version (exit 2)', async () => {
+    const file = input(tempDir());
+    writeFileSync(`${file}.memberctl-journal`, `${JSON.stringify({ memberctl: 'journal', v: 2, input: { path: file, size: 1, sha256: 'x' }, shard: null, createdAt: '' })}\n`);
+    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'journal-version' });
+  });
+
   it('refuses to resume a journal of another shard, and names journals per shard', async () => {
     const file = input(tempDir());
     const s1 = await openImportState({ input: file, shard: { index: 1, count: 3 }, journal: {} }, () => undefined);

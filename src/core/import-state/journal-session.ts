@@ -62,8 +62,15 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
         hint: 'Use --resume to send only what it lacks, or --restart to discard it and import everything again.',
       });
     }
-    const fingerprint = await fingerprintOf(options.input);
     const { header } = existing;
+    if (header.v !== JOURNAL_VERSION) {
+      throw new InputError(`journal ${path} has format version ${header.v}; this memberctl reads version ${JOURNAL_VERSION}`, {
+        code: 'journal-version',
+        file: path,
+        hint: 'Resume with the memberctl version that wrote it, or use --restart.',
+      });
+    }
+    const fingerprint = await fingerprintOf(options.input);
     const sameFile = header.input.size === fingerprint.size && header.input.sha256 === fingerprint.sha256;
     if (!sameFile) {
       throw new UsageError(`journal ${path} belongs to another file: it was written for ${header.input.path} (${header.input.size} bytes), ${options.input} has ${fingerprint.size} bytes${header.input.size === fingerprint.size ? ' and other content' : ''}`, {
