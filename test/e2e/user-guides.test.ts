@@ -1,7 +1,6 @@
 /**
- * The user guides' commands must run as written: every `npx memberctl` line of docs/readme/user-guides-draft.md
- * that targets the sandbox is run in order (as `node bin/memberctl.js`, with /tmp/demo swapped for a temp
- * folder), and each must end with the exit code the guide promises (3 where it says some records are invalid).
+ * The README's guides must run as written: every `npx memberctl` line of README.md that targets the sandbox is run
+ * in order (as `node bin/memberctl.js`, with /tmp/demo swapped for a temp folder), and each must end with the exit code the guide promises (3 where it says some records are invalid).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,14 +8,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli } from './config-cli-helper.js';
 
-const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'readme', 'user-guides-draft.md'), 'utf8');
+const guide = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 
 /** Splits a shell line into words (the guide uses no quotes), dropping a trailing comment. */
 function words(line: string): string[] {
   return line.replace(/\s+#.*$/, '').trim().split(/\s+/).slice(2);
 }
 
-describe('user guides (draft)', () => {
+describe('the README guides', () => {
   it('every sandbox command runs as written, with the exit code the guide says', { timeout: 300_000 }, async () => {
     const demo = mkdtempSync(join(tmpdir(), 'memberctl-demo-'));
     const lines = guide.split('\n').filter((line) => line.startsWith('npx memberctl ') && !line.includes('--profile'));
