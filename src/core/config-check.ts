@@ -6,7 +6,7 @@
 import { ExitCode, type ExitCodeValue, isMemberctlError } from '../errors.js';
 import { parseBaseUrl, readTokenFile } from './connection.js';
 import { decodeJwtClaims, expiryState, humanDuration } from './jwt-claims.js';
-import { probeImportEndpoint, probeReachability } from './reachability.js';
+import { probeImportEndpoint, probeReachability } from '../http/reachability.js';
 import { describeProvenance, type ResolvedSettings, type TokenArea } from './settings/index.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
