@@ -43,7 +43,7 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
 
 export function importCommand(result: CommandResult): Command {
   const command = new Command('import')
-    .description('Send a file of member records to the import endpoint in batches, and account for every record.')
+    .description('send a file of member records to the import endpoint in batches, and account for every record')
     .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)')
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
     .option('--token-file <file>', 'file whose first line is the member token (else MEMBERCTL_TOKEN, else the profile)')

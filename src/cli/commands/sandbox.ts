@@ -125,7 +125,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 export function sandboxCommand(result: CommandResult): Command {
   return new Command('sandbox')
-    .description('Run a local server of the member and push API (with an admin API and fault injection) until Ctrl-C.')
+    .description('run a local server of the member and push API (with an admin API and fault injection) until Ctrl-C')
     .option('--port <n>', `port to listen on; 0 for any free port`, wholeNumber(0), DEFAULT_SANDBOX_PORT)
     .option('--host <host>', 'interface to listen on (loopback only unless --allow-remote)', '127.0.0.1')
     .option('--allow-remote', 'allow a non-loopback --host (anyone who can reach it can read and erase the store)')

@@ -18,7 +18,7 @@ function withStateOptions(command: Command): Command {
 
 export function stateCommand(result: CommandResult): Command {
   const state = new Command('state')
-    .description('Inspect or correct the --changed-only state: which members the server confirmed, with which item')
+    .description('inspect or correct the --changed-only state: which members the server confirmed, with which item')
     .addHelpText(
       'after',
       `

@@ -30,7 +30,7 @@ interface SubscribeFlags {
 
 export function subscribeCommand(result: CommandResult): Command {
   return new Command('subscribe')
-    .description("Subscribe a customer's device to push notifications (POST /push/v1/customers/{customerId}/subscription).")
+    .description("subscribe a customer's device to push notifications (POST /push/v1/customers/{customerId}/subscription)")
     .argument('[customerId]', 'the customer whose device is subscribed (any characters; sent percent-encoded)')
     .option('--token-handle <token>', 'the device token the push hub uses to reach the device (1-255 characters)')
     .option('--platform <platform>', 'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (Android, deprecated); any case, fcm-v1 / FCM_V1 work')

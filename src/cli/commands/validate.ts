@@ -18,7 +18,7 @@ interface ValidateFlags extends InputFlags {
 
 export function validateCommand(result: CommandResult): Command {
   const command = new Command('validate')
-    .description('Read, map and validate every record of a file locally, with no network: rows, valid, invalid and why.')
+    .description('read, map and validate every record of a file locally, with no network: rows, valid, invalid and why')
     .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)')
     .option('--json', 'print one JSON object on stdout: counts and every invalid record with its issues')
     .option('--output <file>', 'write the valid items, exactly as import would send them, one JSON object per line')
