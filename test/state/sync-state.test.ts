@@ -43,6 +43,24 @@ describe('sync state', () => {
     raw.close();
   });
 
+  it('lookups share a read transaction that neither hides its own commits nor holds another writer back', async () => {
+    const path = tempPath();
+    const state = SyncState.open(path, { create: true });
+    state.commit([{ memberId: 'm1', hash: 'h1', textHash: 't1' }]);
+    expect(state.lookup('m1')?.hash).toBe('h1'); // opens the shared read transaction
+    state.commit([{ memberId: 'm1', hash: 'h2', textHash: 't2' }]);
+    expect(state.lookup('m1')?.hash).toBe('h2'); // a member confirmed earlier in the run: its new hash
+    const other = new Database(path);
+    // committed for other connections at once, not a savepoint waiting for the read to end
+    expect(other.prepare("SELECT item_hash FROM member_state WHERE member_id = 'm1'").pluck().get()).toBe('h2');
+    other.prepare("UPDATE member_state SET item_hash = 'h3' WHERE member_id = 'm1'").run(); // not blocked by our read
+    expect(state.lookup('m1')?.hash).toBe('h2'); // still the read transaction's snapshot...
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(state.lookup('m1')?.hash).toBe('h3'); // ...which ends on its own within a fraction of a second
+    other.close();
+    state.close();
+  });
+
   it('forgets one member or all of them', () => {
     const state = SyncState.open(tempPath(), { create: true });
     state.commit(['a', 'b', 'c'].map((memberId) => ({ memberId, hash: itemHash(memberId), textHash: textHash(JSON.stringify(memberId)) })));
