@@ -2,23 +2,16 @@
  * `subscribe`'s use case: send one prepared subscription through the push client and say what became of it,
  * in terms the command line maps to exit codes: subscribed (0), refused (3), credentials (5), not confirmed (4).
  */
-import { PushApiClient, formatProblem, type SubscribeResponse } from '../http/push-api.js';
-import { pushRetryPolicy, type RetryPolicy } from '../http/retry-policy.js';
-import type { RetryInfo } from '../http/transport.js';
+import { PushApiClient, formatProblem, type PushApiOptions, type SubscribeResponse } from '../http/push-api.js';
+import { pushRetryPolicy } from '../http/retry-policy.js';
 import type { Platform, Problem } from '../schemas/index.js';
 import type { PreparedSubscription } from './subscribe-input.js';
 
 export { prepareSubscription, normalizePlatform, missingFields, missingError, tokenWarnings, cleanToken, fieldProblem, describePlatforms, DRAFT_FIELDS } from './subscribe-input.js';
 export type { SubscriptionDraft, PreparedSubscription } from './subscribe-input.js';
 
-export interface SubscribeTarget {
-  baseUrl: URL;
-  token: string;
-  timeoutMs: number;
-  retry?: RetryPolicy;
-  onRetry?: (info: RetryInfo) => void;
-  userAgent?: string;
-}
+/** Where and how to send: the push client's own options (retry defaults to the push policy). */
+export type SubscribeTarget = PushApiOptions;
 
 export type SubscribeOutcome =
   | { kind: 'subscribed'; status: number; customerId: string; installationId: string; platform: Platform; retries: number }

@@ -5,22 +5,12 @@
 import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
 import { describeErrorBody } from './failure.js';
 import { cleanMessage, headerValue, summarizeBody, tryParseJson } from './response-body.js';
-import type { RetryPolicy } from './retry-policy.js';
-import { RetryingTransport, type RetryInfo } from './transport.js';
+import { RetryingTransport, type TransportOptions } from './transport.js';
 
 export type { RetryInfo } from './transport.js';
 
-export interface MemberApiOptions {
-  baseUrl: URL;
-  token: string;
-  /** Requests in flight at once (= sockets in the keep-alive pool). */
-  connections: number;
-  /** Per attempt, for the response headers and then between body chunks. */
-  timeoutMs: number;
-  retry: RetryPolicy;
-  onRetry?: (info: RetryInfo) => void;
-  userAgent?: string;
-}
+/** The transport's options; the client sets Accept itself. */
+export type MemberApiOptions = Omit<TransportOptions, 'accept'>;
 
 export type ImportResponse =
   | { kind: 'ok'; status: 200; result: ImportResult }
@@ -44,10 +34,10 @@ export class MemberApiClient {
   }
 
   /**
-   * Sends one batch. `body` is the JSON array text (the batcher measured its bytes). `signal` stops waiting (a
+   * Sends one batch. `body` is the JSON array as UTF-8 (the batcher encoded it once, at its measured size). `signal` stops waiting (a
    * backoff or a 429 pause ends at once with `failed`) but lets a request already on the wire settle.
    */
-  async postImport(body: string, signal?: AbortSignal): Promise<ImportResponse> {
+  async postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse> {
     const sent = await this.#transport.post(IMPORT_PATH, body, signal);
     if (sent.type === 'failed') {
       return { kind: 'failed', ...(sent.status === undefined ? {} : { status: sent.status }), message: sent.message, retries: sent.retries };

@@ -12,7 +12,7 @@ import { memberRetryPolicy } from '../../http/retry-policy.js';
 import { openPrivateFile } from '../../io/private-file.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { installStopSignals } from '../import-signals.js';
-import { resolveImportTarget, type ImportTarget } from '../import-target.js';
+import { resolveTarget, type Target } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import { openImportState, type ImportStateSession } from '../../core/import-state/index.js';
 import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateNotes, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
@@ -88,7 +88,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
 
   // The input first: a wrong file or mapping is reported before any server is contacted.
   const stream = await readCandidates(input);
-  let target: ImportTarget | undefined;
+  let target: Target | undefined;
   let rejects: RejectsWriter | undefined;
   let client: MemberApiClient | undefined;
   let progress: ImportProgress | undefined;
@@ -103,7 +103,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     void stream.close();
   });
   try {
-    target = await resolveImportTarget(flags, settings);
+    target = await resolveTarget('member', flags, settings);
     // from here on the log knows the token, to mask it should it ever appear in a message
     if (logJson) {
       jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token] });

@@ -13,7 +13,7 @@ import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
 import { promptMissing } from './subscribe-prompt.js';
-import { resolvePushTarget } from './subscribe-target.js';
+import { resolveTarget } from '../target.js';
 
 interface SubscribeFlags {
   tokenHandle?: string;
@@ -71,7 +71,7 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
   // Values that were typed are checked before any question, so a wrong flag is not discovered after the prompts.
   if (missingFields(draft).length === 0) prepareSubscription(draft, { cleanToken: flags.cleanToken });
   const settings = loadCommandSettings(command, 'push');
-  const target = await resolvePushTarget(flags, settings);
+  const target = await resolveTarget('push', flags, settings);
   try {
     for (const warning of target.warnings) output.warn(warning);
     if (missingFields(draft).length > 0) draft = await promptMissing(draft, { input: process.stdin, output: process.stderr });

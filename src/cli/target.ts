@@ -1,0 +1,67 @@
+/**
+ * Where a command sends: the configured server (base URL + the area's token, resolved with the settings'
+ * precedence), or with --sandbox a local sandbox started in this process on a free loopback port with its own
+ * generated tokens, stopped after the command. The token stays inside the returned object; only `description` is
+ * ever printed.
+ */
+import { resolveConnection, type ApiArea } from '../core/connection.js';
+import type { ResolvedSettings } from '../core/settings/index.js';
+import { UsageError } from '../errors.js';
+import { startSandbox } from '../sandbox/index.js';
+
+export interface Target {
+  baseUrl: URL;
+  token: string;
+  /** For the summary and logs: the base URL, or "a local sandbox (…)". */
+  description: string;
+  isSandbox: boolean;
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+export interface TargetFlags {
+  sandbox?: boolean;
+  /** import only: keep the sandbox's members in this file */
+  sandboxData?: string;
+  baseUrl?: string;
+}
+
+/** What the summary says about a sandbox target, per area (an import keeps its members on request). */
+const SANDBOX_DESCRIPTION: Record<ApiArea, (origin: string, flags: TargetFlags) => string> = {
+  member: (origin, flags) =>
+    `a local sandbox at ${origin} (started for this run, no real server; admin API at ${origin}/_sandbox/ while it runs; ${
+      flags.sandboxData ? `its members are kept in ${flags.sandboxData}` : 'its members are discarded after the run'
+    })`,
+  push: (origin) => `a local sandbox at ${origin}, started for this command (no real server; the subscription is discarded when it stops)`,
+};
+
+export async function resolveTarget(area: ApiArea, flags: TargetFlags, settings: ResolvedSettings): Promise<Target> {
+  if (!flags.sandbox) {
+    if (flags.sandboxData) throw new UsageError('--sandbox-data needs --sandbox', { hint: 'add --sandbox to import into a local sandbox' });
+    const connection = await resolveConnection({ area, settings });
+    return {
+      baseUrl: connection.baseUrl,
+      token: connection.token,
+      description: connection.baseUrl.origin + connection.baseUrl.pathname,
+      isSandbox: false,
+      warnings: connection.warnings,
+      close: async () => undefined,
+    };
+  }
+  if (flags.baseUrl) {
+    throw new UsageError('--sandbox and --base-url exclude each other', {
+      hint: '--sandbox starts a local server for this command; drop it to send to --base-url',
+    });
+  }
+  const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: flags.sandboxData });
+  const baseUrl = new URL(sandbox.url);
+  if (!baseUrl.pathname.endsWith('/')) baseUrl.pathname += '/';
+  return {
+    baseUrl,
+    token: area === 'member' ? sandbox.memberToken : sandbox.pushToken,
+    description: SANDBOX_DESCRIPTION[area](baseUrl.origin, flags),
+    isSandbox: true,
+    warnings: [],
+    close: () => sandbox.close(),
+  };
+}
