@@ -101,6 +101,11 @@ describe('openRecordSource', () => {
           return false; // closed while we looked
         }
       });
+    // Closing a file handle completes asynchronously (later under load): wait for it, up to 5 s, then judge.
+    const released = async () => {
+      for (let waited = 0; waited < 5000 && holdsFile(); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      return !holdsFile();
+    };
     const source = await openRecordSource({ path });
     expect(source.totalBytes).toBeGreaterThan(1_000_000);
     let seen = 0;
@@ -111,8 +116,7 @@ describe('openRecordSource', () => {
     expect(holdsFile()).toBe(true);
     expect(source.bytesRead()).toBeGreaterThan(0);
     expect(source.bytesRead()).toBeLessThan(source.totalBytes!);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(holdsFile()).toBe(false); // leaving the loop released it
+    expect(await released()).toBe(true); // leaving the loop released it
     // close() from outside the loop (Ctrl-C, --limit) while records are still being read
     const again = await openRecordSource({ path });
     const iterator = again[Symbol.asyncIterator]();
@@ -120,8 +124,7 @@ describe('openRecordSource', () => {
     expect(holdsFile()).toBe(true);
     await again.close();
     await again.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(holdsFile()).toBe(false);
+    expect(await released()).toBe(true);
     expect((await iterator.next()).done).toBe(true);
   });
 

@@ -5,36 +5,13 @@
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 
-export interface ImportJson {
-  rows: number;
-  invalid: number;
-  unchanged?: number;
-  importedCount: number;
-  updatedCount: number;
-  skipped: ImportSummary['skipped'];
-  rejected: number;
-  failed: number;
-  batches: number;
-  requests: number;
-  retries: number;
-  durationMs: number;
-}
+/** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
+const JSON_FIELDS = ['rows', 'invalid', 'unchanged', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'durationMs'] as const;
+export type ImportJson = Omit<Pick<ImportSummary, (typeof JSON_FIELDS)[number]>, 'unchanged'> & { unchanged?: number };
 
 export function importJson(summary: ImportSummary, options: { withUnchanged?: boolean } = {}): ImportJson {
-  return {
-    rows: summary.rows,
-    invalid: summary.invalid,
-    ...(options.withUnchanged ? { unchanged: summary.unchanged } : {}),
-    importedCount: summary.importedCount,
-    updatedCount: summary.updatedCount,
-    skipped: summary.skipped,
-    rejected: summary.rejected,
-    failed: summary.failed,
-    batches: summary.batches,
-    requests: summary.requests,
-    retries: summary.retries,
-    durationMs: summary.durationMs,
-  };
+  const fields = options.withUnchanged ? JSON_FIELDS : JSON_FIELDS.filter((field) => field !== 'unchanged');
+  return Object.fromEntries(fields.map((field) => [field, summary[field]])) as ImportJson;
 }
 
 export interface SummaryContext {
