@@ -56,12 +56,17 @@ export async function openInputBytes(options: OpenBytesOptions): Promise<InputBy
     return chunk;
   }
 
-  const first = await nextRaw();
+  // a failure before the InputBytes is handed out must release the file itself (no one else can close it)
+  const abandon = (error: unknown): never => {
+    if (options.path !== '-') raw.destroy();
+    throw error;
+  };
+  const first = await nextRaw().catch(abandon);
   const gzip = first !== undefined && first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
   if (options.gzip && !gzip && first !== undefined) {
-    throw new InputError(`${file}: is not gzip data, although its name ends in .gz`, {
+    abandon(new InputError(`${file}: is not gzip data, although its name ends in .gz`, {
       code: 'input-gzip', file, hint: 'Rename the file without .gz, or compress it with gzip.',
-    });
+    }));
   }
   let nextChunk: () => Promise<Buffer | undefined>;
   let gunzip: { destroy(): void } | undefined;
