@@ -55,7 +55,7 @@ export class RetryingTransport {
   }
 
   /** POST `body` to `relativePath` under the base URL's path (a base path like /api/ is kept). */
-  async post(relativePath: string, body: string, signal?: AbortSignal): Promise<SendResult> {
+  async post(relativePath: string, body: string | Uint8Array, signal?: AbortSignal): Promise<SendResult> {
     // Joined as text, not resolved with new URL(): resolution would collapse a "%2E%2E" customer id into "..".
     const basePath = this.#options.baseUrl.pathname;
     const path = `${basePath.endsWith('/') ? basePath : `${basePath}/`}${relativePath}`;

@@ -65,8 +65,8 @@ export class OrderingWatch implements ImportTransport {
     return this.inner.stats;
   }
 
-  async postImport(body: string, signal?: AbortSignal): Promise<ImportResponse> {
-    const ids = (JSON.parse(body) as MemberUpsertItem[]).map((i) => i.memberId);
+  async postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse> {
+    const ids = (JSON.parse(new TextDecoder().decode(body)) as MemberUpsertItem[]).map((i) => i.memberId);
     if (new Set(ids).size !== ids.length) this.violations.push(`a body holds two rows of one member: ${ids.join(',')}`);
     for (const id of ids) {
       if (this.onTheWire.has(id)) this.violations.push(`member ${id} sent while an earlier row is in flight`);

@@ -25,6 +25,16 @@ describe('Batcher', () => {
     expect(closed[0]!.bytes).toBeLessThanOrEqual(120);
   });
 
+  it('encodes the body as the UTF-8 of the items joined, non-ASCII and astral characters included', () => {
+    const records = [pending(1, 'a', '{"city":"København"}'), pending(2, 'b', '{"n":"😀 \\u0000"}'), pending(3)];
+    const body = batchBody(records);
+    expect(body.toString('utf8')).toBe(`[${records.map((r) => r.json).join(',')}]`);
+    expect(body.length).toBe(Buffer.byteLength(body.toString('utf8')));
+    expect(batchBody([]).toString()).toBe('[]');
+    // a byte count that does not match the text never sends uninitialised or cut-off bytes
+    expect(() => batchBody([{ ...pending(1), bytes: 3 }])).toThrow(/expected/);
+  });
+
   it('sends an item larger than the byte limit alone', () => {
     const batcher = new Batcher(100, 10);
     const closed = [batcher.add(pending(1)), batcher.add(pending(2))].flat();

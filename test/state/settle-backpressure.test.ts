@@ -19,7 +19,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
       stats: { requests: 0, retries: 0 },
       async postImport(body): Promise<ImportResponse> {
         transport.stats.requests++;
-        const size = (JSON.parse(body) as unknown[]).length;
+        const size = (JSON.parse(new TextDecoder().decode(body)) as unknown[]).length;
         await new Promise((resolve) => setImmediate(resolve)); // a server that answers at once
         answered++;
         worst = Math.max(worst, answered - settled);

@@ -19,8 +19,8 @@ export type ImportResponse =
   | { kind: 'failed'; status?: number; message: string; retries?: number };
 
 export interface ImportTransport {
-  /** `body` is the JSON array text; the signal aborts the request (and its retries). */
-  postImport(body: string, signal?: AbortSignal): Promise<ImportResponse>;
+  /** `body` is the JSON array as UTF-8; the signal aborts the request (and its retries). */
+  postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse>;
   readonly stats: { requests: number; retries: number };
   /**
    * Ends requests already on the wire now. Aborting `signal` only stops retries and waits; this is for when
