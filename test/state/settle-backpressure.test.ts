@@ -1,6 +1,7 @@
 /**
- * The journal's fsync sits in the pipeline's onSettled hook, which is awaited one response at a time. If the hook
- * is slower than the server, sending must slow down instead of answered batches piling up in memory.
+ * The journal's fsync sits in the pipeline's onSettled hook. If the hook is slower than the server, sending must
+ * slow down instead of answered batches piling up in memory. Calls overlap (so a journal can sync several
+ * responses' entries at once), but a response counts, and its members' next rows go, only after its own call.
  */
 import { describe, expect, it } from 'vitest';
 import { runImport, type ImportResponse, type ImportTransport } from '../../src/core/import/index.js';
@@ -41,5 +42,51 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     expect(summary.importedCount).toBe(2000);
     expect(settled).toBe(200);
     expect(worst).toBeLessThanOrEqual(2 * 4);
+  });
+
+  it('calls the hook for responses that arrive during a slow one, yet sends a member\'s next row only after its own call resolved', async () => {
+    // members m1..m50, each on 4 rows (in four passes over the members), 10 records per batch
+    async function* repeated(): AsyncGenerator<Candidate> {
+      for (let r = 1; r <= 200; r++) {
+        const memberId = `m${((r - 1) % 50) + 1}`;
+        yield { record: r, line: r + 1, memberId, raw: {}, valid: true, item: { memberId, isActive: true, createdAt: '2024-01-02T03:04:05Z' } };
+      }
+    }
+    const sentAt = new Map<number, number>(); // record → when its request was sent
+    const durableAt = new Map<number, number>(); // record → when its hook call resolved
+    let tick = 0;
+    let running = 0;
+    let overlap = 0;
+    const transport: ImportTransport = {
+      stats: { requests: 0, retries: 0 },
+      async postImport(body): Promise<ImportResponse> {
+        const items = JSON.parse(new TextDecoder().decode(body)) as { memberId: string }[];
+        transport.stats.requests++;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { kind: 'ok', status: 200, result: { importedCount: items.length, updatedCount: 0, skipped: [] } };
+      },
+    };
+    const summary = await runImport({
+      candidates: repeated(),
+      transport,
+      batchSize: 10,
+      concurrency: 4,
+      onEvent: (event) => {
+        if (event.type === 'batch-sent') for (let r = event.firstRecord; r <= event.lastRecord; r++) sentAt.set(r, ++tick);
+      },
+      hooks: {
+        onSettled: async (batch) => {
+          overlap = Math.max(overlap, ++running);
+          await new Promise((resolve) => setTimeout(resolve, 3)); // a slow fsync
+          running--;
+          for (const r of batch.records) durableAt.set(r.record, ++tick);
+        },
+      },
+    });
+    expect(summary.importedCount).toBe(200);
+    expect(overlap).toBeGreaterThan(1);
+    // the row of a member 50 records later is its next row: never sent before the earlier one's hook resolved
+    for (let r = 1; r <= 150; r++) expect(sentAt.get(r + 50)!).toBeGreaterThan(durableAt.get(r)!);
+    expect(durableAt.size).toBe(200);
   });
 });

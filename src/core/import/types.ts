@@ -76,8 +76,10 @@ export interface ImportHooks {
   beforeSend?(candidate: Candidate & { valid: true }, json: string): PreSendDecision | Promise<PreSendDecision>;
   /**
    * Awaited after a response is accounted and before its records count as confirmed (a journal fsyncs here, a
-   * sync state stores item hashes here). Responses are delivered one at a time, in completion order. Records that
-   * end `failed` are never passed: they are to be sent again. A throw stops the run (exit 1).
+   * sync state stores item hashes here). Called once per response, in completion order, but without waiting for
+   * the previous call's promise (so a journal can sync several responses' entries at once); the records of a
+   * response count, and their members' next rows go, only after its own call resolved, in the same order.
+   * Records that end `failed` are never passed: they are to be sent again. A throw stops the run (exit 1).
    */
   onSettled?(batch: SettledBatch): Promise<void> | void;
 }
