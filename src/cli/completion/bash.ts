@@ -3,34 +3,16 @@
  * sub-commands, its options plus the global ones, or an option's choices. Anything else (file arguments,
  * --out FILE) falls back to bash's filename completion through `complete -o default`.
  */
-import { type CompletionModel, type CompletionOption } from './model.js';
+import { shellWalk, type CompletionModel, type CompletionOption } from './model.js';
 
 const words = (options: CompletionOption[]) => options.flatMap((option) => option.names).join(' ');
 
 export function bashScript(model: CompletionModel): string {
-  const fn = `_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const descend = model.nodes
-    .filter((node) => node.path.length > 0)
-    .map((node) => `"${node.path.slice(0, -1).join('/')}:${node.path.at(-1)}"`)
-    .join('|');
-  const valueCases: string[] = [];
-  const takingValue = new Set<string>();
-  for (const node of model.nodes) {
-    for (const option of node.path.length === 0 ? model.globals : node.options) {
-      if (!option.takesValue) continue;
-      for (const name of option.names) {
-        takingValue.add(name);
-        if (option.choices) valueCases.push(`    "${node.path.join('/')}:${name}") COMPREPLY=($(compgen -W "${option.choices.join(' ')}" -- "$cur")); return ;;`);
-      }
-    }
-  }
-  for (const option of model.globals.filter((o) => o.valuesFrom)) {
-    for (const name of option.names) valueCases.push(`    *":${name}") COMPREPLY=($(compgen -W "$(${option.valuesFrom})" -- "$cur")); return ;;`);
-  }
-  // Global options with choices apply whatever the command path is.
-  for (const option of model.globals.filter((o) => o.takesValue && o.choices)) {
-    for (const name of option.names) valueCases.push(`    *":${name}") COMPREPLY=($(compgen -W "${option.choices!.join(' ')}" -- "$cur")); return ;;`);
-  }
+  const { fn, descend, valueCases, takingValue } = shellWalk(model, (pattern, values) =>
+    'choices' in values
+      ? `    ${pattern}) COMPREPLY=($(compgen -W "${values.choices.join(' ')}" -- "$cur")); return ;;`
+      : `    ${pattern}) COMPREPLY=($(compgen -W "$(${values.command})" -- "$cur")); return ;;`,
+  );
   const nodeCases = model.nodes.map((node) => {
     const subs = node.subcommands.map((sub) => sub.name).join(' ');
     return `    "${node.path.join('/')}") subs="${subs}"; opts="${words(node.options)}" ;;`;

@@ -81,3 +81,45 @@ export function shortDescription(text: string): string {
 export function singleQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
+
+/** What the bash and zsh scripts share: the function name, the command-path patterns, the value cases. */
+export interface ShellWalk {
+  fn: string;
+  /** "parent/path:word" patterns that descend into a sub-command, joined with | */
+  descend: string;
+  /** One case line per option that takes a value from a list, as the shell's `valueCase` renders it. */
+  valueCases: string[];
+  /** Every option name that takes a value (its value is not completed as an option). */
+  takingValue: Set<string>;
+}
+
+/**
+ * Walks the model for a case-based shell script. `valueCase(pattern, values)` renders one case: `values` is the
+ * list of choices, or a command whose output lists them (profile names).
+ */
+export function shellWalk(model: CompletionModel, valueCase: (pattern: string, values: { choices: string[] } | { command: string }) => string): ShellWalk {
+  const fn = `_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const descend = model.nodes
+    .filter((node) => node.path.length > 0)
+    .map((node) => `"${node.path.slice(0, -1).join('/')}:${node.path.at(-1)}"`)
+    .join('|');
+  const valueCases: string[] = [];
+  const takingValue = new Set<string>();
+  for (const node of model.nodes) {
+    for (const option of node.path.length === 0 ? model.globals : node.options) {
+      if (!option.takesValue) continue;
+      for (const name of option.names) {
+        takingValue.add(name);
+        if (option.choices) valueCases.push(valueCase(`"${node.path.join('/')}:${name}"`, { choices: option.choices }));
+      }
+    }
+  }
+  for (const option of model.globals.filter((o) => o.valuesFrom)) {
+    for (const name of option.names) valueCases.push(valueCase(`*":${name}"`, { command: option.valuesFrom! }));
+  }
+  // Global options with choices apply whatever the command path is.
+  for (const option of model.globals.filter((o) => o.takesValue && o.choices)) {
+    for (const name of option.names) valueCases.push(valueCase(`*":${name}"`, { choices: option.choices! }));
+  }
+  return { fn, descend, valueCases, takingValue };
+}

@@ -2,7 +2,7 @@
  * The zsh script: the same walk as bash's, with descriptions shown through _describe and files through _files.
  * Works both autoloaded from $fpath (as _memberctl) and sourced from .zshrc.
  */
-import { shortDescription, singleQuote, type CompletionModel, type CompletionOption } from './model.js';
+import { shellWalk, shortDescription, singleQuote, type CompletionModel, type CompletionOption } from './model.js';
 
 /** _describe items are "name:description"; a colon inside the name must be escaped. */
 const item = (name: string, description: string) => singleQuote(`${name.replaceAll(':', '\\:')}:${shortDescription(description)}`);
@@ -10,28 +10,11 @@ const optionItems = (options: CompletionOption[]) =>
   options.flatMap((option) => option.names.map((name) => item(name, option.description))).join(' ');
 
 export function zshScript(model: CompletionModel): string {
-  const fn = `_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const descend = model.nodes
-    .filter((node) => node.path.length > 0)
-    .map((node) => `"${node.path.slice(0, -1).join('/')}:${node.path.at(-1)}"`)
-    .join('|');
-  const valueCases: string[] = [];
-  const takingValue = new Set<string>();
-  for (const node of model.nodes) {
-    for (const option of node.path.length === 0 ? model.globals : node.options) {
-      if (!option.takesValue) continue;
-      for (const name of option.names) {
-        takingValue.add(name);
-        if (option.choices) valueCases.push(`    ("${node.path.join('/')}:${name}") compadd -- ${option.choices.join(' ')}; return ;;`);
-      }
-    }
-  }
-  for (const option of model.globals.filter((o) => o.valuesFrom)) {
-    for (const name of option.names) valueCases.push(`    (*":${name}") compadd -- \${(f)"$(${option.valuesFrom})"}; return ;;`);
-  }
-  for (const option of model.globals.filter((o) => o.takesValue && o.choices)) {
-    for (const name of option.names) valueCases.push(`    (*":${name}") compadd -- ${option.choices!.join(' ')}; return ;;`);
-  }
+  const { fn, descend, valueCases, takingValue } = shellWalk(model, (pattern, values) =>
+    'choices' in values
+      ? `    (${pattern}) compadd -- ${values.choices.join(' ')}; return ;;`
+      : `    (${pattern}) compadd -- \${(f)"$(${values.command})"}; return ;;`,
+  );
   const nodeCases = model.nodes.map((node) => {
     const subs = node.subcommands.map((sub) => item(sub.name, sub.description)).join(' ');
     return `    ("${node.path.join('/')}") subs=(${subs}); opts=(${optionItems(node.options)}) ;;`;
