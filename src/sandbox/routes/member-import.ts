@@ -5,7 +5,7 @@
  * Every answer of the member area is the error object {name, message, details}.
  */
 import type { SkippedEntry } from '../../schemas/index.js';
-import { sleep, type RouteHandler } from '../context.js';
+import { carryOutFault, sleep, type RouteHandler } from '../context.js';
 import { checkContentType, drainBody, readBody, utf8Text, sendError, sendJson } from '../http-util.js';
 import { ERASED_REASON } from '../store.js';
 import { authorizeMember } from '../tokens.js';
@@ -49,17 +49,7 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
   }
   await sleep(ctx.faults.latencyMs);
   const decision = ctx.faults.decide('import', record.draw!);
-  if (decision.kind === 'throw') throw new Error('injected unexpected error (failNext throw)');
-  if (decision.kind === 'drop-before-apply') {
-    record.fault = 'drop-before-apply';
-    return void req.socket.destroy();
-  }
-  if (decision.kind === 'status') {
-    record.fault = decision.reason;
-    const headers: Record<string, string> = decision.retryAfter !== undefined ? { 'retry-after': String(decision.retryAfter) } : {};
-    if (decision.status === 401) headers['www-authenticate'] = 'Bearer error="invalid_token", error_description="scripted fault"';
-    return sendError(res, decision.status, `${decision.reason}; the batch was not applied.`, null, headers);
-  }
+  if (carryOutFault(decision, req, record, (status, reason, headers) => sendError(res, status, `${reason}; the batch was not applied.`, null, headers))) return;
   if (parsed === NOT_JSON) return sendError(res, 400, `The request body is not valid JSON: ${parseError}.`, null);
   if (Array.isArray(parsed) && parsed.length > ctx.maxItems) {
     return sendError(res, 413, `Too many items: ${parsed.length}, at most ${ctx.maxItems} per request.`, { maxItems: ctx.maxItems, items: parsed.length });

@@ -3,7 +3,7 @@
  * the injected 429/503); success is 204 with no body (the seed shows none). Stored per customer + installationId.
  */
 import { subscriptionRequestSchema } from '../../schemas/index.js';
-import { sleep, type RouteHandler } from '../context.js';
+import { carryOutFault, sleep, type RouteHandler } from '../context.js';
 import { checkContentType, drainBody, readBody, utf8Text, sendEmpty, sendProblem } from '../http-util.js';
 import { authorizePush } from '../tokens.js';
 
@@ -33,16 +33,7 @@ export const subscribeDevice: RouteHandler = async (req, res, ctx, record, param
     return sendProblem(res, 413, 'Request body too large for a subscription request.', instance, {}, body.drained ? {} : { connection: 'close' });
   }
   const decision = ctx.faults.decide('push', record.draw!);
-  if (decision.kind === 'throw') throw new Error('injected unexpected error (failNext throw)');
-  if (decision.kind === 'drop-before-apply') {
-    record.fault = 'drop-before-apply';
-    return void req.socket.destroy();
-  }
-  if (decision.kind === 'status') {
-    record.fault = decision.reason;
-    const headers: Record<string, string> = decision.retryAfter !== undefined ? { 'retry-after': String(decision.retryAfter) } : {};
-    return sendProblem(res, decision.status, `${decision.reason}; the subscription was not stored.`, instance, {}, headers);
-  }
+  if (carryOutFault(decision, req, record, (status, reason, headers) => sendProblem(res, status, `${reason}; the subscription was not stored.`, instance, {}, headers))) return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8Text(body.body));
