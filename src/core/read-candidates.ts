@@ -3,7 +3,7 @@
  * record into a candidate, in input order. validate reports these; import sends the valid ones.
  */
 import { openRecordSource } from '../io/open-source.js';
-import type { RecordSource, SourceOptions } from '../io/source.js';
+import type { RecordSource, SourceOptions, SourceRecord } from '../io/source.js';
 import type { Candidate } from './candidate.js';
 import { createRecordMapper, loadMappingFile } from './mapping/index.js';
 
@@ -24,6 +24,12 @@ export interface CandidateStream {
   warnings: string[];
   /** One candidate per record read, in input order; ends at the input's end or at --limit. */
   candidates: AsyncIterable<Candidate>;
+  /**
+   * The same records before mapping, as read chunk by chunk (cut at --limit), each to pass to `toCandidate`:
+   * one promise per chunk instead of two per record. Iterate this or `candidates`, not both.
+   */
+  batches: AsyncIterable<SourceRecord[]>;
+  toCandidate(record: SourceRecord): Candidate;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
 }
@@ -47,18 +53,29 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
   const limit = options.limit ?? Infinity;
   const { toCandidate } = mapper;
 
-  async function* candidates(): AsyncGenerator<Candidate> {
-    let count = 0;
+  async function* upToLimit(): AsyncGenerator<SourceRecord[]> {
+    let left = limit;
     try {
-      if (count >= limit) return;
-      for await (const record of source) {
-        yield toCandidate(record);
-        if (++count >= limit) break;
+      if (left <= 0) return;
+      for await (const batch of source.batches()) {
+        if (batch.length >= left) {
+          yield batch.length === left ? batch : batch.slice(0, left);
+          return;
+        }
+        left -= batch.length;
+        yield batch;
       }
     } finally {
       await source.close();
     }
   }
+  const batches = upToLimit();
 
-  return { source, warnings: mapper.warnings, candidates: candidates(), close: () => source.close() };
+  async function* candidates(): AsyncGenerator<Candidate> {
+    for await (const batch of batches) {
+      for (let i = 0; i < batch.length; i++) yield toCandidate(batch[i]!);
+    }
+  }
+
+  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, close: () => source.close() };
 }

@@ -15,7 +15,8 @@ import { countCellNewlines, invalidUtf8Error, MAX_RECORD_BYTES, maxSizeText } fr
 export interface CsvRecords {
   headers: string[];
   delimiter: string;
-  records: AsyncIterable<SourceRecord>;
+  /** The records of each chunk read, as one array (never empty). */
+  records: AsyncIterable<SourceRecord[]>;
 }
 
 /** Bytes gathered before choosing the delimiter: the header line must be in them. */
@@ -102,12 +103,12 @@ export async function openCsv(bytes: InputBytes, file: string, delimiterOption?:
   }
   if (headers === undefined) throw emptyFile(file);
 
-  async function* records(): AsyncGenerator<SourceRecord> {
+  async function* records(): AsyncGenerator<SourceRecord[]> {
     try {
       for (;;) {
         const ready = queue;
         queue = [];
-        for (let i = 0; i < ready.length; i++) yield ready[i]!;
+        if (ready.length > 0) yield ready;
         if (!(await feed()) && queue.length === 0) return;
       }
     } finally {

@@ -8,14 +8,15 @@ import type { InputBytes } from './input-bytes.js';
 import { JsonArrayScanner } from './json-array-scanner.js';
 import type { SourceRecord } from './source.js';
 
-export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGenerator<SourceRecord> {
+/** The records of each chunk read come as one array (never empty). */
+export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGenerator<SourceRecord[]> {
   const scanner = new JsonArrayScanner(file);
   const ready = scanner.ready;
   try {
     for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) {
       const failure = scanner.scan(chunk);
-      for (let k = 0; k < ready.length; k++) yield ready[k]!;
-      ready.length = 0;
+      // the scanner refills its own array: the batch handed out is a copy
+      if (ready.length > 0) yield ready.splice(0);
       if (failure) throw failure;
     }
     const failure = scanner.end();

@@ -7,13 +7,14 @@ import { joinParts, oversizeRecord, parseJsonRecord } from './json-element.js';
 import { MAX_RECORD_BYTES } from './record-limits.js';
 import type { SourceRecord } from './source.js';
 
-export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecord> {
+/** The records of each chunk read come as one array (never empty). */
+export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecord[]> {
   let line = 0;
   let record = 0;
   let parts: Buffer[] = [];
   let size = 0;
   let oversize = false;
-  const ready: SourceRecord[] = [];
+  let ready: SourceRecord[] = [];
 
   /** Ends the current line; `whole` is the line itself when it lies in one chunk (the usual case, no copy). */
   function finishLine(whole?: Buffer): void {
@@ -50,11 +51,13 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
         from = nl + 1;
       }
       keep(chunk.subarray(from));
-      for (let k = 0; k < ready.length; k++) yield ready[k]!;
-      ready.length = 0;
+      if (ready.length > 0) {
+        yield ready;
+        ready = [];
+      }
     }
     if (size > 0 || oversize) finishLine();
-    for (const entry of ready) yield entry;
+    if (ready.length > 0) yield ready;
   } finally {
     await bytes.close();
   }

@@ -21,7 +21,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
   const named = formatFromName(options.path);
   const bytes = await openInputBytes({ path: options.path, file, gzip: named.gzip, stdin: options.stdin });
   let format: InputFormat;
-  let records: AsyncGenerator<SourceRecord>;
+  let batches: AsyncGenerator<SourceRecord[]>;
   let headers: string[] | undefined;
   let delimiter: string | undefined;
   try {
@@ -34,15 +34,27 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     if (format === 'csv') {
       const csv = await openCsv(bytes, file, options.delimiter);
       ({ headers, delimiter } = csv);
-      records = csv.records as AsyncGenerator<SourceRecord>;
-    } else if (format === 'json') records = readJsonArray(bytes, file);
-    else records = readNdjson(bytes);
+      batches = csv.records as AsyncGenerator<SourceRecord[]>;
+    } else if (format === 'json') batches = readJsonArray(bytes, file);
+    else batches = readNdjson(bytes);
   } catch (error) {
     await bytes.close();
     throw error;
   }
 
   let closed = false;
+  async function* records(): AsyncGenerator<SourceRecord> {
+    try {
+      for await (const batch of batches) {
+        for (let i = 0; i < batch.length; i++) {
+          yield batch[i]!;
+          if (closed) return; // close() ends the batch generator; the rest of its batch is not handed out either
+        }
+      }
+    } finally {
+      await batches.return(undefined);
+    }
+  }
   return {
     file,
     format,
@@ -55,9 +67,10 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
       closed = true;
       await bytes.close();
       // ends a generator paused at a yield; one still waiting for bytes sees the end of input and returns
-      void records.return(undefined).catch(() => undefined);
+      void batches.return(undefined).catch(() => undefined);
     },
-    [Symbol.asyncIterator]: () => records,
+    batches: () => batches,
+    [Symbol.asyncIterator]: () => records(),
   };
 }
 

@@ -51,6 +51,12 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   /** Size of the file in bytes, when known (not for stdin). */
   readonly totalBytes?: number;
   /**
+   * The same records, in the same order, as arrays of those read from one chunk of the input (never empty):
+   * one promise per chunk rather than per record, for loops that handle each record synchronously. Iterate
+   * either this or the source itself, not both.
+   */
+  batches(): AsyncIterable<SourceRecord[]>;
+  /**
    * Stop reading early and release the file (e.g. --limit, Ctrl-C). Safe to call twice. Breaking out of a
    * for-await loop over the source releases the file too.
    */
