@@ -21,12 +21,12 @@ describe('the README guides', () => {
     const lines = guide.split('\n').filter((line) => line.startsWith('npx memberctl ') && !line.includes('--profile'));
     expect(lines.length).toBeGreaterThanOrEqual(12);
     const env = isolatedEnv();
-    const results: { line: string; code: number | null; expected: number }[] = [];
+    const results: { line: string; code: number | null; expected: number; stderr?: string }[] = [];
     for (const line of lines) {
       const args = words(line.replaceAll('/tmp/demo', demo));
-      const { code } = await runCli(args, env);
+      const { code, stderr } = await runCli(args, env);
       const expected = /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
-      results.push({ line, code, expected });
+      results.push({ line, code, expected, ...(code === expected ? {} : { stderr: stderr.slice(-800) }) });
     }
     expect(results.filter((r) => r.code !== r.expected)).toEqual([]);
   });
