@@ -1,6 +1,7 @@
 /** The pipeline against a real sandbox on loopback: conservation under faults, per-member order, hooks, --limit. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runImport, type ImportEvent, type SettledBatch } from '../../src/core/import/index.js';
+import type { Candidate } from '../../src/core/candidate.js';
+import { runImport, type CandidateChunks, type ImportEvent, type SettledBatch } from '../../src/core/import/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bucketSum, candidates, client, collect, OrderingWatch, sandbox } from './import-helper.js';
 
@@ -152,5 +153,48 @@ describe('import pipeline against the sandbox', () => {
     expect(settledBatches.reduce((sum, b) => sum + b.importedCount, 0)).toBe(34);
     expect(events.filter((e) => e.type === 'batch-confirmed')).toHaveLength(settledBatches.length);
     expect(events.at(-1)?.type).toBe('finished');
+  });
+  it('takes the readers\' chunks: per-member order and accounting as one by one, --limit and shard filter mid-chunk, no chunk read past the limit', async () => {
+    box = await sandbox();
+    const watch = new OrderingWatch(client(box));
+    const all: Candidate[] = [];
+    for await (const c of candidates(1000, { memberOf: (r) => `m${(r * 7919) % 150}`, invalidEvery: 41 })) all.push(c);
+    let chunksRead = 0;
+    async function* batches() {
+      // uneven chunks, as 64 KB of CSV would give
+      for (let at = 0; at < all.length; ) {
+        const size = 37 + (chunksRead % 5) * 29;
+        chunksRead++;
+        yield all.slice(at, at + size);
+        at += size;
+      }
+    }
+    const mapped: number[] = [];
+    const toCandidate = (record: Candidate) => (mapped.push(record.record), record);
+    const summary = await runImport({
+      chunks: { batches: batches() as unknown as CandidateChunks['batches'], toCandidate: toCandidate as unknown as CandidateChunks['toCandidate'] },
+      transport: watch,
+      batchSize: 40,
+      concurrency: 4,
+      limit: 600,
+      hooks: { select: (c) => c.record % 10 !== 3 },
+    });
+    expect(watch.violations).toEqual([]);
+    expect(box.stats().ordering).toEqual({ duplicateInBatch: 0, overlapping: 0 });
+    expect(summary.rows).toBe(600);
+    expect(bucketSum(summary)).toBe(600);
+    expect(summary.failed + summary.rejected).toBe(0);
+    // the 600th selected record is 667 (every tenth from 3 on is another shard's); nothing after it was mapped
+    expect(mapped.at(-1)).toBe(667);
+    expect(mapped).toEqual(Array.from({ length: 667 }, (_, i) => i + 1));
+    // chunks are 37 to 153 records: the one holding record 667 was the last one read
+    let end = 0;
+    let needed = 0;
+    while (end < 667) end += 37 + (needed++ % 5) * 29;
+    expect(chunksRead).toBe(needed);
+    const last = new Map<string, number>();
+    for (const c of all.slice(0, 667)) if (c.valid && c.record % 10 !== 3) last.set(c.item.memberId, c.record);
+    for (const [memberId, r] of last) expect(box.getMember(memberId)?.firstName).toBe(`v${r}`);
+    await watch.destroy();
   });
 });

@@ -134,7 +134,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       onRetry: (info) => onEvent({ type: 'retry', reason: info.reason, delayMs: info.delayMs, attempt: info.attempt }),
     });
     const summary = await runImport({
-      candidates: stream.candidates,
+      chunks: stream,
       transport: client,
       batchSize: values.batchSize.value!,
       maxBatchBytes: values.maxBatchBytes.value!,

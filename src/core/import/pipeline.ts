@@ -10,6 +10,7 @@ import { InputError } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
 import { Batcher, type PendingRecord } from './batcher.js';
 import { Dispatcher } from './dispatcher.js';
+import { inputChunks } from './input-chunks.js';
 import type { ImportEvent } from './events.js';
 import { MemberOrder } from './member-order.js';
 import { createSettler, laterRowReason, LATER_ROW_COUNT_AS } from './settle.js';
@@ -92,13 +93,16 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
 
   emit({ type: 'run-started', batchSize, maxBatchBytes, concurrency, totalBytes: options.totalBytes });
 
-  // ---- reading: runs ahead of sending until the queue of closed batches or the held rows are full
-  const iterator = options.candidates[Symbol.asyncIterator]();
+  // ---- reading: runs ahead of sending until the queue of closed batches or the held rows are full. The input comes
+  // a chunk at a time (one promise per 64 KB read, not per record); the checks below still run after every record,
+  // so a full queue, --limit or a stop pauses or ends the reading mid-chunk (the rest of that chunk is not counted).
+  const { iterator, toCandidate } = inputChunks(options);
+  const limit = options.limit ?? Infinity;
   let exhausted = false;
   let inputError: InputError | undefined;
   try {
-    while (!stop.stopping) {
-      // No race against the stop here: a race per record would pile reactions onto one pending promise. The
+    reading: while (!stop.stopping && tally.rows < limit) {
+      // No race against the stop here: a race per read would pile reactions onto one pending promise. The
       // caller closes the source on stop (the CLI does), which ends a read that is waiting on stdin.
       const next = await iterator.next();
       if (stop.stopping) break;
@@ -106,19 +110,22 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
         exhausted = true;
         break;
       }
-      const candidate = next.value;
-      if (hooks.select && !hooks.select(candidate)) continue;
-      tally.rows++;
-      const taking = take(candidate);
-      if (taking) await taking;
-      if ((tally.rows & 511) === 0 && performance.now() - lastProgress > PROGRESS_EVERY_MS) progress();
-      while (!stop.stopping && (dispatcher.ready.length >= concurrency || order.held >= maxHeld)) {
-        // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
-        if (order.held >= maxHeld || dispatcher.ready.length === 0) flushOpen();
-        dispatcher.pump();
-        await changed;
+      const chunk = next.value;
+      for (let i = 0; i < chunk.length; i++) {
+        const candidate = toCandidate(chunk[i]);
+        if (hooks.select && !hooks.select(candidate)) continue;
+        tally.rows++;
+        const taking = take(candidate);
+        if (taking) await taking;
+        if ((tally.rows & 511) === 0 && performance.now() - lastProgress > PROGRESS_EVERY_MS) progress();
+        while (!stop.stopping && (dispatcher.ready.length >= concurrency || order.held >= maxHeld)) {
+          // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
+          if (order.held >= maxHeld || dispatcher.ready.length === 0) flushOpen();
+          dispatcher.pump();
+          await changed;
+        }
+        if (stop.stopping || tally.rows >= limit) break reading;
       }
-      if (options.limit !== undefined && tally.rows >= options.limit) break;
     }
   } catch (error) {
     // a source closed because the run is stopping may end its pending read with an error: that is the stop

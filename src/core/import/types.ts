@@ -4,6 +4,7 @@
  */
 import type { InputError } from '../../errors.js';
 import type { Candidate } from '../candidate.js';
+import type { SourceRecord } from '../../io/source.js';
 import type { ImportResult, MemberError } from '../../schemas/index.js';
 import type { ImportEvent } from './events.js';
 
@@ -89,9 +90,22 @@ export interface RejectsSink {
   write(entry: { record: number; line: number; memberId?: string; stage: Stage; reason: string; input: unknown }): Promise<void> | void;
 }
 
+/**
+ * The input as the readers hand it out, one array per chunk read (readCandidates' CandidateStream fits it): one
+ * promise per chunk instead of one per record, each record mapped only when the pipeline takes it.
+ */
+export interface CandidateChunks {
+  batches: AsyncIterable<readonly SourceRecord[]>;
+  toCandidate(record: SourceRecord): Candidate;
+}
+
 export interface ImportOptions {
-  /** Read once, in order. On a stop the caller should close the source so a read waiting on stdin ends. */
-  candidates: AsyncIterable<Candidate>;
+  /**
+   * The input, read once, in order: `chunks` (what the CLI passes), or `candidates` one by one. Exactly one of
+   * them. On a stop the caller should close the source so a read waiting on stdin ends.
+   */
+  candidates?: AsyncIterable<Candidate>;
+  chunks?: CandidateChunks;
   transport: ImportTransport;
   /** Items per request (default 500). Lowered for the rest of the run after a 413. */
   batchSize?: number;
