@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Batcher, batchBody, type PendingRecord } from '../../src/core/import/batcher.js';
+import { ItemSlabs, itemJson, ownBytes } from '../../src/core/import/item-bytes.js';
 import { MemberOrder } from '../../src/core/import/member-order.js';
 import { accountResponse } from '../../src/core/import/response.js';
 
+const slabs = new ItemSlabs();
+
 function pending(record: number, memberId = `m${record}`, json = `{"memberId":"${memberId}"}`): PendingRecord {
-  return { record, line: record + 1, memberId, json, bytes: Buffer.byteLength(json), raw: null };
+  const r: PendingRecord = { record, line: record + 1, memberId, slab: Buffer.alloc(0), at: 0, bytes: 0, raw: null };
+  slabs.put(json, r);
+  return r;
 }
 
 describe('Batcher', () => {
@@ -28,11 +33,29 @@ describe('Batcher', () => {
   it('encodes the body as the UTF-8 of the items joined, non-ASCII and astral characters included', () => {
     const records = [pending(1, 'a', '{"city":"København"}'), pending(2, 'b', '{"n":"😀 \\u0000"}'), pending(3)];
     const body = batchBody(records);
-    expect(body.toString('utf8')).toBe(`[${records.map((r) => r.json).join(',')}]`);
+    expect(body.toString('utf8')).toBe('[{"city":"København"},{"n":"😀 \\u0000"},{"memberId":"m3"}]');
+    expect(records.map(itemJson)).toEqual(['{"city":"København"}', '{"n":"😀 \\u0000"}', '{"memberId":"m3"}']);
     expect(body.length).toBe(Buffer.byteLength(body.toString('utf8')));
     expect(batchBody([]).toString()).toBe('[]');
-    // a byte count that does not match the text never sends uninitialised or cut-off bytes
-    expect(() => batchBody([{ ...pending(1), bytes: 3 }])).toThrow(/expected/);
+    // a record pointing past its bytes never sends uninitialised or cut-off bytes
+    expect(() => batchBody([{ ...pending(1), slab: Buffer.from('{}'), at: 0 }])).toThrow(/expected/);
+  });
+
+  it('keeps items in shared slabs, a text larger than a slab in one of its own, a held row in a buffer of its own size', () => {
+    const own = new ItemSlabs();
+    const big = `{"memberId":"${'é'.repeat(40_000)}"}`;
+    const [a, b, c] = [pending(1), pending(2, 'b', big), pending(3)].map((r, i) => {
+      own.put(i === 1 ? big : itemJson(r), r);
+      return r;
+    });
+    expect(a!.slab).not.toBe(b!.slab);
+    expect(b!.bytes).toBe(Buffer.byteLength(big));
+    expect(itemJson(b!)).toBe(big);
+    expect(c!.slab).toBe(b!.slab);
+    const held = pending(4);
+    ownBytes('{"memberId":"é"}', held);
+    expect(held.slab.length).toBe(held.bytes);
+    expect(itemJson(held)).toBe('{"memberId":"é"}');
   });
 
   it('sends an item larger than the byte limit alone', () => {

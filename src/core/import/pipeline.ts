@@ -11,6 +11,7 @@ import { issuesToReason, type Candidate } from '../candidate.js';
 import { Batcher, type PendingRecord } from './batcher.js';
 import { Dispatcher } from './dispatcher.js';
 import { inputChunks } from './input-chunks.js';
+import { ItemSlabs, ownBytes } from './item-bytes.js';
 import type { ImportEvent } from './events.js';
 import { MemberOrder } from './member-order.js';
 import { createSettler, laterRowReason, LATER_ROW_COUNT_AS } from './settle.js';
@@ -21,6 +22,8 @@ import type { ImportOptions, ImportSummary, PreSendDecision } from './types.js';
 export const IMPORT_DEFAULTS = { batchSize: 500, maxBatchBytes: 1024 * 1024, concurrency: 4, maxHeldRows: 10_000, graceMs: 10_000 } as const;
 
 const PROGRESS_EVERY_MS = 200;
+/** A record's bytes before it is admitted (a row that fails with its member is never encoded). */
+const NO_BYTES = Buffer.alloc(0);
 
 export async function runImport(options: ImportOptions): Promise<ImportSummary> {
   const started = performance.now();
@@ -41,6 +44,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const tally = new Tally(options.rejects);
   const order = new MemberOrder();
   const batcher = new Batcher(batchSize, maxBatchBytes);
+  const slabs = new ItemSlabs();
   let wake: () => void = () => undefined;
   let changed = new Promise<void>((resolve) => (wake = resolve));
   const notify = () => {
@@ -167,11 +171,14 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   }
 
   function send(candidate: Candidate & { valid: true }, json: string): Promise<void> | void {
-    const record: PendingRecord = { record: candidate.record, line: candidate.line, memberId: candidate.item.memberId, json, bytes: Buffer.byteLength(json), raw: keepRaw ? candidate.raw : undefined };
+    const record: PendingRecord = { record: candidate.record, line: candidate.line, memberId: candidate.item.memberId, slab: NO_BYTES, at: 0, bytes: 0, raw: keepRaw ? candidate.raw : undefined };
     const admission = order.admit(record);
     if (admission.kind === 'go') {
+      slabs.put(json, record);
       for (const batch of batcher.add(record)) dispatcher.enqueue(batch);
-    } else if (admission.kind === 'failed-earlier') {
+    } else if (admission.kind === 'held') {
+      ownBytes(json, record);
+    } else {
       return tally.reject(record, 'failed', laterRowReason(admission.earlier), LATER_ROW_COUNT_AS);
     }
   }

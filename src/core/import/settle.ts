@@ -4,6 +4,7 @@
  * what keeps "each record settled exactly once" easy to check.
  */
 import type { PendingRecord } from './batcher.js';
+import { itemJson } from './item-bytes.js';
 import type { MemberOrder } from './member-order.js';
 import type { Tally } from './tally.js';
 import type { ImportHooks, SettledBatch, SettledRecord } from './types.js';
@@ -93,8 +94,28 @@ export function createSettler(tally: Tally, order: MemberOrder, hooks: ImportHoo
   };
 }
 
+/** `json` is decoded from the record's bytes only if a hook reads it (the journal does not; the sync state does). */
+class Settled implements SettledRecord {
+  readonly record: number;
+  readonly line: number;
+  readonly memberId: string;
+  constructor(
+    private readonly pending: PendingRecord,
+    readonly outcome: SettledRecord['outcome'],
+    readonly reason?: string,
+  ) {
+    this.record = pending.record;
+    this.line = pending.line;
+    this.memberId = pending.memberId;
+  }
+
+  get json(): string {
+    return itemJson(this.pending);
+  }
+}
+
 function settled(record: PendingRecord, outcome: SettledRecord['outcome'], reason?: string): SettledRecord {
-  return { record: record.record, line: record.line, memberId: record.memberId, outcome, reason, json: record.json };
+  return new Settled(record, outcome, reason);
 }
 
 export const LATER_ROW_COUNT_AS = 'not sent: an earlier row of the same member failed';
