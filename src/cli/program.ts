@@ -12,7 +12,7 @@ import { completionCommand } from './commands/completion.js';
 import { stateCommand } from './commands/state.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
 
-/** Commands write their exit code here; only main.ts turns it into process.exit. */
+/** Commands write their exit code here; only main.ts ends the process with it. */
 export interface CommandResult {
   exitCode: ExitCodeValue;
 }
