@@ -96,7 +96,7 @@ describe('field limits', () => {
   it('`template --fields` prints them, and the README section carries exactly that table', async () => {
     const { stdout } = await runCli(['template', '--fields'], env);
     expect(stdout.trim()).toBe(fieldLimitsMarkdown().trim());
-    const doc = join(import.meta.dirname, '..', '..', 'docs', 'readme', 'everyday-use.md');
+    const doc = join(import.meta.dirname, '..', '..', 'README.md');
     expect(existsSync(doc)).toBe(true);
     expect(readFileSync(doc, 'utf8')).toContain(fieldLimitsMarkdown().trim());
   });
