@@ -48,8 +48,11 @@ describe('sync state', () => {
     const state = SyncState.open(path, { create: true });
     state.commit([{ memberId: 'm1', hash: 'h1', textHash: 't1' }]);
     expect(state.lookup('m1')?.hash).toBe('h1'); // opens the shared read transaction
+    expect(state.lookupTextHash('m1')).toBe('t1');
     state.commit([{ memberId: 'm1', hash: 'h2', textHash: 't2' }]);
     expect(state.lookup('m1')?.hash).toBe('h2'); // a member confirmed earlier in the run: its new hash
+    expect(state.lookupTextHash('m1')).toBe('t2'); // the text-hash-only lookup reads in the same transaction
+    expect(state.lookupTextHash('nobody')).toBeUndefined();
     const other = new Database(path);
     // committed for other connections at once, not a savepoint waiting for the read to end
     expect(other.prepare("SELECT item_hash FROM member_state WHERE member_id = 'm1'").pluck().get()).toBe('h2');

@@ -62,11 +62,13 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       const text = textHash(json);
       let hash: string | undefined;
       if (changedOnly && !onTheWay.has(memberId)) {
-        const stored = state.lookup(memberId);
-        if (stored !== undefined) {
-          if (stored.textHash === text) return 'unchanged';
+        // the text hash alone first: the canonical one is read (and computed) only when the text differs; both
+        // reads are in this synchronous call, so no commit can come between them
+        const storedText = state.lookupTextHash(memberId);
+        if (storedText !== undefined) {
+          if (storedText === text) return 'unchanged';
           hash = itemHash(candidate.item);
-          if (stored.hash === hash) return 'unchanged'; // same item, keys in another order
+          if (state.lookup(memberId)?.hash === hash) return 'unchanged'; // same item, keys in another order
         }
       }
       onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text });
