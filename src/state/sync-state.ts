@@ -32,6 +32,17 @@ CREATE TABLE IF NOT EXISTS member_state (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
+/**
+ * SQLite reads the state through a memory map of up to this many bytes (about its first 1.6 million members)
+ * instead of read() calls into its own 2 MB page cache. A --changed-only pass looks up every row's member, and
+ * when the export's order is not the memberId order, nearly every lookup missed that cache: 5.4-5.7 µs a
+ * lookup through read(), 2.0-2.4 µs through the map (1M members, shuffled, warm OS cache, measured); a 1M-row
+ * pass in shuffled order went from 12.4-12.9 s to 9.8-10.4 s. The mapped pages are the OS's file cache: they
+ * count in RSS (a 1M-member state is 77 MB) but are shared and reclaimable, and a state in memberId order (the
+ * common case) costs the same either way.
+ */
+const MMAP_BYTES = 128 * 1024 * 1024;
+
 /** The longest a shared read transaction stays open (see above). */
 const READ_SPAN_MS = 100;
 
@@ -91,6 +102,7 @@ export class SyncState {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
       checkOrCreateSchema(db, path);
     } catch (error) {
       db.close();
