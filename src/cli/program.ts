@@ -1,5 +1,5 @@
 /** Assembles the commander program: global options and one sub-command per file. */
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../version.js';
 import { Command, Option } from 'commander';
 import type { ExitCodeValue } from '../errors.js';
 import { validateCommand } from './commands/validate.js';
@@ -15,11 +15,6 @@ import { createJsonLog, logFormatFromArgv } from './log-format.js';
 /** Commands write their exit code here; only main.ts ends the process with it. */
 export interface CommandResult {
   exitCode: ExitCodeValue;
-}
-
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 export function buildProgram(result: CommandResult): Command {
