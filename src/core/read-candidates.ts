@@ -5,7 +5,7 @@
 import { openRecordSource } from '../io/open-source.js';
 import type { RecordSource, SourceOptions, SourceRecord } from '../io/source.js';
 import type { Candidate } from './candidate.js';
-import { createRecordMapper, loadMappingFile } from './mapping/index.js';
+import { createRecordMapper, loadMappingFile, type SourceKey } from './mapping/index.js';
 
 export interface CandidateOptions extends SourceOptions {
   /** --map: a mapping file for CSV headers. */
@@ -30,6 +30,8 @@ export interface CandidateStream {
    */
   batches: AsyncIterable<SourceRecord[]>;
   toCandidate(record: SourceRecord): Candidate;
+  /** CSV only: a record's memberId and source key, without mapping it (--changed-only's first comparison). */
+  sourceKey?(record: SourceRecord): SourceKey | undefined;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
 }
@@ -51,7 +53,7 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     throw error;
   }
   const limit = options.limit ?? Infinity;
-  const { toCandidate } = mapper;
+  const { toCandidate, sourceKey } = mapper;
 
   async function* upToLimit(): AsyncGenerator<SourceRecord[]> {
     let left = limit;
@@ -77,5 +79,5 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     }
   }
 
-  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, close: () => source.close() };
+  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close() };
 }

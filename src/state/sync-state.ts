@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS member_state (
   member_id  TEXT PRIMARY KEY NOT NULL,
   item_hash  TEXT NOT NULL,
   text_hash  TEXT NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  source_hash TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
@@ -52,6 +53,13 @@ export interface ConfirmedItem {
   hash: string;
   /** textHash: of the JSON text as sent (the cheap first comparison). */
   textHash: string;
+  /** Of the CSV row's source key (mapping/csv-mapper.ts), when the item came from one: the cheapest comparison. */
+  sourceHash?: string;
+}
+
+export interface LearnedSource {
+  memberId: string;
+  sourceHash: string;
 }
 
 export interface StoredHashes {
@@ -69,9 +77,10 @@ export class SyncState {
   private readonly db: Database.Database;
   private readonly lookupStatement: Database.Statement<[string], [string, string]>;
   private readonly textHashStatement: Database.Statement<[string], string>;
-  private readonly upsertStatement: Database.Statement<[string, string, string, number]>;
+  private readonly sourceHashStatement: Database.Statement<[string], string | null>;
+  private readonly upsertStatement: Database.Statement<[string, string, string, number, string | null]>;
   private readonly stampStatement: Database.Statement<[string]>;
-  private readonly commitMany: (items: readonly ConfirmedItem[]) => void;
+  private readonly commitMany: (items: readonly ConfirmedItem[], learned: readonly LearnedSource[]) => void;
   private readonly beginRead: Database.Statement<[]>;
   private readonly endRead: Database.Statement<[]>;
   private readOpen = false;
@@ -110,16 +119,22 @@ export class SyncState {
     }
     this.lookupStatement = db.prepare<[string], [string, string]>('SELECT item_hash, text_hash FROM member_state WHERE member_id = ?').raw();
     this.textHashStatement = db.prepare<[string], string>('SELECT text_hash FROM member_state WHERE member_id = ?').pluck();
+    this.sourceHashStatement = db.prepare<[string], string | null>('SELECT source_hash FROM member_state WHERE member_id = ?').pluck();
+    // source_hash is always overwritten, with NULL when the item did not come from a CSV row: a source hash left
+    // from an older item would otherwise call that old row unchanged should it come back
     this.upsertStatement = db.prepare(
-      'INSERT INTO member_state (member_id, item_hash, text_hash, updated_at) VALUES (?, ?, ?, ?) ' +
-        'ON CONFLICT (member_id) DO UPDATE SET item_hash = excluded.item_hash, text_hash = excluded.text_hash, updated_at = excluded.updated_at',
+      'INSERT INTO member_state (member_id, item_hash, text_hash, updated_at, source_hash) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (member_id) DO UPDATE SET item_hash = excluded.item_hash, text_hash = excluded.text_hash, updated_at = excluded.updated_at, source_hash = excluded.source_hash',
     );
+    const learnStatement = db.prepare<[string, string]>('UPDATE member_state SET source_hash = ? WHERE member_id = ?');
     this.stampStatement = db.prepare("INSERT OR REPLACE INTO state_meta (key, value) VALUES ('last_update', ?)");
     this.beginRead = db.prepare('BEGIN');
     this.endRead = db.prepare('COMMIT');
-    this.commitMany = db.transaction((items: readonly ConfirmedItem[]) => {
+    this.commitMany = db.transaction((items: readonly ConfirmedItem[], learned: readonly LearnedSource[]) => {
+      // learned first: a member's later row confirmed in this same call must have the last word
+      for (const source of learned) learnStatement.run(source.sourceHash, source.memberId);
       const now = Date.now();
-      for (const item of items) this.upsertStatement.run(item.memberId, item.hash, item.textHash, now);
+      for (const item of items) this.upsertStatement.run(item.memberId, item.hash, item.textHash, now, item.sourceHash ?? null);
       this.stampStatement.run(new Date(now).toISOString());
     });
   }
@@ -141,11 +156,22 @@ export class SyncState {
     return this.textHashStatement.get(memberId);
   }
 
-  /** Records the items of one confirmed response, in one transaction. */
-  commit(items: readonly ConfirmedItem[]): void {
-    if (items.length === 0) return;
+  /** The source hash stored with the member's last confirmed item: null when it came from no CSV row. */
+  lookupSourceHash(memberId: string): string | null | undefined {
+    if (!this.readOpen) this.openRead();
+    return this.sourceHashStatement.get(memberId);
+  }
+
+  /**
+   * Records the items of one confirmed response, in one transaction, and first the `learned` source hashes: of
+   * rows found unchanged by their item (cells that differ only in ways the mapping ignores, or the first pass
+   * after the mapping or memberctl changed), so their next pass is the cheap one. Learning leaves the member's
+   * confirmed item alone: it never claims anything was sent.
+   */
+  commit(items: readonly ConfirmedItem[], learned: readonly LearnedSource[] = []): void {
+    if (items.length === 0 && learned.length === 0) return;
     this.closeRead(); // a write inside it would only be a savepoint, committed when the read ends
-    this.commitMany(items);
+    this.commitMany(items, learned);
   }
 
   private openRead(): void {
@@ -209,6 +235,9 @@ function checkOrCreateSchema(db: Database.Database, path: string): void {
   }
   db.transaction(() => {
     db.exec(SCHEMA);
+    // state files from before the source hash: the column is added (NULL: those members compare by item once)
+    const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('member_state')").pluck().all();
+    if (!columns.includes('source_hash')) db.exec('ALTER TABLE member_state ADD COLUMN source_hash TEXT');
     db.prepare("INSERT OR IGNORE INTO state_meta (key, value) VALUES ('item_hash', ?)").run(ITEM_HASH_NAME);
   }).immediate();
   const hashName = db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'item_hash'").pluck().get();

@@ -1,5 +1,5 @@
 /** --changed-only --state end to end: what is sent is proven by the sandbox's own counters, not by our summary. */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -109,5 +109,33 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     const noState = await runCli(['import', file, '--changed-only'], env);
     expect(noState.code).toBe(2);
     expect(noState.stderr).toMatch(/--changed-only needs --state FILE/);
+  });
+
+  it('a CSV row is compared by its cells and mapping first: a new --map sends again, blanks around cells do not', async () => {
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
+    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+    const dir = tempDir();
+    const file = join(dir, 'crm.csv');
+    const state = join(dir, 'crm.state');
+    const map = join(dir, 'map.json');
+    writeFileSync(map, JSON.stringify({ columns: { email: 'customProperties.contact' } }));
+    const rows = new Map(['d1', 'd2', 'd3'].map((id) => [id, `${id}@example.com`]));
+    writeMembers(file, rows);
+    const run = async (...extra: string[]) => {
+      const before = box!.stats().itemsReceived;
+      const result = await runCli(['import', file, '--changed-only', '--state', state, '--json', ...extra], env);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(sum(report)).toBe(report.rows);
+      return box!.stats().itemsReceived - before;
+    };
+    expect(await run()).toBe(3);
+    expect(await run()).toBe(0);
+    expect(await run('--map', map)).toBe(3); // same cells, other items
+    expect(box.getMember('d2')!.customProperties).toMatchObject({ contact: 'd2@example.com' });
+    expect(await run('--map', map)).toBe(0);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('d2@example.com', '  d2@example.com '));
+    expect(await run('--map', map)).toBe(0); // the mapping trims: the same item
+    expect(await run('--map', map)).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 /**
  * Turns the journal, the sync state and the shard into the import pipeline's hooks:
  * - select: --shard keeps only this shard's members (the others are counted as `otherShards`, not as rows);
+ * - beforeMap (CSV with a state): a row whose source key (its cells and the mapping: mapping/csv-mapper.ts)
+ *   hashes like the one stored with its member's last confirmed item is `unchanged` before it is even mapped;
  * - beforeSend: a record an earlier run settled is restored from the journal; with --changed-only, a member
  *   whose item hashes like the last one the server confirmed is `unchanged` (the hash of the JSON text is
  *   compared first, the canonical hash only when the text differs: see state/item-hash.ts);
@@ -18,7 +20,9 @@ import type { JournalWriter } from '../../state/journal.js';
 import { itemHash, textHash } from '../../state/item-hash.js';
 import type { ResumeIndex } from '../../state/resume-index.js';
 import { shardOf, type Shard } from '../../state/shard.js';
-import type { ConfirmedItem, SyncState } from '../../state/sync-state.js';
+import type { ConfirmedItem, LearnedSource, SyncState } from '../../state/sync-state.js';
+import type { SourceRecord } from '../../io/source.js';
+import type { SourceKey } from '../mapping/index.js';
 import type { ImportHooks, PreSendDecision, SettledBatch } from '../import/types.js';
 
 export interface HookParts {
@@ -27,7 +31,12 @@ export interface HookParts {
   resumed?: ResumeIndex;
   state?: SyncState;
   changedOnly?: boolean;
+  /** CSV input: a record's memberId and source key, without mapping it (readCandidates' sourceKey). */
+  sourceKey?: (record: SourceRecord) => SourceKey | undefined;
 }
+
+/** Source hashes learned are written in batches of this many (and when the run ends). */
+const LEARN_BATCH = 500;
 
 export interface HookCounters {
   otherShards: number;
@@ -35,11 +44,33 @@ export interface HookCounters {
   restored: number;
 }
 
-export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: HookCounters } {
+export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: HookCounters; flush(): void } {
   const counters: HookCounters = { otherShards: 0, restored: 0 };
-  const { shard, journal, resumed, state, changedOnly } = parts;
-  const onTheWay = new Map<string, { record: number; hash: string; textHash: string }>();
+  const { shard, journal, resumed, state, changedOnly, sourceKey } = parts;
+  const onTheWay = new Map<string, { record: number; hash: string; textHash: string; sourceHash?: string }>();
   const hooks: ImportHooks = {};
+  // the source hash of the record beforeMap saw last: beforeSend of that same record stores or learns it
+  let source: { record: number; hash: string } | undefined;
+  // learned source hashes go with the next commit, before its items (a member's later row has the last word)
+  const learned: LearnedSource[] = [];
+  const flush = () => state?.commit([], learned.splice(0));
+  const learn = (memberId: string, sourceHash: string | undefined) => {
+    if (sourceHash === undefined) return;
+    if (learned.push({ memberId, sourceHash }) >= LEARN_BATCH) flush();
+  };
+
+  if (state && sourceKey) {
+    hooks.beforeMap = (raw) => {
+      const record = raw as SourceRecord;
+      source = undefined;
+      const found = sourceKey(record);
+      if (!found || (shard && shardOf(found.memberId, record.record, shard.count) !== shard.index)) return undefined;
+      const hash = textHash(found.key);
+      source = { record: record.record, hash };
+      if (!changedOnly || onTheWay.has(found.memberId) || resumed?.get(record.record)) return undefined;
+      return state.lookupSourceHash(found.memberId) === hash ? 'unchanged' : undefined;
+    };
+  }
 
   if (shard) {
     hooks.select = (candidate) => {
@@ -60,18 +91,19 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       if (!state) return 'send';
       const memberId = candidate.item.memberId;
       const text = textHash(json);
+      const sourceHash = source?.record === candidate.record ? source.hash : undefined;
       let hash: string | undefined;
       if (changedOnly && !onTheWay.has(memberId)) {
         // the text hash alone first: the canonical one is read (and computed) only when the text differs; both
         // reads are in this synchronous call, so no commit can come between them
         const storedText = state.lookupTextHash(memberId);
-        if (storedText !== undefined) {
-          if (storedText === text) return 'unchanged';
-          hash = itemHash(candidate.item);
-          if (state.lookup(memberId)?.hash === hash) return 'unchanged'; // same item, keys in another order
+        // (the same item with its keys in another order has the same canonical hash)
+        if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))) {
+          learn(memberId, sourceHash);
+          return 'unchanged';
         }
       }
-      onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text });
+      onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text, sourceHash });
       return 'send';
     };
   }
@@ -86,12 +118,12 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
         const mine = on?.record === settled.record ? on : undefined;
         if (mine) onTheWay.delete(settled.memberId);
         if (settled.outcome !== 'confirmed') continue; // skipped or rejected: the server did not take this item
-        confirmed.push({ memberId: settled.memberId, hash: mine?.hash ?? itemHash(JSON.parse(settled.json)), textHash: mine?.textHash ?? textHash(settled.json) });
+        confirmed.push({ memberId: settled.memberId, hash: mine?.hash ?? itemHash(JSON.parse(settled.json)), textHash: mine?.textHash ?? textHash(settled.json), sourceHash: mine?.sourceHash });
       }
-      state.commit(confirmed);
+      state.commit(confirmed, learned.splice(0));
     };
   }
-  return { hooks, counters };
+  return { hooks, counters, flush };
 }
 
 export function journalEntry(batch: SettledBatch): BatchEntry {

@@ -5,7 +5,7 @@
 import { UsageError } from '../../errors.js';
 import type { Shard } from '../../state/shard.js';
 import { SyncState } from '../../state/sync-state.js';
-import { buildHooks, type HookCounters } from './hooks.js';
+import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
 import { openJournalSession, type JournalOptions, type JournalSession } from './journal-session.js';
 import type { ImportHooks, ImportSummary } from '../import/types.js';
 
@@ -18,6 +18,8 @@ export interface ImportStateOptions {
   /** --state FILE (with --changed-only: skip unchanged members; without: only record what the server confirmed). */
   statePath?: string;
   changedOnly?: boolean;
+  /** CSV input: the stream's sourceKey, for --changed-only's comparison before mapping. */
+  sourceKey?: HookParts['sourceKey'];
 }
 
 export interface ImportStateSession {
@@ -50,7 +52,14 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
     throw error;
   }
   let finished: Promise<{ journalKept: boolean }> | undefined;
-  const { hooks, counters } = buildHooks({ shard: options.shard, journal: journal?.writer, resumed: journal?.resumed, state, changedOnly: options.changedOnly });
+  const { hooks, counters, flush } = buildHooks({
+    shard: options.shard,
+    journal: journal?.writer,
+    resumed: journal?.resumed,
+    state,
+    changedOnly: options.changedOnly,
+    sourceKey: options.sourceKey,
+  });
   return {
     hooks,
     counters,
@@ -64,7 +73,11 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
   };
 
   async function finishOnce(summary: ImportSummary | undefined): Promise<{ journalKept: boolean }> {
-    state?.close();
+    try {
+      flush();
+    } finally {
+      state?.close();
+    }
     if (!journal) return { journalKept: false };
     const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
     // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume

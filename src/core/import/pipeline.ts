@@ -116,11 +116,16 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       }
       const chunk = next.value;
       for (let i = 0; i < chunk.length; i++) {
-        const candidate = toCandidate(chunk[i]);
-        if (hooks.select && !hooks.select(candidate)) continue;
-        tally.rows++;
-        const taking = take(candidate);
-        if (taking) await taking;
+        if (hooks.beforeMap?.(chunk[i]) === 'unchanged') {
+          tally.rows++;
+          tally.unchanged++;
+        } else {
+          const candidate = toCandidate(chunk[i]);
+          if (hooks.select && !hooks.select(candidate)) continue;
+          tally.rows++;
+          const taking = take(candidate);
+          if (taking) await taking;
+        }
         if ((tally.rows & 511) === 0 && performance.now() - lastProgress > PROGRESS_EVERY_MS) progress();
         while (!stop.stopping && (dispatcher.ready.length >= concurrency || order.held >= maxHeld)) {
           // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.

@@ -73,6 +73,12 @@ export interface ImportHooks {
    * business (--shard: another process's member) and is not counted at all, not even as a row.
    */
   select?(candidate: Candidate): boolean;
+  /**
+   * Called first for every record read, before it is mapped, with the record as the source gave it. 'unchanged':
+   * the record is counted (a row, unchanged) and goes no further: neither mapped, nor validated, nor selected
+   * (the hook answers so only for records of this run's shard). The --changed-only shortcut for CSV rows.
+   */
+  beforeMap?(record: unknown): 'unchanged' | undefined;
   /** Called per valid, selected candidate, in input order, with the JSON text that would be sent. */
   beforeSend?(candidate: Candidate & { valid: true }, json: string): PreSendDecision | Promise<PreSendDecision>;
   /**

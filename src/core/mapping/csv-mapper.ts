@@ -3,7 +3,9 @@
  * The item is built directly (no intermediate map); metadata and customProperties maps have no prototype,
  * so keys such as "__proto__" are plain data.
  */
+import { hash } from 'node:crypto';
 import type { Candidate, RecordIssue } from '../candidate.js';
+import { packageVersion } from '../../version.js';
 import type { SourceRecord } from '../../io/source.js';
 import { coerceCustom, Problem, toBoolean, toDateTime } from './coerce.js';
 import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
@@ -32,6 +34,12 @@ export interface CsvMapper {
   toCandidate(source: SourceRecord): Candidate;
   /** The memberId cell of a row, even one the reader could not take whole (too many cells, bad bytes). */
   memberIdOf(cells: readonly unknown[]): string | undefined;
+  /**
+   * A row's cells as read, prefixed with a digest of everything else that decides its item: this memberctl's
+   * version, which column feeds which field as what type, the null token. Equal keys give equal items, so
+   * --changed-only can tell a row is unchanged without mapping, validating or serialising it.
+   */
+  sourceKey(cells: readonly unknown[]): string;
 }
 
 export function buildCsvMapper(headers: readonly string[], options: CsvMapperOptions): CsvMapper {
@@ -81,7 +89,11 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     return typeof cell === 'string' && cell.trim() !== '' ? cell.trim() : undefined;
   }
 
-  return { columns, warnings, toCandidate, memberIdOf };
+  const plan = JSON.stringify([packageVersion(), nullToken ?? null, columns.filter((c) => c.target).map((c) => [c.index, c.target])]);
+  const planDigest = hash('sha256', plan, 'base64');
+  const sourceKey = (cells: readonly unknown[]) => planDigest + JSON.stringify(cells);
+
+  return { columns, warnings, toCandidate, memberIdOf, sourceKey };
 }
 
 /** A cell that could not be read leaves its field out; the schema's "required" for that field would only repeat it. */

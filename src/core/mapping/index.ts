@@ -16,16 +16,28 @@ export interface RecordMapper {
   /** Messages worth a warning (ignored columns, unused --map rules). */
   warnings: string[];
   toCandidate(source: SourceRecord): Candidate;
+  /** CSV only: the record's memberId and source key (see CsvMapper.sourceKey); undefined for a row without either. */
+  sourceKey?(source: SourceRecord): SourceKey | undefined;
+}
+
+export interface SourceKey {
+  memberId: string;
+  key: string;
 }
 
 export function createRecordMapper(format: InputFormat, headers: readonly string[] | undefined, options: CsvMapperOptions): RecordMapper {
   let map: (source: SourceRecord) => Candidate;
   let memberIdOf: (raw: unknown) => string | undefined = () => undefined;
   let warnings: string[] = [];
+  let sourceKey: RecordMapper['sourceKey'];
   if (format === 'csv') {
     const csv = buildCsvMapper(headers ?? [], options);
     map = csv.toCandidate;
     memberIdOf = (raw) => (Array.isArray(raw) ? csv.memberIdOf(raw) : undefined);
+    sourceKey = (source) => {
+      const memberId = source.error ? undefined : memberIdOf(source.raw);
+      return memberId === undefined ? undefined : { memberId, key: csv.sourceKey(source.raw as unknown[]) };
+    };
     warnings = csv.warnings;
   } else {
     for (const [flag, given] of [['--map', options.mapping], ['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken]] as const) {
@@ -40,6 +52,7 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
   }
   return {
     warnings,
+    sourceKey,
     toCandidate(source) {
       if (source.error) {
         const { record, line, raw } = source;
