@@ -17,13 +17,18 @@ import { measureNode } from './measure.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'bin', 'memberctl.js');
 
-/** A realistic members CSV: 11 columns, a few hundred bytes per row. */
-export async function writeMembersCsv(path, rows) {
+/**
+ * A realistic members CSV: 11 columns, a few hundred bytes per row. `shuffled`: the same rows in an order unlike
+ * the memberIds' (row r is member (r × 7919) mod rows + 1, a permutation when rows is not a multiple of 7919).
+ */
+export async function writeMembersCsv(path, rows, { shuffled = false } = {}) {
+  if (shuffled && rows % 7919 === 0) throw new Error('shuffled: rows must not be a multiple of 7919');
   const out = createWriteStream(path);
   const write = (text) => (out.write(text) ? undefined : once(out, 'drain'));
   await write('memberId,email,firstName,lastName,phone,birthdate,isActive,createdAt,address.city,address.countryCode,metadata.tier\n');
   const cities = ['Stockholm', 'Oslo', 'København', 'Helsinki', 'Göteborg'];
-  for (let r = 1; r <= rows; r++) {
+  for (let n = 1; n <= rows; n++) {
+    const r = shuffled ? ((n * 7919) % rows) + 1 : n;
     const wait = write(
       `M${String(r).padStart(9, '0')},member${r}@example.com,Anna${r % 977},Svensson${r % 331},+46 70 ${String(r % 10_000_000).padStart(7, '0')},19${50 + (r % 50)}-0${1 + (r % 9)}-1${r % 10},${r % 7 === 0 ? 'false' : 'true'},2024-01-05T09:00:00Z,${cities[r % 5]},SE,${['gold', 'silver', 'bronze'][r % 3]}\n`,
     );

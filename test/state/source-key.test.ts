@@ -140,6 +140,9 @@ describe('--changed-only by source key', () => {
     const mapping = parseMapping({ columns: { email: 'customProperties.email' } }, 'map.json');
     expect(key(createRecordMapper('csv', headers, { file: 'crm.csv', mapping }))).not.toBe(key(mapper));
     expect(mapper.sourceKey!({ ...cells, error: { message: 'bad bytes' } })).toBeUndefined();
+    // cells that hold the separator themselves cannot pass for other cells
+    const nul = (a: string, b: string): SourceRecord => ({ record: 1, line: 2, raw: ['m1', a, b, '2024-01-05T09:00:00Z'] });
+    expect(mapper.sourceKey!(nul('x\0y', 'z'))!.key).not.toBe(mapper.sourceKey!(nul('x', 'y\0z'))!.key);
     expect(createRecordMapper('ndjson', undefined, { file: 'x.ndjson' }).sourceKey).toBeUndefined();
   });
 
