@@ -18,19 +18,23 @@ function writeMembers(file: string, rows: Map<string, string>): void {
   writeFileSync(file, `memberId,email,firstName,isActive,createdAt\n${[...rows].map(([id, email]) => `${id},${email},First ${id},true,2024-01-05T09:00:00Z`).join('\n')}\n`);
 }
 
+/** A sandbox, the CLI's environment for it, and where the test's CSV and state file go. */
+async function startWithFiles() {
+  box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
+  const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+  const dir = tempDir();
+  return { sandbox: box, env, dir, file: join(dir, 'crm.csv'), state: join(dir, 'crm.state') };
+}
+
 describe('import --changed-only --state', { timeout: 180_000 }, () => {
   it('sends only new and changed members, never marks what the server did not confirm, and state show/forget/reset correct it', async () => {
-    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
-    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
-    const dir = tempDir();
-    const file = join(dir, 'crm.csv');
-    const state = join(dir, 'crm.state');
+    const { sandbox, env, dir, file, state } = await startWithFiles();
     const rows = new Map<string, string>();
     for (let i = 1; i <= 100; i++) rows.set(`c${i}`, `c${i}@example.com`);
     writeMembers(file, rows);
     // Items the server applied or skipped: a batch answered 503 reaches the sandbox but is not applied.
     const applied = () => {
-      const stats = box!.stats();
+      const stats = sandbox.stats();
       return stats.importedCount + stats.updatedCount + stats.skippedCount;
     };
     const run = async (...extra: string[]) => {
@@ -59,13 +63,13 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     const third = await run();
     expect(third.sent).toBe(5);
     expect(third.report).toMatchObject({ rows: 102, unchanged: 97, importedCount: 2, updatedCount: 3 });
-    expect(box.getMember('c50')!.email).toBe('c50.changed@example.com');
+    expect(sandbox.getMember('c50')!.email).toBe('c50.changed@example.com');
 
     // a failed request and a skipped member are not marked as sent: both go again next time
     rows.set('c10', 'c10.v2@example.com').set('c20', 'c20.v2@example.com');
     writeMembers(file, rows);
-    box.erase('c20');
-    box.setFaults({ failNext: [{ status: 503 }] });
+    sandbox.erase('c20');
+    sandbox.setFaults({ failNext: [{ status: 503 }] });
     const failed = await run('--retries', '0', '--batch-size', '1', '--concurrency', '1');
     expect(failed.code).toBe(4);
     expect(failed.sent).toBe(1); // the 503 was not applied; c20 arrived and was skipped
@@ -76,7 +80,7 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     expect(again.report).toMatchObject({ failed: 0, unchanged: 100 });
     expect(again.sent).toBe(1); // c10 only: the journal restores c20's skip from the run before
     expect(again.report.skipped.map((s) => s.memberId)).toEqual(['c20']);
-    expect(box.getMember('c10')!.email).toBe('c10.v2@example.com');
+    expect(sandbox.getMember('c10')!.email).toBe('c10.v2@example.com');
     const restart = await run('--restart');
     expect(restart.sent).toBe(1); // c20 again: a skip never marks a member as sent; c10 is now unchanged
     expect(restart.report).toMatchObject({ unchanged: 101 });
@@ -94,7 +98,7 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
 
     const forget = await runCli(['state', 'forget', 'c50', '--state', state], env);
     expect(forget.stdout).toContain('forgot c50');
-    box.setFaults({ failNext: [] });
+    sandbox.setFaults({ failNext: [] });
     const afterForget = await run('--restart');
     expect(afterForget.sent).toBe(2); // c50 (forgotten) and c20 (still skipped, never marked)
 
@@ -112,27 +116,23 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
   });
 
   it('a CSV row is compared by its cells and mapping first: a new --map sends again, blanks around cells do not', async () => {
-    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
-    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
-    const dir = tempDir();
-    const file = join(dir, 'crm.csv');
-    const state = join(dir, 'crm.state');
+    const { sandbox, env, dir, file, state } = await startWithFiles();
     const map = join(dir, 'map.json');
     writeFileSync(map, JSON.stringify({ columns: { email: 'customProperties.contact' } }));
     const rows = new Map(['d1', 'd2', 'd3'].map((id) => [id, `${id}@example.com`]));
     writeMembers(file, rows);
     const run = async (...extra: string[]) => {
-      const before = box!.stats().itemsReceived;
+      const before = sandbox.stats().itemsReceived;
       const result = await runCli(['import', file, '--changed-only', '--state', state, '--json', ...extra], env);
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout) as Report;
       expect(sum(report)).toBe(report.rows);
-      return box!.stats().itemsReceived - before;
+      return sandbox.stats().itemsReceived - before;
     };
     expect(await run()).toBe(3);
     expect(await run()).toBe(0);
     expect(await run('--map', map)).toBe(3); // same cells, other items
-    expect(box.getMember('d2')!.customProperties).toMatchObject({ contact: 'd2@example.com' });
+    expect(sandbox.getMember('d2')!.customProperties).toMatchObject({ contact: 'd2@example.com' });
     expect(await run('--map', map)).toBe(0);
     writeFileSync(file, readFileSync(file, 'utf8').replace('d2@example.com', '  d2@example.com '));
     expect(await run('--map', map)).toBe(0); // the mapping trims: the same item
