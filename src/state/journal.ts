@@ -82,17 +82,16 @@ export class JournalWriter {
 
   /**
    * Creates a new journal (replacing any file there) at once, so an unwritable place fails before anything is
-   * sent. The header may still be computing (the input's hash): it is written when known, and appends wait for it.
-   * A crash before then leaves an empty file, which readJournal reports as having no header.
+   * sent. Writing and syncing the header (a new file: its directory is synced too, ~50–100 ms here) goes on
+   * while the import starts; appends wait for it. A crash before then leaves an empty file, which readJournal
+   * reports as having no header.
    */
-  static async create(path: string, header: Promise<JournalHeader>, runNumber = 1): Promise<JournalWriter> {
-    header.catch(() => undefined); // observed below, once the file is open; not an unhandled rejection meanwhile
+  static async create(path: string, header: JournalHeader, runNumber = 1): Promise<JournalWriter> {
     const handle = await open(path, 'w', 0o600);
     const ready = (async () => {
       try {
         await handle.chmod(0o600); // the mode given to open() applies only when the file is created
-        const value = await header;
-        await handle.write(`${JSON.stringify(value)}\n${runLine(runNumber)}`);
+        await handle.write(`${JSON.stringify(header)}\n${runLine(runNumber)}`);
         await handle.datasync();
         await syncDirectory(dirname(path)); // the new name itself must survive a power cut
         return handle;
