@@ -1,7 +1,8 @@
 /**
  * The journal's fsync sits in the pipeline's onSettled hook. If the hook is slower than the server, sending must
  * slow down instead of answered batches piling up in memory. Calls overlap (so a journal can sync several
- * responses' entries at once), but a response counts, and its members' next rows go, only after its own call.
+ * responses' entries at once) and are not awaited before a member's next row goes, but they are made in
+ * response order, before that next row is sent: a journal appending in call order stays a valid prefix.
  */
 import { describe, expect, it } from 'vitest';
 import { runImport, type ImportResponse, type ImportTransport } from '../../src/core/import/index.js';
@@ -44,7 +45,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     expect(worst).toBeLessThanOrEqual(2 * 4);
   });
 
-  it('calls the hook for responses that arrive during a slow one, yet sends a member\'s next row only after its own call resolved', async () => {
+  it('calls the hook for responses that arrive during a slow one, and for a member\'s row before its next row is sent, without waiting for it to resolve', async () => {
     // members m1..m50, each on 4 rows (in four passes over the members), 10 records per batch
     async function* repeated(): AsyncGenerator<Candidate> {
       for (let r = 1; r <= 200; r++) {
@@ -53,7 +54,8 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
       }
     }
     const sentAt = new Map<number, number>(); // record → when its request was sent
-    const durableAt = new Map<number, number>(); // record → when its hook call resolved
+    const calledAt = new Map<number, number>(); // record → when the hook was called with it
+    const durableAt = new Map<number, number>(); // record → when that call resolved
     let tick = 0;
     let running = 0;
     let overlap = 0;
@@ -76,6 +78,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
       },
       hooks: {
         onSettled: async (batch) => {
+          for (const r of batch.records) calledAt.set(r.record, ++tick);
           overlap = Math.max(overlap, ++running);
           await new Promise((resolve) => setTimeout(resolve, 3)); // a slow fsync
           running--;
@@ -85,8 +88,39 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     });
     expect(summary.importedCount).toBe(200);
     expect(overlap).toBeGreaterThan(1);
-    // the row of a member 50 records later is its next row: never sent before the earlier one's hook resolved
-    for (let r = 1; r <= 150; r++) expect(sentAt.get(r + 50)!).toBeGreaterThan(durableAt.get(r)!);
+    // the row of a member 50 records later is its next row: sent only after the earlier one was passed to the hook
+    for (let r = 1; r <= 150; r++) expect(sentAt.get(r + 50)!).toBeGreaterThan(calledAt.get(r)!);
+    // ...but not held until that call resolved (the fsync): some next rows went while it was still under way
+    expect([...Array(150).keys()].some((i) => sentAt.get(i + 51)! < durableAt.get(i + 1)!)).toBe(true);
+    // and the run returned only after every call resolved
     expect(durableAt.size).toBe(200);
+  });
+
+  it('a hook that fails (a journal that cannot write) stops the run with its error, and nothing more is sent', async () => {
+    let calls = 0;
+    const transport: ImportTransport = {
+      stats: { requests: 0, retries: 0 },
+      async postImport(body): Promise<ImportResponse> {
+        transport.stats.requests++;
+        const size = (JSON.parse(new TextDecoder().decode(body)) as unknown[]).length;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { kind: 'ok', status: 200, result: { importedCount: size, updatedCount: 0, skipped: [] } };
+      },
+    };
+    const run = runImport({
+      candidates: rows(2000),
+      transport,
+      batchSize: 10,
+      concurrency: 4,
+      hooks: {
+        onSettled: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          if (++calls === 5) throw new Error('ENOSPC: no space left on device');
+        },
+      },
+    });
+    await expect(run).rejects.toThrow('ENOSPC');
+    // the run stopped soon after: at most what was in flight or unsynced then (2 × concurrency) went on
+    expect(transport.stats.requests).toBeLessThan(5 + 2 * 4 + 1);
   });
 });

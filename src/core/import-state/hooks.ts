@@ -7,7 +7,8 @@
  *   whose item hashes like the last one the server confirmed is `unchanged` (the hash of the JSON text is
  *   compared first, the canonical hash only when the text differs: see state/item-hash.ts);
  * - onSettled: the journal entry is written and synced, then the confirmed items' hashes are committed to the
- *   state (one transaction per response), before the pipeline counts them and releases the members' next rows.
+ *   state (one transaction per response). Calls come in response order and their appends resolve in that order,
+ *   so the commits keep it too: a member's later row, sent once the earlier one was answered, is committed after.
  *
  * A member's later row is always sent while an earlier row of it is on its way (`onTheWay`): the state still
  * holds the hash from before that row, and comparing against it could call a row unchanged that the earlier row

@@ -44,9 +44,9 @@ export class Dispatcher {
   }
 
   pump(): void {
-    // Answered batches still being accounted count too: a slow onSettled hook (a journal's fsync) must slow the
-    // sending down, not let answered batches pile up in memory behind it.
-    while (this.o.canSend() && this.inFlight < this.o.concurrency && this.busy < 2 * this.o.concurrency && this.ready.length > 0) {
+    // Answered batches still being accounted or synced count too: a slow onSettled hook (a journal's fsync) must
+    // slow the sending down, not let answered batches pile up in memory behind it.
+    while (this.o.canSend() && this.inFlight < this.o.concurrency && this.busy + this.o.settler.unsynced < 2 * this.o.concurrency && this.ready.length > 0) {
       void this.send(this.ready.shift()!);
     }
   }

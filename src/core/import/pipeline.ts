@@ -57,7 +57,14 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     hardStop: () => void options.transport.destroy?.().catch(() => undefined),
   });
 
-  const settler = createSettler(tally, order, hooks, (next) => release(next));
+  const settler = createSettler(tally, order, hooks, {
+    release: (next) => release(next),
+    onSynced: () => {
+      dispatcher.pump();
+      notify();
+    },
+    onHookFailed: (error) => stop.fatal(error),
+  });
   const dispatcher = new Dispatcher({
     transport: options.transport,
     concurrency,
@@ -207,6 +214,8 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     progress();
     await changed;
   }
+  // every response's onSettled call (its journal entry on disk, its hashes in the state) before the summary
+  await settler.synced().catch((error: unknown) => stop.fatal(error));
   stop.finish();
   if (stop.fatalError !== undefined) throw stop.fatalError;
 

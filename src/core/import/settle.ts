@@ -18,16 +18,26 @@ interface AnsweredBatch {
 }
 
 export interface Settler {
-  /** Records the server answered for. Awaits the onSettled hook before counting them. */
+  /** Records the server answered for: counted, their members' next rows released, the onSettled hook called. */
   settleAnswered(batch: AnsweredBatch): Promise<void>;
   /** Records not confirmed. Their members' later rows, held or still to come, fail too. */
   settleFailed(records: readonly PendingRecord[], reason: string, countAs: string): Promise<void>;
+  /** onSettled calls not resolved yet (a journal's entries not yet on disk): sending waits while there are many. */
+  readonly unsynced: number;
+  /** Resolves once every onSettled call made so far resolved; rejects with the first that failed. */
+  synced(): Promise<void>;
 }
 
-/** Called with a member's next row, released because the row before it settled (not failed). */
-export type ReleaseNext = (record: PendingRecord) => void;
+export interface SettlerLinks {
+  /** Called with a member's next row, released because the row before it settled (not failed). */
+  release(record: PendingRecord): void;
+  /** An onSettled call resolved: `unsynced` went down. */
+  onSynced(): void;
+  /** An onSettled call failed: the run stops. */
+  onHookFailed(error: unknown): void;
+}
 
-export function createSettler(tally: Tally, order: MemberOrder, hooks: ImportHooks, release: ReleaseNext): Settler {
+export function createSettler(tally: Tally, order: MemberOrder, hooks: ImportHooks, links: SettlerLinks): Settler {
   // Responses are counted one at a time, in the order they were answered (the hook is called in that order too).
   let queue: Promise<void> = Promise.resolve();
   const serial = (work: () => Promise<void>): Promise<void> => {
@@ -66,24 +76,50 @@ export function createSettler(tally: Tally, order: MemberOrder, hooks: ImportHoo
     }
   }
 
+  // onSettled calls not resolved yet, and the first failure among them
+  const pending = new Set<Promise<void>>();
+  let hookFailure: { error: unknown } | undefined;
+  function track(call: Promise<void>): void {
+    const tracked = call.then(
+      () => undefined,
+      (error: unknown) => {
+        hookFailure ??= { error };
+        links.onHookFailed(error);
+      },
+    );
+    pending.add(tracked);
+    void tracked.then(() => {
+      pending.delete(tracked);
+      links.onSynced();
+    });
+  }
+
   return {
+    get unsynced() {
+      return pending.size;
+    },
+    async synced() {
+      while (pending.size > 0) await Promise.all(pending);
+      if (hookFailure) throw hookFailure.error;
+    },
     settleAnswered: (batch) => {
-      // The hook is called at once, in response order, without waiting for the previous call to resolve: a
-      // journal then syncs the entries of every response that arrived during one fdatasync together (group
-      // commit) instead of one sync per response in a row, which capped the import at one batch per fsync. Each
-      // response is still counted, and its members' next rows released, only once its own call resolved, and
-      // in response order (serial).
-      const durable = callHook(batch);
-      durable.catch(() => undefined); // observed by the serial step below; not an unhandled rejection meanwhile
+      // The hook is called at once, in response order, and not awaited: the records count and their members'
+      // next rows go right away. Waiting for a journal's fsync before that cost ~15% of the import's throughput
+      // (the answered records lived ~20 ms longer; a plain 5 ms timer in its place cost as much), and it is not
+      // what keeps a resume right: the journal writes entries in call order and each sync covers every earlier
+      // write, so after a crash it holds a prefix of the responses, and never a member's later row without the
+      // earlier one. Calls still overlap (a journal syncs the entries of every response that arrived during one
+      // fdatasync together); the pipeline finishes only after all resolved, and sends nothing new while
+      // 2 × concurrency responses are answered but not yet synced (dispatcher.ts), which bounds the memory.
+      track(callHook(batch));
       return serial(async () => {
-        await durable;
         tally.confirm(batch.importedCount, batch.updatedCount);
         for (const { record, reason } of batch.skipped) await tally.reject(record, 'skipped', reason);
         for (const { record, reason, countAs } of batch.rejected) await tally.reject(record, 'rejected', reason, countAs);
         const done = [...batch.confirmed, ...batch.skipped.map((s) => s.record), ...batch.rejected.map((s) => s.record)];
         for (const record of done) {
           const { next } = order.settle(record, false);
-          if (next) release(next);
+          if (next) links.release(next);
         }
       });
     },

@@ -82,11 +82,12 @@ export interface ImportHooks {
   /** Called per valid, selected candidate, in input order, with the JSON text that would be sent. */
   beforeSend?(candidate: Candidate & { valid: true }, json: string): PreSendDecision | Promise<PreSendDecision>;
   /**
-   * Awaited after a response is accounted and before its records count as confirmed (a journal fsyncs here, a
-   * sync state stores item hashes here). Called once per response, in completion order, but without waiting for
-   * the previous call's promise (so a journal can sync several responses' entries at once); the records of a
-   * response count, and their members' next rows go, only after its own call resolved, in the same order.
-   * Records that end `failed` are never passed: they are to be sent again. A throw stops the run (exit 1).
+   * Called once per response as it is accounted, in completion order (a journal appends and fsyncs here, a sync
+   * state stores item hashes here). Not awaited before the records count or their members' next rows go, nor
+   * before the next call (so a journal can sync several responses' entries at once); a hook that needs order
+   * keeps it by acting in call order. The run ends only after every call resolved, and sending pauses while
+   * 2 × concurrency calls are unresolved. Records that end `failed` are never passed: they are to be sent
+   * again. A throw stops the run (exit 1).
    */
   onSettled?(batch: SettledBatch): Promise<void> | void;
 }
