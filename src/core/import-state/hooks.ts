@@ -110,18 +110,30 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
   }
 
   if (journal || state) {
-    hooks.onSettled = async (batch) => {
-      if (journal) await journal.append(journalEntry(batch));
-      if (!state) return;
-      const confirmed: ConfirmedItem[] = [];
-      for (const settled of batch.records) {
+    // What the state will need is taken from the batch at the call, so that nothing holds the batch (its records
+    // and the bytes of their JSON) while the journal's fsync runs: records kept that long outlive young-generation
+    // GCs and get promoted.
+    hooks.onSettled = (batch) => {
+      const appended = journal?.append(journalEntry(batch));
+      if (!state) return appended;
+      const settledNow = batch.records.map((settled) => {
         const on = onTheWay.get(settled.memberId);
         const mine = on?.record === settled.record ? on : undefined;
-        if (mine) onTheWay.delete(settled.memberId);
-        if (settled.outcome !== 'confirmed') continue; // skipped or rejected: the server did not take this item
-        confirmed.push({ memberId: settled.memberId, hash: mine?.hash ?? itemHash(JSON.parse(settled.json)), textHash: mine?.textHash ?? textHash(settled.json), sourceHash: mine?.sourceHash });
-      }
-      state.commit(confirmed, learned.splice(0));
+        const confirmed = settled.outcome === 'confirmed'; // skipped or rejected: the server did not take this item
+        // (a row this run sent is its member's entry on the way: the JSON is decoded only for anything else)
+        return { memberId: settled.memberId, mine, confirmed, json: confirmed && !mine ? settled.json : undefined };
+      });
+      const commit = () => {
+        const confirmed: ConfirmedItem[] = [];
+        for (const { memberId, mine, confirmed: taken, json } of settledNow) {
+          // the entry leaves with the commit, not before: until then a later row must not be compared with the
+          // state (and if a later row is already on its way, its entry stays)
+          if (mine && onTheWay.get(memberId) === mine) onTheWay.delete(memberId);
+          if (taken) confirmed.push({ memberId, hash: mine?.hash ?? itemHash(JSON.parse(json!)), textHash: mine?.textHash ?? textHash(json!), sourceHash: mine?.sourceHash });
+        }
+        state.commit(confirmed, learned.splice(0));
+      };
+      return appended ? appended.then(commit) : commit();
     };
   }
   return { hooks, counters, flush };
