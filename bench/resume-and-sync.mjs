@@ -1,7 +1,7 @@
 // Issue 6's figures, on one CSV (the same 1,000,000-row file as the other cases), each run in its own process:
 //   - a --changed-only pass over unchanged rows (state filled by a first run) vs validate: rate ≥ 80%, RSS < 250 MB;
 //     and the same pass over the same rows in another order (an export not sorted by memberId), for information;
-//   - the journal's cost: import (journal on, the default) vs import --no-journal: ≤ 10% slower;
+//   - the journal's cost: import (journal on, the default) vs import --no-journal: ≤ 10% slower (median of pairs);
 //   - with a state of every member, the time from spawning `memberctl import --changed-only` to the server
 //     receiving its first request: ≤ 2 s (the first 500 members are removed from the state so a batch fills at once).
 // Usage: node bench/resume-and-sync.mjs [ROWS=1000000] [FILE.csv]. Exports runStateBench() for bench/run.mjs.
@@ -34,6 +34,10 @@ async function withSandbox(work) {
     server.stop();
   }
 }
+
+/** Pairs of imports without and with the journal (JOURNAL_PAIRS in the environment; 3 by default). */
+const JOURNAL_PAIRS = Math.max(1, Number(process.env.JOURNAL_PAIRS ?? 3));
+const percent = (fraction) => `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(1)}%`;
 
 const importRun = (server, file, ...args) => measureNode([cli, 'import', file, '--base-url', server.url, '--json', ...args], { env: { MEMBERCTL_TOKEN: server.token }, cwd: root });
 
@@ -70,8 +74,18 @@ export async function runStateBench({ rows = 1_000_000, file } = {}) {
     };
     const r = {};
     r.validate = check('validate', await measureNode([cli, 'validate', file, '--json'], { cwd: root }));
-    r['import --no-journal'] = check('import --no-journal', await withSandbox((s) => importRun(s, file, '--no-journal')));
-    r['import (journal)'] = check('import (journal)', await withSandbox((s) => importRun(s, file)));
+    // the journal's cost, from pairs run back to back (without, then with): one pair alone swung from 2% to 16% on
+    // this shared machine; the median pair is the figure, the range is printed with it
+    const pairs = [];
+    for (let i = 0; i < JOURNAL_PAIRS; i++) {
+      const off = check('import --no-journal', await withSandbox((s) => importRun(s, file, '--no-journal')));
+      const on = check('import (journal)', await withSandbox((s) => importRun(s, file)));
+      pairs.push({ off, on, cost: on.ms / off.ms - 1 });
+    }
+    pairs.sort((a, b) => a.cost - b.cost);
+    const medianPair = pairs[Math.floor(pairs.length / 2)];
+    r['import --no-journal'] = medianPair.off;
+    r['import (journal)'] = medianPair.on;
     r['import --state (fill)'] = check('fill', await withSandbox((s) => importRun(s, file, '--no-journal', '--state', state)));
     r['changed-only, unchanged'] = await withSandbox(async (s) => {
       const run = check('changed-only', await importRun(s, file, '--changed-only', '--state', state));
@@ -104,7 +118,7 @@ export async function runStateBench({ rows = 1_000_000, file } = {}) {
     const targets = [
       [`changed-only pass / validate ≥ 80%`, `${Math.round(ratio('changed-only, unchanged', 'validate') * 100)}%`, ratio('changed-only, unchanged', 'validate') >= 0.8],
       [`changed-only pass peak RSS < 250 MB`, `${r['changed-only, unchanged'].rssMb} MB`, r['changed-only, unchanged'].rssMb < 250],
-      [`journal cost ≤ 10% (import with / without)`, `${Math.round((1 - ratio('import (journal)', 'import --no-journal')) * 100)}%`, ratio('import (journal)', 'import --no-journal') >= 0.9],
+      [`journal cost ≤ 10% (import time with / without, median of ${pairs.length} pairs)`, `${percent(medianPair.cost)} (pairs: ${pairs.map((p) => percent(p.cost)).join(', ')})`, medianPair.cost <= 0.1],
       [`first request with a ${members.toLocaleString('en')}-member state ≤ 2 s`, `${(firstMs / 1000).toFixed(2)} s`, firstMs <= 2000],
     ];
     for (const [label, value, met] of targets) console.log(`  ${met ? 'met   ' : 'MISSED'} ${label}: ${value}`);
