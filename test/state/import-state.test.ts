@@ -1,5 +1,6 @@
 /** The glue: journal session decisions (exists / resume / mismatch / stdin) and the hooks' decisions. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,21 @@ describe('journal session', () => {
     await expect(openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2 });
     await expect(openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2 });
     await expect(openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'changed-only-state' });
+  });
+
+  it('a named pipe (import <(zcat …)) is read once, like standard input: no journal, no hashing that would consume it', async () => {
+    const fifo = join(tempDir(), 'export.csv');
+    try {
+      execFileSync('mkfifo', [fifo]);
+    } catch {
+      return; // no mkfifo here
+    }
+    const notices: string[] = [];
+    // hashing would block here until a writer opened the pipe, then eat what the import should read
+    const session = await openImportState({ input: fifo, journal: {} }, (m) => notices.push(m));
+    expect(session.journalPath).toBeUndefined();
+    expect(notices[0]).toMatch(/export\.csv \(a pipe\): no journal is kept/);
+    await expect(openImportState({ input: fifo, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'journal-stdin' });
   });
 
   it('an unwritable journal place fails before anything is sent, naming --journal and --no-journal', async () => {

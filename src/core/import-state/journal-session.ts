@@ -2,12 +2,13 @@
  * Deciding what to do with the resume journal before an import starts: where it lives, whether one is already
  * there, whether it belongs to this input, and what an earlier run already settled.
  *
- * Decisions (where the issue is silent): reading standard input keeps no journal (nothing binds it to a
- * content), so --resume / --journal / --keep-journal with "-" are usage errors; --resume with no journal
+ * Decisions (where the issue is silent): reading standard input, a pipe or a device keeps no journal (nothing
+ * binds it to a content, and it can be read only once), so --resume / --journal / --keep-journal with it are
+ * usage errors; --resume with no journal
  * starts from the first record with a notice (so a cron job can always pass --resume); a journal whose header
  * never reached the disk (the process died before anything was confirmed) counts as no journal.
  */
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { UsageError, InputError } from '../../errors.js';
 import { fingerprintInput } from '../../state/input-fingerprint.js';
 import { JOURNAL_VERSION, type JournalHeader } from '../../state/journal-format.js';
@@ -43,10 +44,11 @@ export function defaultJournalPath(input: string, shard?: Shard): string {
 /** Opens the journal for this run, or returns undefined when there is none (stdin, --no-journal). */
 export async function openJournalSession(options: JournalOptions, notice: (message: string) => void): Promise<JournalSession | undefined> {
   if (options.resume && options.restart) throw new UsageError('--resume and --restart exclude each other', { code: 'journal-flags', hint: '--resume sends what the journal lacks; --restart discards it and starts over.' });
-  if (options.input === '-') {
+  const stream = options.input === '-' ? 'standard input' : await readOnce(options.input);
+  if (stream) {
     const flag = options.resume ? '--resume' : options.path ? '--journal' : options.keep ? '--keep-journal' : undefined;
-    if (flag) throw new UsageError(`${flag} needs a file: standard input cannot be resumed`, { code: 'journal-stdin', hint: 'Save the input to a file and import the file; its journal then makes --resume possible.' });
-    if (!options.disabled) notice('reading standard input: no journal is kept, so an interrupted import cannot be resumed (import a file for --resume)');
+    if (flag) throw new UsageError(`${flag} needs a file: ${stream} cannot be resumed`, { code: 'journal-stdin', hint: 'Save the input to a file and import the file; its journal then makes --resume possible.' });
+    if (!options.disabled) notice(`reading ${stream}: no journal is kept, so an interrupted import cannot be resumed (import a file for --resume)`);
     return undefined;
   }
   if (options.disabled) {
@@ -97,6 +99,21 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
   const header: JournalHeader = { memberctl: 'journal', v: JOURNAL_VERSION, input: await fingerprintOf(options.input), shard: options.shard ?? null, createdAt: new Date().toISOString() };
   const writer = await JournalWriter.create(path, header).catch((error) => cannotWrite(path, error));
   return { path, writer, keep: Boolean(options.keep) };
+}
+
+/**
+ * A pipe or a device (`import <(zcat export.csv.gz)`, /dev/stdin) can be read only once: hashing it for the
+ * journal's header would consume the very bytes the import is about to read. It is treated as standard input.
+ */
+async function readOnce(input: string): Promise<string | undefined> {
+  try {
+    const info = await stat(input);
+    if (info.isFIFO() || info.isSocket()) return `${input} (a pipe)`;
+    if (info.isCharacterDevice()) return `${input} (a device)`;
+  } catch {
+    // missing or unreadable: reading the input says so, with its own hint
+  }
+  return undefined;
 }
 
 function describe(index: ResumeIndex): string {
