@@ -4,9 +4,9 @@
  *
  * Decisions (where the issue is silent): reading standard input, a pipe or a device keeps no journal (nothing
  * binds it to a content, and it can be read only once), so --resume / --journal / --keep-journal with it are
- * usage errors; --resume with no journal
- * starts from the first record with a notice (so a cron job can always pass --resume); a journal whose header
- * never reached the disk (the process died before anything was confirmed) counts as no journal.
+ * usage errors; --resume with no journal starts from the first record with a notice (so a cron job can always
+ * pass --resume); a journal whose header never reached the disk (the process died before anything was
+ * confirmed) counts as no journal.
  */
 import { rm, stat } from 'node:fs/promises';
 import { UsageError, InputError } from '../../errors.js';

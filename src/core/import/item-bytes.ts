@@ -1,6 +1,6 @@
 /**
  * Where a record's JSON waits until it settles: as UTF-8 bytes in a shared slab, not as a string. The ~6,500
- * records the pipeline holds (open batch, queue, requests in flight, answers awaiting the journal) each outlive
+ * records the pipeline holds (open batch, queue, requests in flight, answers being accounted) each outlive
  * a few young-generation GCs, and every GC copied their strings (~250 bytes each) again, then promoted them to
  * be swept later: the largest part of import's GC cost, which validate does not have. Bytes in a slab outside
  * the JavaScript heap are never copied by the GC, and a body is then built with memcpy instead of UTF-8 encoding.
