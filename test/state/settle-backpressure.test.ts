@@ -12,22 +12,30 @@ async function* rows(n: number): AsyncGenerator<Candidate> {
   for (let r = 1; r <= n; r++) yield { record: r, line: r + 1, memberId: `m${r}`, raw: {}, valid: true, item: { memberId: `m${r}`, isActive: true, createdAt: '2024-01-02T03:04:05Z' } };
 }
 
+/** A server that answers every request at once, each item imported; `onAnswer` runs as each answer goes back. */
+function answeringAtOnce(onAnswer?: () => void): ImportTransport {
+  const transport: ImportTransport = {
+    stats: { requests: 0, retries: 0 },
+    async postImport(body): Promise<ImportResponse> {
+      transport.stats.requests++;
+      const size = (JSON.parse(new TextDecoder().decode(body)) as unknown[]).length;
+      await new Promise((resolve) => setImmediate(resolve));
+      onAnswer?.();
+      return { kind: 'ok', status: 200, result: { importedCount: size, updatedCount: 0, skipped: [] } };
+    },
+  };
+  return transport;
+}
+
 describe('pipeline backpressure from a slow onSettled hook', () => {
   it('keeps answered-but-unsettled batches bounded by 2 × concurrency, and accounts for everything', async () => {
     let answered = 0;
     let settled = 0;
     let worst = 0;
-    const transport: ImportTransport = {
-      stats: { requests: 0, retries: 0 },
-      async postImport(body): Promise<ImportResponse> {
-        transport.stats.requests++;
-        const size = (JSON.parse(new TextDecoder().decode(body)) as unknown[]).length;
-        await new Promise((resolve) => setImmediate(resolve)); // a server that answers at once
-        answered++;
-        worst = Math.max(worst, answered - settled);
-        return { kind: 'ok', status: 200, result: { importedCount: size, updatedCount: 0, skipped: [] } };
-      },
-    };
+    const transport = answeringAtOnce(() => {
+      answered++;
+      worst = Math.max(worst, answered - settled);
+    });
     const summary = await runImport({
       candidates: rows(2000),
       transport,
@@ -59,15 +67,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     let tick = 0;
     let running = 0;
     let overlap = 0;
-    const transport: ImportTransport = {
-      stats: { requests: 0, retries: 0 },
-      async postImport(body): Promise<ImportResponse> {
-        const items = JSON.parse(new TextDecoder().decode(body)) as { memberId: string }[];
-        transport.stats.requests++;
-        await new Promise((resolve) => setImmediate(resolve));
-        return { kind: 'ok', status: 200, result: { importedCount: items.length, updatedCount: 0, skipped: [] } };
-      },
-    };
+    const transport = answeringAtOnce();
     const summary = await runImport({
       candidates: repeated(),
       transport,
@@ -98,15 +98,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
 
   it('a hook that fails (a journal that cannot write) stops the run with its error, and nothing more is sent', async () => {
     let calls = 0;
-    const transport: ImportTransport = {
-      stats: { requests: 0, retries: 0 },
-      async postImport(body): Promise<ImportResponse> {
-        transport.stats.requests++;
-        const size = (JSON.parse(new TextDecoder().decode(body)) as unknown[]).length;
-        await new Promise((resolve) => setImmediate(resolve));
-        return { kind: 'ok', status: 200, result: { importedCount: size, updatedCount: 0, skipped: [] } };
-      },
-    };
+    const transport = answeringAtOnce();
     const run = runImport({
       candidates: rows(2000),
       transport,
