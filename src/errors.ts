@@ -1,20 +1,25 @@
 /**
  * Typed errors. Deeper layers throw these; only the entry point turns them into an exit code.
- * Every error carries a stable `code` (for --json and scripts), an exit code and a hint for humans.
+ * Every error carries a stable `code` (for --json and scripts), a result category and a hint for humans.
  */
 
-/** Exit codes, shared by every command (README lists them for cron users). */
-export const ExitCode = {
-  ok: 0,
-  internal: 1,
-  usage: 2,
-  /** finished, some records invalid / skipped / rejected, none failed; or refused by the server (4xx). */
-  partial: 3,
-  /** some records not confirmed (safe to run again); or 5xx / network after retries. */
-  failed: 4,
-  credentials: 5,
-} as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+/**
+ * What became of a run, in the terms a script acts on. Core returns one (a report's category, or a thrown
+ * error's); the one table in src/cli/exit-codes.ts turns it into an exit code and says what each means.
+ */
+export type ResultCategory =
+  /** everything done */
+  | 'ok'
+  /** a bug */
+  | 'internal'
+  /** wrong flags, bad configuration or unreadable input: nothing was sent */
+  | 'usage'
+  /** finished, but some records invalid / skipped / rejected (none failed); or refused by the server (4xx) */
+  | 'partial'
+  /** not confirmed: 5xx or network after retries, interrupted; safe to run again */
+  | 'not-confirmed'
+  /** the server refused the credentials (401/403) */
+  | 'credentials';
 
 export interface ErrorOptions {
   hint?: string;
@@ -25,70 +30,70 @@ export interface ErrorOptions {
 
 export class MemberctlError extends Error {
   readonly code: string;
-  readonly exitCode: ExitCodeValue;
+  readonly category: ResultCategory;
   readonly hint?: string;
   readonly details?: unknown;
 
-  constructor(code: string, message: string, exitCode: ExitCodeValue, options: ErrorOptions = {}) {
+  constructor(code: string, message: string, category: ResultCategory, options: ErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.exitCode = exitCode;
+    this.category = category;
     this.hint = options.hint;
     this.details = options.details;
   }
 }
 
-/** Wrong flags or arguments: nothing was done. Exit 2. */
+/** Wrong flags or arguments: nothing was done. */
 export class UsageError extends MemberctlError {
   constructor(message: string, options: ErrorOptions & { code?: string } = {}) {
-    super(options.code ?? 'usage', message, ExitCode.usage, options);
+    super(options.code ?? 'usage', message, 'usage', options);
   }
 }
 
-/** Input that cannot be read at all (missing file, not an array, truncated...). Exit 2. */
+/** Input that cannot be read at all (missing file, not an array, truncated...). */
 export class InputError extends MemberctlError {
   readonly file?: string;
   readonly line?: number;
   constructor(message: string, options: ErrorOptions & { code?: string; file?: string; line?: number } = {}) {
-    super(options.code ?? 'input', message, ExitCode.usage, options);
+    super(options.code ?? 'input', message, 'usage', options);
     this.file = options.file;
     this.line = options.line;
   }
 }
 
-/** The server refused the credentials (401/403). Exit 5. */
+/** The server refused the credentials (401/403). */
 export class CredentialsError extends MemberctlError {
   constructor(message: string, options: ErrorOptions = {}) {
-    super('credentials', message, ExitCode.credentials, {
+    super('credentials', message, 'credentials', {
       hint: 'Check MEMBERCTL_TOKEN / --token-file: the token may be expired, for another environment, or lack permission.',
       ...options,
     });
   }
 }
 
-/** A request the server refused for good (4xx other than auth). Exit 3. */
+/** A request the server refused for good (4xx other than auth). */
 export class RequestRefusedError extends MemberctlError {
   readonly status: number;
   constructor(status: number, message: string, options: ErrorOptions = {}) {
-    super('refused', message, ExitCode.partial, options);
+    super('refused', message, 'partial', options);
     this.status = status;
   }
 }
 
-/** Not confirmed: 5xx or network failure after retries. Exit 4. */
+/** Not confirmed: 5xx or network failure after retries. */
 export class NotConfirmedError extends MemberctlError {
   readonly status?: number;
   constructor(message: string, options: ErrorOptions & { status?: number } = {}) {
-    super('not-confirmed', message, ExitCode.failed, options);
+    super('not-confirmed', message, 'not-confirmed', options);
     this.status = options.status;
   }
 }
 
-/** The run was interrupted (Ctrl-C / SIGTERM). Exit 4. */
+/** The run was interrupted (Ctrl-C / SIGTERM). */
 export class InterruptedError extends MemberctlError {
   constructor(message = 'interrupted', options: ErrorOptions = {}) {
-    super('interrupted', message, ExitCode.failed, options);
+    super('interrupted', message, 'not-confirmed', options);
   }
 }
 

@@ -38,7 +38,7 @@ function configErrorMessage(content: string): string {
     loadConfigFile({ path, explicit: true });
   } catch (error) {
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).category).toBe('usage');
     return `${(error as UsageError).message} | hint: ${(error as UsageError).hint}`;
   }
   throw new Error('expected a config error');
@@ -99,7 +99,7 @@ describe('precedence: flag > env > profile > default', () => {
     try {
       attempt();
     } catch (error) {
-      expect((error as UsageError).exitCode).toBe(2);
+      expect((error as UsageError).category).toBe('usage');
       expect((error as UsageError).hint).toBe('known profiles: staging, prod');
     }
     expect(() => resolveSettings({ env: { MEMBERCTL_PROFILE: 'x' }, configPath: '/nope.json' })).toThrow(/no config file at \/nope.json/);

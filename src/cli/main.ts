@@ -1,15 +1,17 @@
 /**
  * The entry point: builds the program, runs it, and is the only place that calls process.exit.
- * Commands report their exit code through `CommandResult`; thrown typed errors carry their own.
+ * Commands report their exit code through `CommandResult`; thrown typed errors carry a result category,
+ * which the one table (exit-codes.ts) turns into a code.
  */
 import { Command, CommanderError } from 'commander';
-import { ExitCode, isMemberctlError } from '../errors.js';
+import { isMemberctlError } from '../errors.js';
+import { exitCodeFor } from './exit-codes.js';
 import { createOutput, errorToJson, renderError } from './output.js';
 import { buildProgram, type CommandResult } from './program.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
 
 async function main(argv: string[]): Promise<number> {
-  const result: CommandResult = { exitCode: ExitCode.ok };
+  const result: CommandResult = { exitCode: exitCodeFor('ok') };
   const program: Command = buildProgram(result);
   try {
     await program.parseAsync(argv);
@@ -17,7 +19,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here with exit code 0; usage mistakes were already printed by commander.
-      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+      return exitCodeFor(error.exitCode === 0 ? 'ok' : 'usage');
     }
     const wantsJson = argv.includes('--json');
     const output = createOutput({ noColor: argv.includes('--no-color') });
@@ -25,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     // --log-format json: stderr stays one JSON object per line, the fatal error included.
     if (logFormatFromArgv(argv) === 'json') createJsonLog().log('error', 'error', errorToJson(error).error);
     else renderError(error, output);
-    return isMemberctlError(error) ? error.exitCode : ExitCode.internal;
+    return exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
   }
 }
 

@@ -1,7 +1,6 @@
 /** Assembles the commander program: global options and one sub-command per file. */
 import { packageVersion } from '../version.js';
 import { Command, Option } from 'commander';
-import type { ExitCodeValue } from '../errors.js';
 import { validateCommand } from './commands/validate.js';
 import { importCommand } from './commands/import.js';
 import { subscribeCommand } from './commands/subscribe.js';
@@ -11,10 +10,11 @@ import { templateCommand } from './commands/template.js';
 import { completionCommand } from './commands/completion.js';
 import { stateCommand } from './commands/state.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
+import { exitCodesHelp } from './exit-codes.js';
 
 /** Commands write their exit code here; only main.ts ends the process with it. */
 export interface CommandResult {
-  exitCode: ExitCodeValue;
+  exitCode: number;
 }
 
 export function buildProgram(result: CommandResult): Command {
@@ -41,8 +41,7 @@ Examples:
   $ memberctl import members.csv --sandbox              try an import against a local sandbox
   $ memberctl import members.csv --profile prod         settings from ~/.config/memberctl/config.json (see config --help)
 
-Exit codes: 0 ok, 1 internal error, 2 usage or unreadable input, 3 some records invalid/skipped/rejected,
-            4 some records not confirmed (safe to re-run), 5 credentials refused.`,
+${exitCodesHelp('memberctl')}`,
     );
   const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand, stateCommand];
   for (const command of commands) {

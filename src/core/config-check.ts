@@ -1,16 +1,16 @@
 /**
  * `config check`: is this machine ready to import? Resolves the settings, reads the tokens (never showing them),
  * reaches the server layer by layer, optionally proves the credentials with a request that cannot write, and
- * ends with a verdict and an exit code a script can test.
+ * ends with a verdict and a result category (an exit code a script can test).
  */
-import { ExitCode, type ExitCodeValue, isMemberctlError } from '../errors.js';
+import { type ResultCategory, isMemberctlError } from '../errors.js';
 import { parseBaseUrl, readTokenFile } from './connection.js';
 import { decodeJwtClaims, expiryState, humanDuration } from './jwt-claims.js';
 import { probeImportEndpoint, probeReachability } from '../http/reachability.js';
 import { describeProvenance, type ResolvedSettings, type TokenArea } from './settings/index.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
-/** What a failure is about decides the exit code: config 2, network 4, credentials 5. */
+/** What a failure is about decides the result category (and so the exit code): usage, not confirmed, credentials. */
 export type CheckTopic = 'config' | 'network' | 'credentials';
 
 export interface CheckLine {
@@ -22,7 +22,7 @@ export interface CheckLine {
 export interface ConfigCheckResult {
   checks: CheckLine[];
   verdict: 'ready' | 'ready-with-warnings' | 'not-ready';
-  exitCode: ExitCodeValue;
+  category: ResultCategory;
   /** One line for humans, e.g. "not ready: the member token expired 3 days ago". */
   summary: string;
 }
@@ -148,20 +148,20 @@ async function probeCredentials(baseUrl: URL, token: string, timeoutMs: number, 
   }
 }
 
-const EXIT_BY_TOPIC: Record<CheckTopic, ExitCodeValue> = {
-  config: ExitCode.usage,
-  network: ExitCode.failed,
-  credentials: ExitCode.credentials,
+const CATEGORY_BY_TOPIC: Record<CheckTopic, ResultCategory> = {
+  config: 'usage',
+  network: 'not-confirmed',
+  credentials: 'credentials',
 };
 
 function verdict(checks: CheckLine[]): ConfigCheckResult {
   // The first layer that fails is the one to fix first: config, then network, then credentials.
   for (const topic of ['config', 'network', 'credentials'] as const) {
     const failure = checks.find((check) => check.topic === topic && check.status === 'fail');
-    if (failure) return { checks, verdict: 'not-ready', exitCode: EXIT_BY_TOPIC[topic], summary: `not ready: ${failure.message}` };
+    if (failure) return { checks, verdict: 'not-ready', category: CATEGORY_BY_TOPIC[topic], summary: `not ready: ${failure.message}` };
   }
   const warnings = checks.filter((check) => check.status === 'warn').length;
   return warnings
-    ? { checks, verdict: 'ready-with-warnings', exitCode: ExitCode.ok, summary: `ready, with ${warnings} warning${warnings === 1 ? '' : 's'}` }
-    : { checks, verdict: 'ready', exitCode: ExitCode.ok, summary: 'ready' };
+    ? { checks, verdict: 'ready-with-warnings', category: 'ok', summary: `ready, with ${warnings} warning${warnings === 1 ? '' : 's'}` }
+    : { checks, verdict: 'ready', category: 'ok', summary: 'ready' };
 }

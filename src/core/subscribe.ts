@@ -1,9 +1,10 @@
 /**
  * `subscribe`'s use case: send one prepared subscription through the push client and say what became of it,
- * in terms the command line maps to exit codes: subscribed (0), refused (3), credentials (5), not confirmed (4).
+ * and which result category that is (the command line maps it to an exit code).
  */
 import { PushApiClient, formatProblem, type PushApiOptions, type SubscribeResponse } from '../http/push-api.js';
 import { pushRetryPolicy } from '../http/retry-policy.js';
+import type { ResultCategory } from '../errors.js';
 import type { Platform, Problem } from '../schemas/index.js';
 import type { PreparedSubscription } from './subscribe-input.js';
 
@@ -18,6 +19,17 @@ export type SubscribeOutcome =
   | { kind: 'refused'; status: number; problem: Problem }
   | { kind: 'credentials'; status: number; problem: Problem }
   | { kind: 'not-confirmed'; status?: number; problem: Problem; retries: number };
+
+const CATEGORY: Record<SubscribeOutcome['kind'], ResultCategory> = {
+  subscribed: 'ok',
+  refused: 'partial',
+  'not-confirmed': 'not-confirmed',
+  credentials: 'credentials',
+};
+
+export function subscribeCategory(outcome: SubscribeOutcome): ResultCategory {
+  return CATEGORY[outcome.kind];
+}
 
 export async function sendSubscription(target: SubscribeTarget, prepared: PreparedSubscription, signal?: AbortSignal): Promise<SubscribeOutcome> {
   const client = new PushApiClient({ ...target, retry: target.retry ?? pushRetryPolicy() });

@@ -2,6 +2,7 @@
  * validate: the whole local half of an import, no network. Streams every record through read → map → validate,
  * writes --output / --rejects as it goes, and keeps only counts, reasons and a bounded sample in memory.
  */
+import type { ResultCategory } from '../errors.js';
 import type { InputFormat } from '../io/source.js';
 import { openItemsWriter, type ItemsWriter } from '../io/items-writer.js';
 import { openRejectsWriter, type RejectsWriter } from '../io/rejects-writer.js';
@@ -57,6 +58,11 @@ export interface ValidateStats {
 }
 
 const PROGRESS_EVERY = 5000;
+
+/** Any invalid record makes the run partial: the file needs fixing before it imports whole. */
+export function validateCategory(stats: ValidateStats): ResultCategory {
+  return stats.invalid > 0 ? 'partial' : 'ok';
+}
 
 export async function runValidate(options: ValidateOptions, events: ValidateEvents = {}): Promise<ValidateStats> {
   const started = performance.now();

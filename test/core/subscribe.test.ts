@@ -77,7 +77,7 @@ describe('prepareSubscription', () => {
     }
     expect(error).toBeInstanceOf(UsageError);
     const usage = error as UsageError;
-    expect(usage.exitCode).toBe(2);
+    expect(usage.category).toBe('usage');
     expect(usage.message).toContain('CUSTOMER_ID is empty');
     expect(usage.message).toContain('"nokia" is not a platform');
     expect(usage.message).toContain('--token-handle is 256 characters long');

@@ -79,7 +79,7 @@ describe('runValidate', () => {
     await writeFile(path, '[{"memberId":"a","isActive":"yes","createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"b","isActive":true,"createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"c","isAct');
     const output = join(dir, 'cut-items.ndjson');
     const rejects = join(dir, 'cut-rejects.ndjson');
-    await expect(runValidate({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('line 3') });
+    await expect(runValidate({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({ category: 'usage', message: expect.stringContaining('line 3') });
     expect(JSON.parse(await readFile(output, 'utf8')).memberId).toBe('b');
     expect(JSON.parse(await readFile(rejects, 'utf8'))).toMatchObject({ record: 1, memberId: 'a', stage: 'invalid' });
   });

@@ -71,7 +71,7 @@ describe('openRecordSource', () => {
   it('a missing file, a directory and an unreadable file are InputErrors (exit 2) with a hint', async () => {
     const missing = await openRecordSource({ path: dir.path('nope.csv') }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(InputError);
-    expect(missing).toMatchObject({ code: 'input-unreadable', exitCode: 2, message: `${dir.path('nope.csv')}: not found` });
+    expect(missing).toMatchObject({ code: 'input-unreadable', category: 'usage', message: `${dir.path('nope.csv')}: not found` });
     expect((missing as InputError).hint).toBeTruthy();
     await expect(openRecordSource({ path: 'fixtures' })).rejects.toMatchObject({ code: 'input-unreadable', message: 'fixtures is a directory, not a file' });
     if (process.getuid?.() !== 0) {
@@ -82,7 +82,7 @@ describe('openRecordSource', () => {
   });
 
   it('a bad --format, or --delimiter with JSON input, is a usage error', async () => {
-    await expect(openRecordSource({ path: 'fixtures/members.csv', format: 'xml' as never })).rejects.toMatchObject({ code: 'format', exitCode: 2 });
+    await expect(openRecordSource({ path: 'fixtures/members.csv', format: 'xml' as never })).rejects.toMatchObject({ code: 'format', category: 'usage' });
     await expect(openRecordSource({ path: 'fixtures/members.ndjson', delimiter: ';' })).rejects.toMatchObject({
       code: 'csv-only-option',
       message: '--delimiter applies to CSV input only (fixtures/members.ndjson is ndjson)',

@@ -49,7 +49,7 @@ describe('journal session', () => {
     expect(await first.finish({ failed: 1 } as ImportSummary)).toEqual({ journalKept: true });
 
     await expect(openImportState({ input: file, journal: {} }, () => undefined)).rejects.toMatchObject({
-      exitCode: 2,
+      category: 'usage',
       code: 'journal-exists',
       message: expect.stringContaining('2 records settled by 1 earlier run (0 imported, 1 updated, 1 skipped, 0 rejected)'),
       hint: expect.stringMatching(/--resume .* --restart/),
@@ -74,7 +74,7 @@ describe('journal session', () => {
     await first.finish(undefined);
     writeFileSync(file, 'memberId\nBBBB\n');
     await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
-      exitCode: 2,
+      category: 'usage',
       code: 'journal-mismatch',
       message: expect.stringMatching(/belongs to another file.*has 14 bytes and other content/),
     });
@@ -89,7 +89,7 @@ describe('journal session', () => {
   it('refuses a journal written in another format version (exit 2)', async () => {
     const file = input(tempDir());
     writeFileSync(`${file}.memberctl-journal`, `${JSON.stringify({ memberctl: 'journal', v: 2, input: { path: file, size: 1, sha256: 'x' }, shard: null, createdAt: '' })}\n`);
-    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'journal-version' });
+    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'journal-version' });
   });
 
   it('refuses to resume a journal of another shard, and names journals per shard', async () => {
@@ -134,11 +134,11 @@ describe('journal session', () => {
     expect(session.journalPath).toBeUndefined();
     expect(notices[0]).toMatch(/standard input: no journal/);
     for (const journal of [{ resume: true }, { path: 'x' }, { keep: true }]) {
-      await expect(openImportState({ input: '-', journal }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'journal-stdin' });
+      await expect(openImportState({ input: '-', journal }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'journal-stdin' });
     }
-    await expect(openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2 });
-    await expect(openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2 });
-    await expect(openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'changed-only-state' });
+    await expect(openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage' });
+    await expect(openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage' });
+    await expect(openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'changed-only-state' });
   });
 
   it('a named pipe (import <(zcat …)) is read once, like standard input: no journal, no hashing that would consume it', async () => {
@@ -153,13 +153,13 @@ describe('journal session', () => {
     const session = await openImportState({ input: fifo, journal: {} }, (m) => notices.push(m));
     expect(session.journalPath).toBeUndefined();
     expect(notices[0]).toMatch(/export\.csv \(a pipe\): no journal is kept/);
-    await expect(openImportState({ input: fifo, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ exitCode: 2, code: 'journal-stdin' });
+    await expect(openImportState({ input: fifo, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'journal-stdin' });
   });
 
   it('an unwritable journal place fails before anything is sent, naming --journal and --no-journal', async () => {
     const file = input(tempDir());
     await expect(openImportState({ input: file, journal: { path: join(file, 'cannot', 'be') } }, () => undefined)).rejects.toMatchObject({
-      exitCode: 2,
+      category: 'usage',
       code: 'journal',
       hint: expect.stringMatching(/--journal PATH.*--no-journal/),
     });

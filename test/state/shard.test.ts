@@ -35,7 +35,7 @@ describe('shard', () => {
     expect(parseShard('0/3')).toEqual({ index: 0, count: 3 });
     expect(parseShard(' 2 / 3 ')).toEqual({ index: 2, count: 3 });
     for (const bad of ['3/3', '1/0', '-1/3', 'a/b', '1', '1/3/4', '']) {
-      expect(() => parseShard(bad), bad).toThrow(expect.objectContaining({ exitCode: 2, code: 'shard' }));
+      expect(() => parseShard(bad), bad).toThrow(expect.objectContaining({ category: 'usage', code: 'shard' }));
     }
     expect(shardLabel({ index: 1, count: 3 })).toBe('shard-1-of-3');
   });

@@ -83,15 +83,15 @@ describe('sync state', () => {
   });
 
   it('refuses a missing file unless creating, a non-database and a foreign database, with exit 2', () => {
-    expect(() => SyncState.open(tempPath(), { create: false })).toThrow(expect.objectContaining({ exitCode: 2, code: 'state-file', message: expect.stringMatching(/no state file/) }));
+    expect(() => SyncState.open(tempPath(), { create: false })).toThrow(expect.objectContaining({ category: 'usage', code: 'state-file', message: expect.stringMatching(/no state file/) }));
     const text = tempPath('notes.txt');
     writeFileSync(text, 'hello, this is not SQLite at all, not even close.............................................');
-    expect(() => SyncState.open(text, { create: true })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/not a memberctl state file/) }));
+    expect(() => SyncState.open(text, { create: true })).toThrow(expect.objectContaining({ category: 'usage', message: expect.stringMatching(/not a memberctl state file/) }));
     const foreign = tempPath('app.db');
     const db = new Database(foreign);
     db.exec('CREATE TABLE users (id INTEGER)');
     db.close();
-    expect(() => SyncState.open(foreign, { create: true })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/SQLite database but not a memberctl state/) }));
+    expect(() => SyncState.open(foreign, { create: true })).toThrow(expect.objectContaining({ category: 'usage', message: expect.stringMatching(/SQLite database but not a memberctl state/) }));
   });
 
   it('two connections (two shards on one machine) can write the same file', () => {

@@ -5,6 +5,7 @@ import { fishScript } from '../completion/fish.js';
 import { completionModel } from '../completion/model.js';
 import { zshScript } from '../completion/zsh.js';
 import type { CommandResult } from '../program.js';
+import { exitCodeFor } from '../exit-codes.js';
 
 const RENDERERS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
@@ -24,6 +25,6 @@ Examples:
       let root = command;
       while (root.parent) root = root.parent;
       process.stdout.write(RENDERERS[shell](completionModel(root)));
-      result.exitCode = 0;
+      result.exitCode = exitCodeFor('ok');
     });
 }

@@ -13,6 +13,7 @@ import {
 } from '../../core/settings/index.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { loadCommandSettings } from '../settings-flags.js';
 
 interface CommonOptions {
@@ -87,7 +88,7 @@ Examples:
       const configPath = configLocation(process.env).path;
       if (options.json) output.out(JSON.stringify(showJson(settings, configPath), null, 2));
       else renderShow(settings, configPath, output);
-      result.exitCode = 0;
+      result.exitCode = exitCodeFor('ok');
     });
 }
 
@@ -104,21 +105,21 @@ Examples:
   $ memberctl config check --profile prod --json     for scripts and monitoring
   $ memberctl config check --base-url https://api.example.com --token-file ~/.config/memberctl/prod.token
 
-Exit codes: 0 ready (warnings allowed), 2 config error (bad file, unknown profile, no or bad base URL, no endpoint),
-            4 unreachable (DNS, TCP or TLS failed), 5 credentials problem (no token, unreadable, expired, refused).`,
+${exitCodesHelp('config check')}`,
     )
     .action(async (options: CommonOptions & { connectTimeout: number; probe: boolean }, command: Command) => {
       const output = createOutput();
       const settings = loadCommandSettings(command, 'member');
       const check = await checkConfiguration({ settings, env: process.env, timeoutMs: options.connectTimeout, probe: options.probe });
-      if (options.json) output.out(JSON.stringify(check, null, 2));
+      const exitCode = exitCodeFor(check.category);
+      if (options.json) output.out(JSON.stringify({ ...check, exitCode }, null, 2));
       else {
         const { color } = output;
         const paint: Record<CheckStatus, (text: string) => string> = { ok: color.green, warn: color.yellow, fail: color.red };
         for (const line of check.checks) output.out(`${paint[line.status](MARK[line.status])}  ${line.message}`);
-        output.out(`\nverdict: ${paint[check.verdict === 'not-ready' ? 'fail' : check.verdict === 'ready' ? 'ok' : 'warn'](check.summary)} (exit ${check.exitCode})`);
+        output.out(`\nverdict: ${paint[check.verdict === 'not-ready' ? 'fail' : check.verdict === 'ready' ? 'ok' : 'warn'](check.summary)} (exit ${exitCode})`);
       }
-      result.exitCode = check.exitCode;
+      result.exitCode = exitCode;
     });
 }
 
@@ -152,7 +153,7 @@ Examples:
           output.out(`${isDefault(name) ? '*' : ' '} ${name.padEnd(width)}${output.color.dim(String(about))}`.trimEnd());
         }
       }
-      result.exitCode = 0;
+      result.exitCode = exitCodeFor('ok');
     });
 }
 

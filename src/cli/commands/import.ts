@@ -4,9 +4,10 @@
  * signals, the progress bar and the output modes.
  */
 import { Command, Option } from 'commander';
-import { fanOut, runImport, IMPORT_DEFAULTS, type ImportEvent, type ImportSummary } from '../../core/import/index.js';
+import { fanOut, importCategory, runImport, IMPORT_DEFAULTS, type ImportEvent } from '../../core/import/index.js';
 import { readCandidates } from '../../core/read-candidates.js';
-import { ExitCode, CredentialsError, UsageError, type ExitCodeValue } from '../../errors.js';
+import { CredentialsError, UsageError } from '../../errors.js';
+import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { MemberApiClient } from '../../http/member-api.js';
 import { memberRetryPolicy } from '../../http/retry-policy.js';
 import { openPrivateFile } from '../../io/private-file.js';
@@ -68,15 +69,14 @@ Examples:
   $ memberctl import members.csv --limit 100 --rejects fix-me.csv    a safe first try against production
   $ MEMBERCTL_TOKEN=... memberctl import members.ndjson.gz --base-url https://api.example.com --report run.json${IMPORT_STATE_EXAMPLES}
 
-Exit codes: 0 every record imported or updated; 3 some invalid, skipped or rejected, none failed;
-            4 some not confirmed (safe to run again); 5 credentials refused; 2 usage error or unreadable input.`,
+${exitCodesHelp('import')}`,
   );
   return command.action(async (file: string, flags: ImportFlags, self: Command) => {
     result.exitCode = await runImportCommand(file, flags, self);
   });
 }
 
-async function runImportCommand(file: string, flags: ImportFlags, command: Command): Promise<ExitCodeValue> {
+async function runImportCommand(file: string, flags: ImportFlags, command: Command): Promise<number> {
   let output = createOutput();
   const settings = loadCommandSettings(command, 'member');
   const logJson = logFormatFromArgv(process.argv) === 'json';
@@ -167,20 +167,12 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     }
     // unreadable input midway: the summary above accounts for the records before it; then the error, exit 2
     if (summary.inputError) renderError(summary.inputError, output);
-    return importExitCode(summary);
+    return exitCodeFor(importCategory(summary));
   } finally {
     signals.dispose();
     progress?.stop();
     await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), target?.close(), durable?.finish(undefined)]);
   }
-}
-
-export function importExitCode(summary: ImportSummary): ExitCodeValue {
-  if (summary.stopReason === 'credentials') return ExitCode.credentials;
-  if (summary.inputError) return ExitCode.usage;
-  if (summary.failed > 0 || summary.stopReason) return ExitCode.failed;
-  if (summary.invalid + summary.skipped.length + summary.rejected > 0) return ExitCode.partial;
-  return ExitCode.ok;
 }
 
 function wholeNumber(flag: string, value: string): number {

@@ -5,6 +5,7 @@ import { InputError, UsageError } from '../../errors.js';
 import { SandboxConfigError, startSandbox, StoreFileError, type SandboxFaults, type SandboxHandle } from '../../sandbox/index.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { exitCodeFor } from '../exit-codes.js';
 
 interface SandboxFlags {
   port: number;
@@ -176,6 +177,6 @@ GET|PUT|PATCH /_sandbox/faults.`,
       if (!flags.json) output.err(`\n${received}: stopping the sandbox${flags.data ? ` and writing ${flags.data}` : ''}...`);
       await sandbox.close();
       if (!flags.json) output.err(`stopped${flags.data ? `; ${sandbox.memberCount()} members saved in ${flags.data}` : ''}.`);
-      result.exitCode = 0;
+      result.exitCode = exitCodeFor('ok');
     });
 }

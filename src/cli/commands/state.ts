@@ -1,7 +1,7 @@
 /** `memberctl state show|forget|reset --state FILE`: look into and correct the --changed-only state. */
 import { Command } from 'commander';
 import { forgetMember, resetState, stateOfMember, stateOverview } from '../../core/import-state/state-admin.js';
-import { ExitCode } from '../../errors.js';
+import { exitCodeFor } from '../exit-codes.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
 
@@ -51,7 +51,7 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
           else if (!member.known) output.out(`${memberId}: not in the state (its next row will be sent)`);
           else output.out(`${memberId}: item hash ${member.hash}, confirmed ${member.updatedAt}`);
         }
-        result.exitCode = ExitCode.ok;
+        result.exitCode = exitCodeFor('ok');
       }),
   );
 
@@ -64,7 +64,7 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
         const outcome = forgetMember(flags.state, memberId);
         if (flags.json) output.out(JSON.stringify(outcome));
         else output.out(outcome.forgotten ? `forgot ${memberId}: its next row will be sent` : `${memberId} was not in the state: nothing to forget`);
-        result.exitCode = ExitCode.ok;
+        result.exitCode = exitCodeFor('ok');
       }),
   );
 
@@ -76,7 +76,7 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
         const outcome = resetState(flags.state);
         if (flags.json) output.out(JSON.stringify(outcome));
         else output.out(`forgot ${outcome.forgotten.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);
-        result.exitCode = ExitCode.ok;
+        result.exitCode = exitCodeFor('ok');
       }),
   );
   const examples: Record<string, string> = {

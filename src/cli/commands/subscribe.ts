@@ -4,9 +4,9 @@
  * prompts, Ctrl-C and the output modes.
  */
 import { Command } from 'commander';
-import { prepareSubscription, missingFields, missingError, sendSubscription, formatProblem, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
+import { prepareSubscription, missingFields, missingError, sendSubscription, subscribeCategory, formatProblem, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
-import { ExitCode, type ExitCodeValue } from '../../errors.js';
+import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';
 import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-format.js';
 import { createOutput, type Output } from '../output.js';
@@ -53,15 +53,14 @@ Examples:
   $ memberctl subscribe cust-42        on a terminal, asks for the missing values
 
 Retries 429, 502, 503, 504 and connection errors up to 3 times (a subscription is idempotent by installation id).
-Exit codes: 0 subscribed; 2 usage or invalid input (nothing sent); 3 refused by the server (4xx);
-            4 not confirmed (5xx or network after retries; safe to run again); 5 credentials refused.`,
+${exitCodesHelp('subscribe')}`,
     )
     .action(async (customerId: string | undefined, flags: SubscribeFlags, self: Command) => {
       result.exitCode = await runSubscribe(customerId, flags, self);
     });
 }
 
-async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<ExitCodeValue> {
+async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<number> {
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
   const output = logFormatFromArgv(process.argv) === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
   const json = Boolean(flags.json);
@@ -110,32 +109,25 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
   }
 }
 
-const EXIT: Record<SubscribeOutcome['kind'], ExitCodeValue> = {
-  subscribed: ExitCode.ok,
-  refused: ExitCode.partial,
-  'not-confirmed': ExitCode.failed,
-  credentials: ExitCode.credentials,
-};
-
 const HINTS: Partial<Record<SubscribeOutcome['kind'], string>> = {
   credentials: 'check MEMBERCTL_PUSH_TOKEN / --token-file (the push token, not the member JWT): it may be expired, for another environment, or lack permission',
   'not-confirmed': 'the subscription may or may not be stored; running the same command again is safe (it is idempotent by installation id)',
 };
 
-function render(outcome: SubscribeOutcome, how: { output: Output; json: boolean; where: string }): ExitCodeValue {
+function render(outcome: SubscribeOutcome, how: { output: Output; json: boolean; where: string }): number {
   const { output, json } = how;
   if (outcome.kind === 'subscribed') {
     const { customerId, installationId, platform, status } = outcome;
     if (json) output.out(JSON.stringify({ customerId, installationId, platform, status }));
     else output.out(`Subscribed device ${installationId} of customer ${customerId} to push notifications (${platform}, ${PLATFORMS[platform]}): HTTP ${status}${how.where}`);
-    return EXIT.subscribed;
+    return exitCodeFor(subscribeCategory(outcome));
   }
   const problem: Problem = outcome.problem;
   if (json) output.out(JSON.stringify({ error: problemJson(problem) }));
   output.err(`${output.color.red('error:')} ${formatProblem(problem)}`);
   const hint = HINTS[outcome.kind];
   if (hint) output.err(`${output.color.dim('hint:')} ${hint}`);
-  return EXIT[outcome.kind];
+  return exitCodeFor(subscribeCategory(outcome));
 }
 
 /** Always the five RFC 7807 keys, null when the server left one out: scripts get one shape. */

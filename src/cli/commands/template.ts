@@ -6,6 +6,7 @@ import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from 
 import { MEMBER_FIELDS } from '../../schemas/index.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { exitCodeFor } from '../exit-codes.js';
 
 interface TemplateOptions {
   format: 'csv' | 'json';
@@ -36,13 +37,13 @@ Examples:
       const output = createOutput();
       if (options.fields) {
         output.out(fieldLimitsMarkdown());
-        result.exitCode = 0;
+        result.exitCode = exitCodeFor('ok');
         return;
       }
       const text = options.format === 'json' ? templateJson() : templateCsv();
       if (!options.out) {
         process.stdout.write(text);
-        result.exitCode = 0;
+        result.exitCode = exitCodeFor('ok');
         return;
       }
       try {
@@ -57,6 +58,6 @@ Examples:
         `wrote ${options.out}: ${options.format === 'json' ? `${MEMBER_FIELDS.length} fields` : `${templateColumns().length} columns`} and one example record; ` +
           'field limits: memberctl template --fields',
       );
-      result.exitCode = 0;
+      result.exitCode = exitCodeFor('ok');
     });
 }

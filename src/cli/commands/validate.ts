@@ -1,7 +1,8 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
-import { runValidate, type ValidateEvents, type ValidateProgressInfo } from '../../core/validate.js';
-import { ExitCode, isMemberctlError, UsageError } from '../../errors.js';
+import { runValidate, validateCategory, type ValidateEvents, type ValidateProgressInfo } from '../../core/validate.js';
+import { isMemberctlError, UsageError } from '../../errors.js';
+import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
@@ -32,7 +33,7 @@ Examples:
   $ memberctl validate crm-export.csv --map crm-mapping.json --rejects fix-me.csv
   $ zcat members.ndjson.gz | memberctl validate - --format ndjson --json --output items.ndjson
 
-Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable input.`,
+${exitCodesHelp('validate')}`,
   );
   return command.action(async (file: string, flags: ValidateFlags) => {
     const output = createOutput();
@@ -64,12 +65,12 @@ Exit codes: 0 every record valid, 3 some invalid, 2 usage error or unreadable in
       if (!json?.hasStarted) throw error;
       json.fail(error, soFar);
       renderError(error, output);
-      result.exitCode = isMemberctlError(error) ? error.exitCode : ExitCode.internal;
+      result.exitCode = exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
       return;
     }
     progress?.stop();
     if (json) json.finish(stats);
     else renderValidateSummary(stats, output, stats.format === 'csv' ? 'csv' : 'ndjson');
-    result.exitCode = stats.invalid > 0 ? ExitCode.partial : ExitCode.ok;
+    result.exitCode = exitCodeFor(validateCategory(stats));
   });
 }

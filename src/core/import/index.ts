@@ -1,4 +1,5 @@
 /** The import use case: `runImport` and its contracts (see pipeline.ts for how the pieces fit). */
 export { runImport, IMPORT_DEFAULTS } from './pipeline.js';
+export { importCategory } from './category.js';
 export { fanOut, type ImportEvent, type ImportEventListener, type Progress } from './events.js';
 export type * from './types.js';
