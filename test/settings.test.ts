@@ -175,11 +175,11 @@ describe('closest', () => {
 });
 
 describe('documentation', () => {
-  it('the README section documents every setting a profile may hold, with its default', async () => {
+  it('docs/reference/config.md documents every setting a profile may hold, with its default', async () => {
     const { readFileSync } = await import('node:fs');
     const { SETTING_KEYS, SETTING_DEFAULTS, SETTING_SPECS } = await import('../src/core/settings/index.js');
-    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-    const doc = readme.slice(readme.indexOf('### Profiles')); // the settings table, not other tables' rows
+    const page = readFileSync(join(import.meta.dirname, '..', 'docs', 'reference', 'config.md'), 'utf8');
+    const doc = page.slice(page.indexOf('## Profiles')); // the settings table, not other tables' rows
     for (const key of SETTING_KEYS) {
       const row = doc.split('\n').find((line) => line.startsWith(`| ${key} |`));
       expect(row, key).toBeDefined();

@@ -152,7 +152,7 @@ export function fieldLimits(): FieldLimit[] {
   return rows;
 }
 
-/** The limits as a Markdown table (the README's field reference is this output, checked by a test). */
+/** The limits as a Markdown table (docs/reference/template.md carries this output, checked by a test). */
 export function fieldLimitsMarkdown(): string {
   const lines = ['| Field | Type | Required | Nullable | Limits | Meaning |', '|---|---|---|---|---|---|'];
   for (const row of fieldLimits()) {

@@ -1,6 +1,6 @@
 /**
  * `memberctl template`: the files it writes validate (every field present, the example row valid), CSV and JSON
- * describe the same member, and the limits table documented in the README is the one generated from the schemas.
+ * describe the same member, and the limits table in docs/reference/template.md is the one generated from the schemas.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,10 +93,10 @@ describe('field limits', () => {
     expect(byField.get('metadata')?.type).toBe('object of string → string or null');
   });
 
-  it('`template --fields` prints them, and the README section carries exactly that table', async () => {
+  it('`template --fields` prints them, and docs/reference/template.md carries exactly that table', async () => {
     const { stdout } = await runCli(['template', '--fields'], env);
     expect(stdout.trim()).toBe(fieldLimitsMarkdown().trim());
-    const doc = join(import.meta.dirname, '..', '..', 'README.md');
+    const doc = join(import.meta.dirname, '..', '..', 'docs', 'reference', 'template.md');
     expect(existsSync(doc)).toBe(true);
     expect(readFileSync(doc, 'utf8')).toContain(fieldLimitsMarkdown().trim());
   });

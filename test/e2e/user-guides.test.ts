@@ -1,33 +1,57 @@
 /**
- * The README's guides must run as written: every `npx memberctl` line of README.md that targets the sandbox is run
- * in order (as `node bin/memberctl.js`, with /tmp/demo swapped for a temp folder), and each must end with the exit code the guide promises (3 where it says some records are invalid).
+ * The guides must run as written: every `npx memberctl` line of docs/guides/*.md that targets the sandbox is run in
+ * order (as `node bin/memberctl.js`, with /tmp/demo swapped for a temp folder of that guide), and each must end with
+ * the exit code the guide promises (3 where it says some records are invalid).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli } from './config-cli-helper.js';
 
-const guide = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const guidesDir = join(import.meta.dirname, '..', '..', 'docs', 'guides');
+const guides = readdirSync(guidesDir)
+  .filter((name) => name.endsWith('.md'))
+  .sort()
+  .map((name) => ({ name, lines: runnableLines(readFileSync(join(guidesDir, name), 'utf8')) }));
 
-/** Splits a shell line into words (the guide uses no quotes), dropping a trailing comment. */
+/** The lines a reader would paste: `npx memberctl …`, except those that need a real server's profile. */
+function runnableLines(text: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith('npx memberctl ') && !line.includes('--profile'));
+}
+
+/** Splits a shell line into words (the guides use no quotes), dropping a trailing comment. */
 function words(line: string): string[] {
   return line.replace(/\s+#.*$/, '').trim().split(/\s+/).slice(2);
 }
 
-describe('the README guides', () => {
-  it('every sandbox command runs as written, with the exit code the guide says', { timeout: 300_000 }, async () => {
-    const demo = mkdtempSync(join(tmpdir(), 'memberctl-demo-'));
-    const lines = guide.split('\n').filter((line) => line.startsWith('npx memberctl ') && !line.includes('--profile'));
-    expect(lines.length).toBeGreaterThanOrEqual(12);
-    const env = isolatedEnv();
-    const results: { line: string; code: number | null; expected: number; stderr?: string }[] = [];
-    for (const line of lines) {
-      const args = words(line.replaceAll('/tmp/demo', demo));
-      const { code, stderr } = await runCli(args, env);
-      const expected = /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
-      results.push({ line, code, expected, ...(code === expected ? {} : { stderr: stderr.slice(-800) }) });
-    }
-    expect(results.filter((r) => r.code !== r.expected)).toEqual([]);
+describe('the guides in docs/guides', () => {
+  it('hold the three guides, with at least 12 runnable lines between them', () => {
+    expect(guides.map((g) => g.name)).toEqual(
+      expect.arrayContaining(['migrating.md', 'nightly-cron.md', 'subscribing-a-test-device.md']),
+    );
+    expect(guides.reduce((sum, g) => sum + g.lines.length, 0)).toBeGreaterThanOrEqual(12);
   });
+
+  it('the README shows only commands the guides run (so its short versions are run too)', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const shown = runnableLines(readme);
+    const run = new Set(guides.flatMap((g) => g.lines.map((line) => line.replace(/\s+#.*$/, '').trim())));
+    expect(shown.length).toBeGreaterThanOrEqual(3);
+    expect(shown.filter((line) => !run.has(line.trim()))).toEqual([]);
+  });
+
+  for (const guide of guides.filter((g) => g.lines.length > 0)) {
+    it(`${guide.name}: every sandbox command runs as written, with the exit code the guide says`, { timeout: 300_000 }, async () => {
+      const demo = mkdtempSync(join(tmpdir(), 'memberctl-demo-'));
+      const env = isolatedEnv();
+      const results: { line: string; code: number | null; expected: number; stderr?: string }[] = [];
+      for (const line of guide.lines) {
+        const { code, stderr } = await runCli(words(line.replaceAll('/tmp/demo', demo)), env);
+        const expected = /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
+        results.push({ line, code, expected, ...(code === expected ? {} : { stderr: stderr.slice(-800) }) });
+      }
+      expect(results.filter((r) => r.code !== r.expected)).toEqual([]);
+    });
+  }
 });
