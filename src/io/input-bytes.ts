@@ -35,9 +35,8 @@ export async function openInputBytes(options: OpenBytesOptions): Promise<InputBy
   else {
     const handle = await openFile(options.path, file);
     totalBytes = (await handle.stat()).size;
-    // the stream closes the handle at its end or when destroyed. 64 KB chunks: the records of one chunk are held
-    // together until consumed, and with 256 KB many outlive a young-generation GC and get promoted (measured on
-    // 1M CSV rows: 92 MB peak RSS and 15.6 s CPU at 256 KB, 61 MB and 12.2 s at 64 KB; 16 KB costs CPU again)
+    // the stream closes the handle at its end or when destroyed. 64 KB chunks: a chunk's records are held together
+    // until consumed, and larger chunks keep many alive past a young-generation GC (docs/performance.md)
     raw = handle.createReadStream({ highWaterMark: 64 * 1024 });
   }
   // stdin is not ours to destroy when we stop early

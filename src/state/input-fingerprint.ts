@@ -2,8 +2,8 @@
  * What binds a journal to its input: the file's absolute path (for messages only), its size and the SHA-256 of
  * its bytes as stored (compressed bytes for .gz). A full hash, not a sample: two nightly exports of the same size
  * that differ in one row in the middle are different files, and resuming one with the other's journal would skip
- * records that were never sent. It costs ~1 ms per MB here (150 ms for a 1M-row, 150 MB CSV), paid before the
- * first request (journal-session.ts says why not alongside).
+ * records that were never sent. It costs ~1 ms per MB (docs/performance.md), paid before the first request
+ * (journal-session.ts says why not alongside).
  */
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';

@@ -11,10 +11,8 @@
  * Several processes (shards on one machine) may share a file: WAL lets them read while one writes, and
  * busy_timeout makes a writer wait its turn instead of failing.
  *
- * Lookups share a read transaction. In WAL mode a statement outside one starts its own (locks on the -shm file,
- * a look at the WAL index): a point lookup cost about 9 µs that way and 1 µs inside one (200,000 lookups: 1.6 s
- * against 0.2 s of CPU, measured), which made a --changed-only pass twice as slow as validate. The read
- * transaction ends before every write, so the next lookup sees what was just committed (a member confirmed
+ * Lookups share a read transaction: in WAL mode a statement outside one starts its own (locks on the -shm file,
+ * a look at the WAL index), which cost ~9× as much per lookup (docs/performance.md). The read transaction ends before every write, so the next lookup sees what was just committed (a member confirmed
  * earlier in this run is compared with its new hash, never the one from before), and READ_SPAN_MS after it
  * began at the latest, so it never holds back another process's checkpoint for long.
  */
@@ -35,12 +33,9 @@ CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT
 
 /**
  * SQLite reads the state through a memory map of up to this many bytes (about its first 1.6 million members)
- * instead of read() calls into its own 2 MB page cache. A --changed-only pass looks up every row's member, and
- * when the export's order is not the memberId order, nearly every lookup missed that cache: 5.4-5.7 µs a
- * lookup through read(), 2.0-2.4 µs through the map (1M members, shuffled, warm OS cache, measured); a 1M-row
- * pass in shuffled order went from 12.4-12.9 s to 9.8-10.4 s. The mapped pages are the OS's file cache: they
- * count in RSS (a 1M-member state is 77 MB) but are shared and reclaimable, and a state in memberId order (the
- * common case) costs the same either way.
+ * instead of read() calls into its own 2 MB page cache: when the export is not in memberId order nearly every
+ * lookup missed that cache (figures in docs/performance.md). The mapped pages are the OS's file cache: they count
+ * in RSS but are shared and reclaimable, and a state in memberId order (the common case) costs the same either way.
  */
 const MMAP_BYTES = 128 * 1024 * 1024;
 
@@ -148,8 +143,7 @@ export class SyncState {
 
   /**
    * Only the hash of the member's last confirmed text: what an unchanged row is compared with first. One column as
-   * a plain string, no row array and no object: 0.5 µs a lookup against 1.05 µs for lookup() (200,000 members,
-   * one read transaction, measured), on every row of a --changed-only pass.
+   * a plain string, no row array and no object: half the cost of lookup(), on every row of a --changed-only pass.
    */
   lookupTextHash(memberId: string): string | undefined {
     if (!this.readOpen) this.openRead();

@@ -93,9 +93,8 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
   }
   if (options.resume) notice(`no journal at ${path}: nothing to resume, importing from the first record`);
   if (existing) await rm(path, { force: true });
-  // The input's hash before anything is sent, not alongside: sharing the one busy thread with the import, it took
-  // ~4× as long, and no confirmation can be journaled before the header that holds it, so the first responses
-  // waited and the sending stalled (200k rows: hashing alone 40 ms, overlapped ~250 ms of stall).
+  // The input's hash before anything is sent, not alongside: sharing the one busy thread with the import it took
+  // longer, and no confirmation can be journaled before the header that holds it (docs/performance.md).
   const header: JournalHeader = { memberctl: 'journal', v: JOURNAL_VERSION, input: await fingerprintOf(options.input), shard: options.shard ?? null, createdAt: new Date().toISOString() };
   const writer = await JournalWriter.create(path, header).catch((error) => cannotWrite(path, error));
   return { path, writer, keep: Boolean(options.keep) };

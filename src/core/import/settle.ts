@@ -104,9 +104,8 @@ export function createSettler(tally: Tally, order: MemberOrder, hooks: ImportHoo
     },
     settleAnswered: (batch) => {
       // The hook is called at once, in response order, and not awaited: the records count and their members'
-      // next rows go right away. Waiting for a journal's fsync before that cost ~15% of the import's throughput
-      // (the answered records lived ~20 ms longer; a plain 5 ms timer in its place cost as much), and it is not
-      // what keeps a resume right: the journal writes entries in call order and each sync covers every earlier
+      // next rows go right away. Waiting for a journal's fsync before that was costly (docs/performance.md), and it
+      // is not what keeps a resume right: the journal writes entries in call order and each sync covers every earlier
       // write, so after a crash it holds a prefix of the responses, and never a member's later row without the
       // earlier one. Calls still overlap (a journal syncs the entries of every response that arrived during one
       // fdatasync together); the pipeline finishes only after all resolved, and sends nothing new while
