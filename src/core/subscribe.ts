@@ -4,6 +4,7 @@
  */
 import { PushApiClient, formatProblem, type PushApiOptions, type SubscribeResponse } from '../http/push-api.js';
 import { pushRetryPolicy } from '../http/retry-policy.js';
+import { gaveUpText } from '../http/failure.js';
 import type { ResultCategory } from '../errors.js';
 import type { Platform, Problem } from '../schemas/index.js';
 import type { PreparedSubscription } from './subscribe-input.js';
@@ -18,7 +19,8 @@ export type SubscribeOutcome =
   | { kind: 'subscribed'; status: number; customerId: string; installationId: string; platform: Platform; retries: number }
   | { kind: 'refused'; status: number; problem: Problem }
   | { kind: 'credentials'; status: number; problem: Problem }
-  | { kind: 'not-confirmed'; status?: number; problem: Problem; retries: number };
+  /** `reachedServer` false: no request reached the server (host not found, connection refused), so nothing was stored. */
+  | { kind: 'not-confirmed'; status?: number; problem: Problem; retries: number; reachedServer: boolean };
 
 const CATEGORY: Record<SubscribeOutcome['kind'], ResultCategory> = {
   subscribed: 'ok',
@@ -61,20 +63,17 @@ function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, 
       return { kind: 'credentials', status: response.status, problem: response.problem ?? { title: 'Unauthorized', status: response.status, detail: response.message } };
     case 'failed': {
       // Keep the server's problem when there was one; say plainly why there is no confirmation either way.
+      const { cause, retries, status } = response;
+      const notConfirmed = { kind: 'not-confirmed', status, retries, reachedServer: cause.reachedServer } as const;
+      const gaveUp = cause.gaveUp ? gaveUpText(retries) : undefined;
       if (!response.problem) {
-        // "HTTP 502: <summary> (gave up after 3 retries)" → title "HTTP 502", detail "<summary>; gave up after 3 retries".
-        const prefix = response.status === undefined ? '' : `HTTP ${response.status}: `;
-        const detail = response.message.replace(prefix, '').replace(/ \((gave up after \d+ retr(?:y|ies))\)$/, '; $1');
-        const title = response.status === undefined ? 'Not confirmed' : `HTTP ${response.status}`;
-        return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { title, status: response.status, detail } };
+        // title "HTTP 502", detail "<summary>; gave up after 3 retries"
+        const title = status === undefined ? 'Not confirmed' : `HTTP ${status}`;
+        return { ...notConfirmed, problem: { title, status, detail: [response.detail, gaveUp].filter(Boolean).join('; ') } };
       }
-      const why = response.message.startsWith('stopped')
-        ? 'stopped before the next retry'
-        : response.message.includes('gave up after')
-          ? `gave up after ${response.retries} ${response.retries === 1 ? 'retry' : 'retries'}`
-          : undefined;
+      const why = cause.kind === 'stopped' ? 'stopped before the next retry' : gaveUp;
       const detail = [why ? response.problem.detail?.replace(/\.$/, '') : response.problem.detail, why].filter(Boolean).join('; ');
-      return { kind: 'not-confirmed', status: response.status, retries: response.retries, problem: { ...response.problem, detail } };
+      return { ...notConfirmed, problem: { ...response.problem, detail } };
     }
   }
 }

@@ -31,6 +31,46 @@ export function networkErrorReason(error: unknown): string {
   return system ?? codes[0] ?? 'network';
 }
 
+/**
+ * Why a request has no final answer, as data: the clients and core decide on these fields (was anything sent?
+ * how many retries?) and never parse the message back.
+ */
+export interface FailureCause {
+  /** http: the last answer was an error status; network: no answer (timeout included); stopped: the caller stopped us between attempts; cancelled: destroyed mid-request. */
+  kind: 'http' | 'network' | 'stopped' | 'cancelled';
+  /** The last HTTP status, when there was one. */
+  status?: number;
+  /** The network error's code ("timeout", "ECONNREFUSED", "ENOTFOUND"...). */
+  code?: string;
+  /** Retries made before giving up or stopping. */
+  retries: number;
+  /** True when the retries ran out (the policy's limit was reached). */
+  gaveUp: boolean;
+  /** The server's Retry-After, when it asked for a wait longer than memberctl waits. */
+  retryAfterMs?: number;
+  /** False when no request reached the server (host not found, connection refused): nothing can have been stored. */
+  reachedServer: boolean;
+}
+
+/** Codes that mean the request never reached the server: nothing was stored. */
+const NOT_CONNECTED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function networkCause(error: unknown, retries: number): FailureCause {
+  const codes = errorCodes(error);
+  return { kind: 'network', code: networkErrorReason(error), retries, gaveUp: false, reachedServer: !codes.some((code) => NOT_CONNECTED.has(code)) };
+}
+
+/** "gave up after 1 retry" / "gave up after 3 retries". */
+export function gaveUpText(retries: number): string {
+  return `gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'}`;
+}
+
+/** A short reason that is the same for every request failing the same way (no ports, ids or timings): what failures are counted by. */
+export function causeKey(cause: FailureCause): string {
+  const what = cause.status !== undefined ? `HTTP ${cause.status}` : cause.code === 'timeout' ? 'timeout' : `${FRIENDLY[cause.code ?? ''] ?? 'network error'}${cause.code && cause.code !== 'network' ? ` (${cause.code})` : ''}`;
+  return cause.gaveUp ? `${what} (${gaveUpText(cause.retries)})` : what;
+}
+
 const FRIENDLY: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'timed out connecting to the server',
   UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
@@ -62,7 +102,8 @@ export function describeErrorBody(body: ReadBody, contentType: string | undefine
     const pick = (key: string) => (typeof o[key] === 'string' && o[key] ? cleanMessage(o[key] as string) : undefined);
     const name = pick('name');
     const message = pick('message');
-    if (message) return name ? `${name}: ${message}` : message;
+    // {"name": "Unauthorized", "message": "Unauthorized: token expired"} reads once, not "Unauthorized: Unauthorized: …"
+    if (message) return name && !message.startsWith(name) ? `${name}: ${message}` : message;
     const title = pick('title');
     const detail = pick('detail');
     if (title || detail) return [title, detail].filter(Boolean).join(': ');

@@ -3,21 +3,26 @@
  * Retrying this POST is deliberate: the import is an upsert, so sending the same batch twice leaves the same state.
  */
 import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
-import { describeErrorBody } from './failure.js';
+import { describeErrorBody, type FailureCause } from './failure.js';
 import { cleanMessage, headerValue, summarizeBody, tryParseJson } from './response-body.js';
 import { RetryingTransport, type TransportOptions } from './transport.js';
 
 export type { RetryInfo } from './transport.js';
+export type { FailureCause } from './failure.js';
 
 /** The transport's options; the client sets Accept itself. */
 export type MemberApiOptions = Omit<TransportOptions, 'accept'>;
 
+/**
+ * One batch's final answer, after the client's retries (429 pause, Retry-After, backoff on 5xx and network errors).
+ * `failed` carries its cause as data; `message` is the same for humans.
+ */
 export type ImportResponse =
   | { kind: 'ok'; status: 200; result: ImportResult }
   | { kind: 'bad-request'; status: 400; error: MemberError }
   | { kind: 'too-large'; status: 413; message: string }
   | { kind: 'auth'; status: 401 | 403; message: string }
-  | { kind: 'failed'; status?: number; message: string; retries: number };
+  | { kind: 'failed'; status?: number; message: string; retries: number; cause: FailureCause };
 
 export const IMPORT_PATH = 'member/v1/members/import';
 
@@ -40,16 +45,17 @@ export class MemberApiClient {
   async postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse> {
     const sent = await this.#transport.post(IMPORT_PATH, body, signal);
     if (sent.type === 'failed') {
-      return { kind: 'failed', ...(sent.status === undefined ? {} : { status: sent.status }), message: sent.message, retries: sent.retries };
+      return { kind: 'failed', ...(sent.status === undefined ? {} : { status: sent.status }), message: sent.message, retries: sent.retries, cause: sent.cause };
     }
     const { status, body: read, retries } = sent;
     const contentType = headerValue(sent.headers, 'content-type');
+    const cause: FailureCause = { kind: 'http', status, retries, gaveUp: false, reachedServer: true };
     if (status === 200) {
       const parsed = importResultSchema.safeParse(tryParseJson(read.text));
       if (parsed.success) return { kind: 'ok', status: 200, result: parsed.data };
       const what = parsed.error.issues[0];
       const where = what ? ` (${what.path.join('.') || 'body'}: ${what.message})` : '';
-      return { kind: 'failed', status, retries, message: `HTTP 200 but the body is not an import result${where}: ${summarizeBody(read, contentType)}` };
+      return { kind: 'failed', status, retries, cause, message: `HTTP 200 but the body is not an import result${where}: ${summarizeBody(read, contentType)}` };
     }
     if (status === 400) {
       const parsed = memberErrorSchema.safeParse(tryParseJson(read.text));
@@ -61,7 +67,7 @@ export class MemberApiClient {
     const detail = describeErrorBody(read, contentType);
     if (status === 413) return { kind: 'too-large', status: 413, message: `HTTP 413: ${detail}` };
     if (status === 401 || status === 403) return { kind: 'auth', status, message: `HTTP ${status}: ${detail}` };
-    return { kind: 'failed', status, retries, message: `${unexpected(status, sent.headers)}: ${detail}` };
+    return { kind: 'failed', status, retries, cause, message: `${unexpected(status, sent.headers)}: ${detail}` };
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
  * A 500 is not retried: it is reported with the server's problem details.
  */
 import { problemSchema, type Problem, type SubscriptionRequest } from '../schemas/index.js';
-import { describeErrorBody } from './failure.js';
+import { describeErrorBody, type FailureCause } from './failure.js';
 import { cleanMessage, headerValue, tryParseJson, type ReadBody } from './response-body.js';
 import { pushRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import { RetryingTransport, type RetryInfo } from './transport.js';
@@ -23,7 +23,7 @@ export type SubscribeResponse =
   | { kind: 'ok'; status: number }
   | { kind: 'problem'; status: number; problem: Problem }
   | { kind: 'auth'; status: 401 | 403; message: string; problem?: Problem }
-  | { kind: 'failed'; status?: number; message: string; retries: number; problem?: Problem };
+  | { kind: 'failed'; status?: number; message: string; retries: number; cause: FailureCause; /** the message without status or retries */ detail: string; problem?: Problem };
 
 /** The path for a customer: the id is percent-encoded, so "/", "?", "#" and spaces stay inside the segment. */
 export function subscriptionPath(customerId: string): string {
@@ -52,7 +52,7 @@ export class PushApiClient {
     const sent = await this.#transport.post(subscriptionPath(customerId), JSON.stringify(request), signal);
     if (sent.type === 'failed') {
       const problem = sent.body ? parseProblem(sent.body, sent.status) : undefined;
-      return { kind: 'failed', status: sent.status, message: sent.message, retries: sent.retries, ...(problem ? { problem } : {}) };
+      return { kind: 'failed', status: sent.status, message: sent.message, detail: sent.detail, retries: sent.retries, cause: sent.cause, ...(problem ? { problem } : {}) };
     }
     const { status, body } = sent;
     if (status >= 200 && status < 300) return { kind: 'ok', status };
@@ -62,7 +62,8 @@ export class PushApiClient {
       return { kind: 'auth', status, message: formatProblem(problem), problem };
     }
     if (status >= 400 && status < 500) return { kind: 'problem', status, problem };
-    return { kind: 'failed', status, message: formatProblem(problem), retries: sent.retries, problem };
+    const cause: FailureCause = { kind: 'http', status, retries: sent.retries, gaveUp: false, reachedServer: true };
+    return { kind: 'failed', status, message: formatProblem(problem), detail: problem.detail ?? '', retries: sent.retries, cause, problem };
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import { PauseGate } from './pause-gate.js';
 import { readBodyCapped, redact, headerValue, ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES, type ReadBody } from './response-body.js';
 import { backoffDelay, parseRetryAfter, isRetryableStatus, DEFAULT_MAX_RETRY_AFTER_MS, type RetryPolicy } from './retry-policy.js';
 import { anySignal, sleep } from './sleep.js';
-import { describeErrorBody, describeNetworkError, networkErrorReason, isRetryableError } from './failure.js';
+import { describeErrorBody, describeNetworkError, networkCause, networkErrorReason, gaveUpText, isRetryableError, type FailureCause } from './failure.js';
 import { defaultUserAgent } from './user-agent.js';
 
 export interface RetryInfo {
@@ -35,7 +35,7 @@ export interface TransportOptions {
 
 export type SendResult =
   | { type: 'response'; status: number; headers: Record<string, string | string[] | undefined>; body: ReadBody; retries: number }
-  | { type: 'failed'; status?: number; reason: string; message: string; retries: number; body?: ReadBody; contentType?: string };
+  | { type: 'failed'; status?: number; reason: string; message: string; retries: number; cause: FailureCause; body?: ReadBody; contentType?: string; /** `message` without the status in front or the retries after. */ detail: string };
 
 export class RetryingTransport {
   readonly stats = { requests: 0, retries: 0 };
@@ -86,9 +86,11 @@ export class RetryingTransport {
         const contentType = headerValue(response.headers, 'content-type');
         const retryAfter = parseRetryAfter(response.headers['retry-after']);
         const detail = describeErrorBody(read2, contentType);
-        last = { type: 'failed', status, reason: String(status), message: `HTTP ${status}: ${detail}`, retries: attempt, body: read2, contentType };
+        const cause: FailureCause = { kind: 'http', status, retries: attempt, gaveUp: false, reachedServer: true };
+        last = { type: 'failed', status, reason: String(status), message: `HTTP ${status}: ${detail}`, detail, retries: attempt, cause, body: read2, contentType };
         if (retryAfter !== undefined && retryAfter > maxRetryAfter) {
-          return { ...last, message: `HTTP ${status}: the server asked to wait ${Math.ceil(retryAfter / 1000)} s (Retry-After), longer than the ${Math.ceil(maxRetryAfter / 1000)} s memberctl waits; ${detail}` };
+          const wait = `the server asked to wait ${Math.ceil(retryAfter / 1000)} s (Retry-After), longer than the ${Math.ceil(maxRetryAfter / 1000)} s memberctl waits; ${detail}`;
+          return { ...last, cause: { ...cause, retryAfterMs: retryAfter }, message: `HTTP ${status}: ${wait}`, detail: wait };
         }
         delay = retryAfter ?? backoffDelay(attempt + 1, policy);
         // One 429 pauses every request to this server, not only this one.
@@ -96,13 +98,13 @@ export class RetryingTransport {
       } catch (error) {
         const reason = networkErrorReason(error);
         const message = redact(describeNetworkError(error), this.#options.token);
-        last = { type: 'failed', reason, message, retries: attempt };
-        if (this.#destroyed.signal.aborted) return { ...last, message: `cancelled: ${message}` };
+        last = { type: 'failed', reason, message, detail: message, retries: attempt, cause: networkCause(error, attempt) };
+        if (this.#destroyed.signal.aborted) return { ...last, cause: { ...last.cause, kind: 'cancelled' }, message: `cancelled: ${message}`, detail: `cancelled: ${message}` };
         if (!isRetryableError(error, policy)) return last;
         delay = backoffDelay(attempt + 1, policy);
       }
       if (attempt >= policy.retries) {
-        return { ...last, message: `${last.message} (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})` };
+        return { ...last, cause: { ...last.cause, gaveUp: true }, message: `${last.message} (${gaveUpText(attempt)})` };
       }
       if (stop.aborted) return this.#stopped(last, attempt);
       this.#options.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason: last.reason });
@@ -132,8 +134,11 @@ export class RetryingTransport {
 
   /** The caller stopped us while waiting; `retriesMade` retries were dispatched so far. */
   #stopped(last: Extract<SendResult, { type: 'failed' }> | undefined, retriesMade: number): SendResult {
-    if (!last) return { type: 'failed', reason: 'stopped', message: 'not sent: stopped before the request', retries: 0 };
-    const reason = `stopped before retry ${retriesMade + 1} (last attempt: ${last.message})`;
-    return { ...last, reason: 'stopped', message: reason, retries: retriesMade };
+    if (!last) {
+      const message = 'not sent: stopped before the request';
+      return { type: 'failed', reason: 'stopped', message, detail: message, retries: 0, cause: { kind: 'stopped', retries: 0, gaveUp: false, reachedServer: false } };
+    }
+    const message = `stopped before retry ${retriesMade + 1} (last attempt: ${last.message})`;
+    return { ...last, reason: 'stopped', message, detail: message, retries: retriesMade, cause: { ...last.cause, kind: 'stopped', retries: retriesMade } };
   }
 }

@@ -79,12 +79,23 @@ describe('import pipeline: refusals and stops', () => {
     await api.close();
     expect(summary.stopReason).toBe('credentials');
     expect(summary.stopMessage).toContain('401');
+    // the status once, the server's words once: not "401: HTTP 401: Unauthorized: Unauthorized: …"
+    expect(summary.stopMessage).toMatch(/^HTTP 401: Unauthorized: (?!Unauthorized)/);
     expect(summary.stopMessage).not.toContain('not-the-sandbox-token');
     expect(bucketSum(summary)).toBe(summary.rows);
     expect(summary.failed).toBe(summary.rows);
     // only the first wave went out; the reader stopped too
     expect(box.stats().requests).toBeLessThanOrEqual(4);
     expect(summary.rows).toBeLessThan(5000);
+  });
+
+  it('counts failures by their cause, with the real retry count: "gave up after 1 retry", never "N"', async () => {
+    box = await sandbox({ faults: { failRate: 1 } });
+    const api = client(box, { retries: 1 });
+    const summary = await runImport({ candidates: candidates(30), transport: api, batchSize: 10, concurrency: 2 });
+    await api.close();
+    expect(summary.failed).toBe(30);
+    expect(summary.topReasons.failed).toEqual([{ reason: 'not confirmed: HTTP 503 (gave up after 1 retry)', count: 30 }]);
   });
 
   it('honours Retry-After for every request, not only the one that got the 429', async () => {

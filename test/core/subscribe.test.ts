@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cleanToken, normalizePlatform, prepareSubscription, tokenWarnings } from '../../src/core/subscribe.js';
+import { cleanToken, normalizePlatform, prepareSubscription, sendSubscription, tokenWarnings } from '../../src/core/subscribe.js';
+import { pushRetryPolicy } from '../../src/http/retry-policy.js';
+import { reply, startScriptedServer } from '../http/scripted-server.js';
 import { UsageError } from '../../src/errors.js';
 
 const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
@@ -86,5 +88,28 @@ describe('prepareSubscription', () => {
 
   it('missing values are named', () => {
     expect(() => prepareSubscription({ customerId: 'c1' })).toThrow('missing --token-handle, --platform, --installation-id');
+  });
+});
+
+describe('sendSubscription: why a subscription is not confirmed, from the cause as data', () => {
+  const prepared = () => prepareSubscription({ customerId: 'c1', tokenHandle: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', platform: 'apns', installationId: 'i1' });
+  const retry = { ...pushRetryPolicy(), retries: 1, minDelayMs: 1, maxDelayMs: 2 };
+
+  it('a server never reached (connection refused): not confirmed, and known to have stored nothing', async () => {
+    const closed = await startScriptedServer([]);
+    await closed.close();
+    const outcome = await sendSubscription({ baseUrl: closed.url, token: 't', timeoutMs: 2000, retry }, prepared());
+    expect(outcome).toMatchObject({ kind: 'not-confirmed', retries: 1, reachedServer: false });
+    expect(outcome.kind === 'not-confirmed' && outcome.problem.detail).toMatch(/ECONNREFUSED.*; gave up after 1 retry$/);
+  });
+
+  it('a 503 every time: the status as the title, the retry count in words, and the server may have stored it', async () => {
+    const server = await startScriptedServer([], reply(503, 'busy'));
+    try {
+      const outcome = await sendSubscription({ baseUrl: server.url, token: 't', timeoutMs: 2000, retry }, prepared());
+      expect(outcome).toMatchObject({ kind: 'not-confirmed', status: 503, reachedServer: true, problem: { title: 'HTTP 503', detail: 'busy (text/plain, 4 bytes); gave up after 1 retry' } });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -153,7 +153,14 @@ describe('MemberApiClient: outcomes', () => {
     const response = await client.postImport(BODY);
     expect(response).toMatchObject({ kind: 'failed', status: 503, retries: 3 });
     expect(response.kind === 'failed' && response.message).toBe('HTTP 503: Unavailable: maintenance (gave up after 3 retries)');
+    // the cause as data, for core to decide on and count by (never the message parsed back)
+    expect(response.kind === 'failed' && response.cause).toEqual({ kind: 'http', status: 503, retries: 3, gaveUp: true, reachedServer: true });
     expect(server.received).toHaveLength(4);
+  });
+
+  it('a server naming its error in the message too reads once, not "Unauthorized: Unauthorized: …"', async () => {
+    const { client } = await setup([reply(401, { name: 'Unauthorized', message: 'Unauthorized: token expired.' })]);
+    expect(await client.postImport(BODY)).toEqual({ kind: 'auth', status: 401, message: 'HTTP 401: Unauthorized: token expired.' });
   });
 
   it('caps a huge error body and keeps the message to one short line', async () => {
@@ -201,6 +208,9 @@ describe('MemberApiClient: network', () => {
     const response = await client.postImport(BODY);
     expect(response).toMatchObject({ kind: 'failed', retries: 2 });
     expect(response.kind === 'failed' && response.message).toContain('ECONNREFUSED');
+    expect(response.kind === 'failed' && response.message).toMatch(/\(gave up after 2 retries\)$/);
+    // nothing reached the server: nothing can have been stored
+    expect(response.kind === 'failed' && response.cause).toEqual({ kind: 'network', code: 'ECONNREFUSED', retries: 2, gaveUp: true, reachedServer: false });
     expect(retries.map((r) => r.reason)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
   });
 

@@ -113,6 +113,7 @@ const HINTS: Partial<Record<SubscribeOutcome['kind'], string>> = {
   credentials: 'check MEMBERCTL_PUSH_TOKEN / --token-file (the push token, not the member JWT): it may be expired, for another environment, or lack permission',
   'not-confirmed': 'the subscription may or may not be stored; running the same command again is safe (it is idempotent by installation id)',
 };
+const NOT_SENT_HINT = 'the server was not reached, so nothing was stored; check the base URL and the network, then run the same command again';
 
 function render(outcome: SubscribeOutcome, how: { output: Output; json: boolean; where: string }): number {
   const { output, json } = how;
@@ -125,7 +126,7 @@ function render(outcome: SubscribeOutcome, how: { output: Output; json: boolean;
   const problem: Problem = outcome.problem;
   if (json) output.out(JSON.stringify({ error: problemJson(problem) }));
   output.err(`${output.color.red('error:')} ${formatProblem(problem)}`);
-  const hint = HINTS[outcome.kind];
+  const hint = outcome.kind === 'not-confirmed' && !outcome.reachedServer ? NOT_SENT_HINT : HINTS[outcome.kind];
   if (hint) output.err(`${output.color.dim('hint:')} ${hint}`);
   return exitCodeFor(subscribeCategory(outcome));
 }

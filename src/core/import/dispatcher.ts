@@ -5,6 +5,7 @@
  * anything else (after the client's retries) → failed. Bisect halves and splits jump the queue, so records
  * already on their way finish first and their members' later rows are not held longer than needed.
  */
+import { causeKey } from '../../http/failure.js';
 import { batchBody, makeBatch, type Batch, type Batcher, type PendingRecord } from './batcher.js';
 import type { ImportEvent } from './events.js';
 import { accountResponse, recordRange } from './response.js';
@@ -67,7 +68,8 @@ export class Dispatcher {
     try {
       response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal);
     } catch (error) {
-      response = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+      const message = error instanceof Error ? error.message : String(error);
+      response = { kind: 'failed', message, retries: 0, cause: { kind: 'network', code: 'network', retries: 0, gaveUp: false, reachedServer: true } };
     }
     this.inFlight--;
     // credentials refused: stop before anything else is sent (the others in flight may still be answered)
@@ -140,7 +142,7 @@ export class Dispatcher {
       case 'failed': {
         const stopped = this.o.requestSignal.aborted ? this.o.stopReasonText() : undefined;
         const reason = stopped ?? `not confirmed: ${response.message}${response.status ? ` (HTTP ${response.status})` : ''}`;
-        const countAs = stopped ?? `not confirmed: ${response.status ? `HTTP ${response.status}` : firstWords(response.message)}`;
+        const countAs = stopped ?? `not confirmed: ${causeKey(response.cause)}`;
         emit({ type: 'batch-failed', batch: batch.id, ...range, size: records.length, status: response.status, message: stopped ?? response.message });
         await settler.settleFailed(records, reason, countAs);
         return;
@@ -192,9 +194,4 @@ function safeJson(value: unknown): string {
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-/** A failure message as a countable reason: without numbers that differ per request (ports, ids, timings). */
-function firstWords(message: string): string {
-  return message.replace(/\d+/g, 'N').slice(0, 80);
 }

@@ -72,7 +72,8 @@ export class StopControl {
 
   credentialsRefused(status: number, message: string): void {
     if (this.reason === 'credentials') return;
-    this.message = `${status}${message ? `: ${message}` : ''}`;
+    // the client's message already names the status ("HTTP 401: …")
+    this.message = message || `HTTP ${status}`;
     this.begin('credentials');
     // nothing new goes out; requests already on the wire may still be answered and count as confirmed
     this.requests.abort();

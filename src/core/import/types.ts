@@ -5,20 +5,15 @@
 import type { InputError } from '../../errors.js';
 import type { Candidate } from '../candidate.js';
 import type { SourceRecord } from '../../io/source.js';
-import type { ImportResult, MemberError } from '../../schemas/index.js';
+import type { ImportResponse } from '../../http/member-api.js';
 import type { ImportEvent } from './events.js';
+
+export type { ImportResponse, FailureCause } from '../../http/member-api.js';
 
 /**
  * What the pipeline needs from the HTTP adapter (src/http/member-api.ts's MemberApiClient fits it). Retries
  * (429 pause, Retry-After, backoff on 5xx and network errors) happen inside `postImport`; what comes back is final.
  */
-export type ImportResponse =
-  | { kind: 'ok'; status: 200; result: ImportResult }
-  | { kind: 'bad-request'; status: 400; error: MemberError }
-  | { kind: 'too-large'; status: 413; message: string }
-  | { kind: 'auth'; status: 401 | 403; message: string }
-  | { kind: 'failed'; status?: number; message: string; retries?: number };
-
 export interface ImportTransport {
   /** `body` is the JSON array as UTF-8; the signal aborts the request (and its retries). */
   postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse>;
