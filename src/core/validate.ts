@@ -4,6 +4,7 @@
  */
 import type { ResultCategory } from '../errors.js';
 import type { InputFormat } from '../io/source.js';
+import { checkOutputPaths } from '../io/output-file.js';
 import { openItemsWriter, type ItemsWriter } from '../io/items-writer.js';
 import { openRejectsWriter, type RejectsWriter } from '../io/rejects-writer.js';
 import { issuesToReason, type RecordIssue } from './candidate.js';
@@ -66,6 +67,9 @@ export function validateCategory(stats: ValidateStats): ResultCategory {
 
 export async function runValidate(options: ValidateOptions, events: ValidateEvents = {}): Promise<ValidateStats> {
   const started = performance.now();
+  // before the input is opened: an --output or --rejects that is the input would destroy it
+  const named = (flag: string, path: string | undefined) => (path ? { flag, path } : undefined);
+  await checkOutputPaths([options.path], [named('--output', options.outputPath), named('--rejects', options.rejectsPath)]);
   const stream = await readCandidates(options);
   const { source } = stream;
   let output: ItemsWriter | undefined;

@@ -1,6 +1,6 @@
 /** --output: the exact upsert items import would send, one JSON object per line, in input order. */
 import type { MemberUpsertItem } from '../schemas/index.js';
-import { openPrivateFile } from './private-file.js';
+import { openOutputFile } from './output-file.js';
 
 export interface ItemsWriter {
   write(item: MemberUpsertItem): Promise<void> | undefined;
@@ -8,6 +8,6 @@ export interface ItemsWriter {
 }
 
 export async function openItemsWriter(path: string): Promise<ItemsWriter> {
-  const file = await openPrivateFile(path, 'output');
+  const file = await openOutputFile(path, 'output');
   return { write: (item) => file.writeLine(JSON.stringify(item)), close: () => file.close() };
 }

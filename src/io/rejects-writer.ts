@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { csvLine } from './csv-line.js';
-import { openPrivateFile, type LineWriter } from './private-file.js';
+import { openOutputFile, type LineWriter } from './output-file.js';
 
 export type RejectStage = 'invalid' | 'skipped' | 'rejected' | 'failed';
 
@@ -53,7 +53,7 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   }
   // cells under an earlier stage/error pair (a rejects file fed back) are dropped, not reported as extra
   const width = options.headers?.length ?? 0;
-  const file = await openPrivateFile(path, 'rejects');
+  const file = await openOutputFile(path, 'rejects');
   if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close() };
   return csvRejects(file, headers!, width, options.delimiter ?? ',');
 }

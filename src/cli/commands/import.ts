@@ -10,7 +10,7 @@ import { CredentialsError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { MemberApiClient } from '../../http/member-api.js';
 import { memberRetryPolicy } from '../../http/retry-policy.js';
-import { openPrivateFile } from '../../io/private-file.js';
+import { checkOutputPaths, openOutputFile, writeOutputFile } from '../../io/output-file.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { installStopSignals } from '../import-signals.js';
 import { resolveTarget, type Target } from '../target.js';
@@ -86,6 +86,8 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   const values = settings.values;
   const concurrency = values.concurrency.value!;
 
+  // An output that would destroy the input (or another output) is refused before the input is even opened.
+  await checkOutputPaths([file], importOutputs(flags));
   // The input first: a wrong file or mapping is reported before any server is contacted.
   const stream = await readCandidates(input);
   let target: Target | undefined;
@@ -180,14 +182,17 @@ function wholeNumber(flag: string, value: string): number {
   return Number(value);
 }
 
-/** Fails before the run, not after an hour of importing, when the report cannot be written. */
+/** Fails before the run, not after an hour of importing, when the report cannot be written (last night's stays). */
 async function checkWritable(path: string): Promise<void> {
-  const file = await openPrivateFile(path, 'report');
-  await file.close();
+  const file = await openOutputFile(path, 'report');
+  await file.abort();
 }
 
 async function writeReport(path: string, report: object): Promise<void> {
-  const file = await openPrivateFile(path, 'report');
-  await file.writeLine(JSON.stringify(report, null, 2));
-  await file.close();
+  await writeOutputFile(path, 'report', JSON.stringify(report, null, 2));
+}
+
+function importOutputs(flags: ImportFlags) {
+  const named = (flag: string, path: string | false | undefined) => (typeof path === 'string' ? { flag, path } : undefined);
+  return [named('--rejects', flags.rejects), named('--report', flags.report), named('--journal', flags.journal), named('--state', flags.state)];
 }

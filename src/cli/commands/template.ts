@@ -1,7 +1,6 @@
 /** `memberctl template`: an import file to map a CRM export onto, and the table of every field's limits. */
-import { writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { UsageError } from '../../errors.js';
+import { writeOutputFile } from '../../io/output-file.js';
 import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from '../../core/template.js';
 import { MEMBER_FIELDS } from '../../schemas/index.js';
 import { createOutput } from '../output.js';
@@ -46,14 +45,8 @@ Examples:
         result.exitCode = exitCodeFor('ok');
         return;
       }
-      try {
-        await writeFile(options.out, text, { flag: options.force ? 'w' : 'wx' });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new UsageError(`cannot write ${options.out}: ${code === 'EEXIST' ? 'the file exists' : (code ?? 'error')}`, {
-          hint: code === 'EEXIST' ? 'pass --force to overwrite it, or choose another --out' : 'check the folder exists and is writable',
-        });
-      }
+      // a template holds no personal data: readable by others like any file the user makes (0644 less the umask)
+      await writeOutputFile(options.out, 'template', text, { noClobber: !options.force, mode: 0o644 & ~process.umask() });
       output.err(
         `wrote ${options.out}: ${options.format === 'json' ? `${MEMBER_FIELDS.length} fields` : `${templateColumns().length} columns`} and one example record; ` +
           'field limits: memberctl template --fields',

@@ -1,0 +1,256 @@
+/**
+ * Every file memberctl writes for the user (rejects, report, validate --output, template --out) goes through
+ * here, so that no output ever destroys the input or another file:
+ * - a path that is an input (the same device and inode: the file itself, a hard link or a symlink to it), or that
+ *   two outputs share, is refused before anything is read (checkOutputPaths);
+ * - a path that is a symlink to a file, or a dangling one, is refused: memberctl never writes through a link;
+ * - a regular file is written to a temp file beside it (O_EXCL, 0600), synced, and renamed into place when
+ *   complete, the way rsync does: a crash leaves the old file whole and no half-written one (a stale temp file of
+ *   a dead process is removed by the next run that writes the same path);
+ * - a device or a pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced: it is written directly.
+ * Lines are gathered into ~64 KiB chunks so a million small writes cost a few hundred syscalls.
+ */
+import { fstatSync, type Stats } from 'node:fs';
+import { link, lstat, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { InputError, UsageError } from '../errors.js';
+
+const CHUNK_BYTES = 64 * 1024;
+const TEMP_MARK = '.memberctl-tmp-';
+
+export interface LineWriter {
+  /** Queues one line (without its newline). Returns a promise only when the caller should wait for the disk. */
+  writeLine(line: string): Promise<void> | undefined;
+  /** Flushes, syncs and puts the file in place; the file is complete when this resolves. */
+  close(): Promise<void>;
+  /** Drops what was written: the temp file is removed and an earlier file at the path stays as it was. */
+  abort(): Promise<void>;
+}
+
+export interface OutputOptions {
+  /** Mode of a new file (default 0600: rejects and reports hold personal data). */
+  mode?: number;
+  /** Refuse a path where a file exists already (template --out without --force). */
+  noClobber?: boolean;
+}
+
+/** One output the command will write: `flag` names it in errors (e.g. "--rejects"). */
+export interface OutputPath {
+  flag: string;
+  path: string;
+}
+
+/**
+ * Refuses, before the input is read, an output that is the input ('-': whatever standard input is), an output
+ * that another output also names, and a symlinked output.
+ */
+export async function checkOutputPaths(inputs: readonly string[], outputs: readonly (OutputPath | undefined)[]): Promise<void> {
+  const seen: { flag: string; path: string; key: string }[] = [];
+  for (const input of inputs) {
+    const info = await statOrUndefined(input);
+    if (info?.isFile()) seen.push({ flag: 'the input', path: input, key: `${info.dev}:${info.ino}` });
+  }
+  for (const output of outputs) {
+    if (!output) continue;
+    const info = await inspectTarget(output.path, output.flag);
+    if (info && !info.isFile()) continue; // /dev/null may be named by every output
+    // a file not there yet is known by its real folder and name: two outputs may still name the same new file
+    const key = info ? `${info.dev}:${info.ino}` : join(await realpath(dirname(output.path)).catch(() => resolve(dirname(output.path))), basename(output.path));
+    const same = seen.find((other) => other.key === key);
+    if (same) {
+      const what = same.flag === 'the input' ? `is the input ${same.path}` : `is the same file as ${same.flag} ${same.path}`;
+      throw new UsageError(`${output.flag} ${output.path} ${what}${output.path === same.path ? '' : ' (a link to it)'}: writing it would destroy that file`, {
+        code: 'output-is-input',
+        hint: `Give ${output.flag} a file of its own, e.g. ${suggestion(output.path)}.`,
+      });
+    }
+    seen.push({ ...output, key });
+  }
+}
+
+/** Opens an output for writing line by line (see the top of this file for what is refused and how). */
+export async function openOutputFile(path: string, purpose: string, options: OutputOptions = {}): Promise<LineWriter> {
+  const existing = await inspectTarget(path, `${purpose} file`);
+  if (existing && options.noClobber) throw fileExists(path);
+  const direct = existing !== undefined && !existing.isFile();
+  let handle: FileHandle;
+  let temp: string | undefined;
+  try {
+    if (direct) handle = await open(path, 'w');
+    else {
+      await removeStaleTemps(path);
+      temp = join(dirname(path), `.${basename(path)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`);
+      handle = await open(temp, 'wx', options.mode ?? 0o600);
+      await handle.chmod(options.mode ?? 0o600); // the umask may have narrowed a wider mode (template: 0644)
+    }
+  } catch (error) {
+    throw cannotWrite(path, purpose, error, 'open');
+  }
+  return lineWriter(handle, path, purpose, temp, Boolean(options.noClobber));
+}
+
+/** Writes a whole small file (a report, a template) the same safe way. */
+export async function writeOutputFile(path: string, purpose: string, text: string, options: OutputOptions = {}): Promise<void> {
+  const file = await openOutputFile(path, purpose, options);
+  try {
+    file.writeLine(text.endsWith('\n') ? text.slice(0, -1) : text);
+    await file.close();
+  } catch (error) {
+    await file.abort();
+    throw error;
+  }
+}
+
+function lineWriter(handle: FileHandle, path: string, purpose: string, temp: string | undefined, noClobber: boolean): LineWriter {
+  let failure: unknown;
+  // one write at a time, in order; a caller that does not wait still has its lines written after the earlier ones
+  let writing: Promise<void> = Promise.resolve();
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  let done = false;
+
+  const flush = (): Promise<void> | undefined => {
+    if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');
+    if (pending.length === 0) return undefined;
+    const chunk = pending.join('');
+    pending = [];
+    pendingBytes = 0;
+    writing = writing.then(async () => {
+      if (failure === undefined) await handle.write(chunk).catch((error: unknown) => void (failure ??= error));
+    });
+    return writing.then(() => {
+      if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');
+    });
+  };
+  const abort = async () => {
+    if (done) return;
+    done = true;
+    await writing;
+    await handle.close().catch(() => undefined);
+    if (temp) await unlink(temp).catch(() => undefined);
+  };
+
+  return {
+    writeLine(line) {
+      pending.push(line, '\n');
+      pendingBytes += line.length + 1;
+      return pendingBytes >= CHUNK_BYTES ? flush() : undefined;
+    },
+    async close() {
+      if (done) return;
+      try {
+        await flush();
+        if (temp) await handle.sync().catch((error: unknown) => void (failure ??= error));
+        if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');
+        await handle.close();
+        done = true;
+        if (temp) await putInPlace(temp, path, purpose, noClobber);
+      } catch (error) {
+        await abort();
+        throw error;
+      }
+    },
+    abort,
+  };
+}
+
+async function putInPlace(temp: string, path: string, purpose: string, noClobber: boolean): Promise<void> {
+  try {
+    if (noClobber) {
+      await link(temp, path); // fails with EEXIST instead of replacing a file that appeared meanwhile
+      await unlink(temp);
+    } else {
+      await rename(temp, path); // replaces a symlink itself, never what it points to
+    }
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw fileExists(path);
+    throw cannotWrite(path, purpose, error, 'write');
+  }
+}
+
+/**
+ * What is at an output path: undefined when nothing, the stat of a file, a device or a pipe. A symlink to a
+ * regular file (or to nothing) is refused; one to a device or a pipe (/dev/stdout) is followed.
+ */
+async function inspectTarget(path: string, what: string): Promise<Stats | undefined> {
+  let info: Stats;
+  try {
+    info = await lstat(path);
+  } catch {
+    return undefined;
+  }
+  if (info.isSymbolicLink()) {
+    const target = await statOrUndefined(path);
+    if (!target || target.isFile() || target.isDirectory()) {
+      throw new UsageError(`${what} ${path} is a symbolic link: memberctl never writes through one`, {
+        code: 'output-symlink',
+        hint: 'Give the path of the file itself, or remove the link first.',
+      });
+    }
+    info = target;
+  }
+  if (info.isDirectory()) throw new UsageError(`${what} ${path} is a folder`, { code: 'output-file', hint: 'Give a file name inside it.' });
+  return info;
+}
+
+async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return path === '-' ? fstatSync(0) : await stat(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Temp files of this path left by a process that no longer runs (killed mid-write). */
+async function removeStaleTemps(path: string): Promise<void> {
+  const prefix = `.${basename(path)}${TEMP_MARK}`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return; // opening the temp file says why the folder cannot be used
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isSafeInteger(pid) && pid > 0 && !isAlive(pid)) await unlink(join(dirname(path), name)).catch(() => undefined);
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
+  }
+}
+
+function fileExists(path: string): UsageError {
+  return new UsageError(`cannot write ${path}: the file exists`, { code: 'output-exists', hint: 'pass --force to overwrite it, or choose another file' });
+}
+
+function suggestion(path: string): string {
+  const base = basename(path);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? `${base.slice(0, dot)}.rejects${base.slice(dot)}` : `${base}.out`;
+}
+
+/** The cause travels as data (`details.cause`: ENOSPC, EFBIG, EACCES…), the file by name. */
+export function cannotWrite(path: string, purpose: string, error: unknown, step: 'open' | 'write'): InputError {
+  if (error instanceof InputError || error instanceof UsageError) return error as InputError;
+  const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  const hint =
+    cause === 'ENOSPC' ? 'The disk is full: free some space, or write the file elsewhere.'
+    : cause === 'EFBIG' ? 'The file grew past the size limit (ulimit -f or the file system): write it elsewhere or raise the limit.'
+    : step === 'open' ? 'Check that the folder exists and is writable.' : 'Check free disk space and permissions.';
+  return new InputError(`${step === 'open' ? 'cannot write' : 'writing'} ${purpose} file ${path}${step === 'open' ? '' : ' failed'}: ${cause}`, {
+    code: 'output-file',
+    file: path,
+    hint,
+    details: { cause },
+    cause: error,
+  });
+}

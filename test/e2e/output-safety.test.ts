@@ -1,0 +1,63 @@
+/** Outputs never destroy the input or another file (issue 15 item 2), end to end through the built CLI. */
+import { link, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isolatedEnv, membersCsv, runCli } from './import-helper.js';
+
+let dir: string;
+beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'memberctl-outsafe-'))));
+afterEach(async () => rm(dir, { recursive: true, force: true }));
+const env = isolatedEnv();
+
+describe('an output that is the input is refused before reading (exit 2), and the input stays whole', () => {
+  it('import --rejects INPUT', async () => {
+    const file = membersCsv(dir, 5, (r) => (r === 2 ? 'm2,not-an-email,N,true,2024-01-05T09:00:00Z' : undefined));
+    const before = await readFile(file, 'utf8');
+    const run = await runCli(['import', file, '--sandbox', '--rejects', file], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`error: --rejects ${file} is the input ${file}: writing it would destroy that file`);
+    expect(run.stderr).not.toMatch(/Done|Importing/);
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('validate --output through a hard link, and --rejects through a symlink', async () => {
+    const file = membersCsv(dir, 3);
+    const before = await readFile(file, 'utf8');
+    await link(file, join(dir, 'hard.ndjson'));
+    await symlink(file, join(dir, 'soft.csv'));
+    const hard = await runCli(['validate', file, '--output', join(dir, 'hard.ndjson')], env);
+    expect(hard.code).toBe(2);
+    expect(hard.stderr).toContain(`is the input ${file} (a link to it)`);
+    const soft = await runCli(['validate', file, '--rejects', join(dir, 'soft.csv')], env);
+    expect(soft.code).toBe(2);
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('import --report onto --rejects, or a report that is a symlink to another file', async () => {
+    const file = membersCsv(dir, 3);
+    const same = await runCli(['import', file, '--sandbox', '--rejects', join(dir, 'out.ndjson'), '--report', join(dir, 'out.ndjson')], env);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('is the same file as --rejects');
+    await writeFile(join(dir, 'precious'), 'keep me\n');
+    await symlink(join(dir, 'precious'), join(dir, 'report.json'));
+    const linked = await runCli(['import', file, '--sandbox', '--report', join(dir, 'report.json')], env);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toContain('is a symbolic link: memberctl never writes through one');
+    expect(await readFile(join(dir, 'precious'), 'utf8')).toBe('keep me\n');
+  });
+});
+
+describe('outputs are replaced whole', () => {
+  it('a report and a rejects file replace the old ones by rename, leave no temp file, mode 0600', async () => {
+    const file = membersCsv(dir, 4, (r) => (r === 3 ? 'm3,m3@example.com,N,maybe,2024-01-05T09:00:00Z' : undefined));
+    await writeFile(join(dir, 'report.json'), 'last night\n');
+    await writeFile(join(dir, 'rejects.csv'), 'last night\n');
+    const run = await runCli(['import', file, '--sandbox', '--rejects', join(dir, 'rejects.csv'), '--report', join(dir, 'report.json')], env);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))).toMatchObject({ rows: 4, invalid: 1, importedCount: 3 });
+    expect((await readFile(join(dir, 'rejects.csv'), 'utf8')).split('\n')[1]).toMatch(/^m3,m3@example.com,N,maybe/);
+    for (const name of ['report.json', 'rejects.csv']) expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).filter((name) => name.includes('memberctl-tmp'))).toEqual([]);
+  });
+});
