@@ -71,7 +71,7 @@ describe('output files (property: whatever the path, the input and other files s
         expect(await readFile(other, 'utf8')).toBe('precious\n');
         if (refused) {
           expect(error).toBeInstanceOf(MemberctlError);
-          expect((error as MemberctlError).exitCode).toBe(2);
+          expect((error as MemberctlError).category).toBe('usage');
           expect((error as Error).message).toContain(output);
         } else if (shape === 'read-only folder' && !isRoot) {
           expect((error as MemberctlError).code).toBe('output-file');
