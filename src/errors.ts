@@ -19,7 +19,9 @@ export type ResultCategory =
   /** not confirmed: 5xx or network after retries, interrupted; safe to run again */
   | 'not-confirmed'
   /** the server refused the credentials (401/403) */
-  | 'credentials';
+  | 'credentials'
+  /** Ctrl-C at a prompt, before anything was sent */
+  | 'cancelled';
 
 export interface ErrorOptions {
   hint?: string;

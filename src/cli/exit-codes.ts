@@ -59,6 +59,12 @@ export const EXIT_CODES: Readonly<Record<ResultCategory, ExitCodeRow>> = {
     meaning: 'credentials refused (401/403): check the token',
     per: { memberctl: 'credentials refused', import: 'credentials refused', subscribe: 'credentials refused', 'config check': 'credentials problem (no token, unreadable, expired, refused)' },
   },
+  cancelled: {
+    // 128 + SIGINT: what a shell reports for a command it interrupted, so `$?` reads the same either way.
+    code: 130,
+    meaning: 'cancelled with Ctrl-C at a prompt (subscribe): nothing was sent',
+    per: { memberctl: 'cancelled at a prompt (nothing sent)', subscribe: 'Ctrl-C at a prompt (nothing sent)' },
+  },
 };
 
 export function exitCodeFor(category: ResultCategory): number {

@@ -3,8 +3,8 @@
  * would), the shared schema's bounds, and light heuristics about the device token. Token oddities are warnings,
  * never errors: the push hub is the judge of its own tokens.
  */
-import { PLATFORMS, PLATFORM_NAMES, subscriptionRequestSchema, type Platform, type SubscriptionRequest } from '../schemas/index.js';
-import { UsageError } from '../errors.js';
+import { subscriptionRequestSchema, type Platform, type SubscriptionRequest } from '../schemas/index.js';
+import { normalizePlatform, suggestPlatform, type PlatformSuggestion } from './subscribe/platforms.js';
 
 export interface SubscriptionDraft {
   customerId?: string;
@@ -28,18 +28,6 @@ export const DRAFT_FIELDS = [
   { key: 'platform', flag: '--platform', label: 'platform' },
   { key: 'installationId', flag: '--installation-id', label: 'installation id' },
 ] as const satisfies readonly { key: keyof SubscriptionDraft; flag: string; label: string }[];
-
-/** Other names people use for the platforms; the API's own names work in any case and with - or _. */
-const ALIASES: Record<string, Platform> = { ios: 'Apns', apple: 'Apns', android: 'FcmV1', huawei: 'Hms' };
-
-export function normalizePlatform(input: string): Platform | undefined {
-  const key = input.trim().toLowerCase().replace(/[\s_.-]+/g, '');
-  return PLATFORM_NAMES.find((name) => name.toLowerCase() === key) ?? ALIASES[key];
-}
-
-export function describePlatforms(): string {
-  return PLATFORM_NAMES.map((name) => `${name} (${PLATFORMS[name]})`).join(', ');
-}
 
 export function missingFields(draft: SubscriptionDraft): (keyof SubscriptionDraft)[] {
   return DRAFT_FIELDS.filter((field) => draft[field.key] === undefined).map((field) => field.key);
@@ -77,54 +65,58 @@ export function tokenWarnings(platform: Platform, token: string): string[] {
   return warnings;
 }
 
-/** One field's problem in the words of the API's bounds, or undefined when it is fine. */
-export function fieldProblem(key: 'tokenHandle' | 'installationId', value: string): string | undefined {
-  const result = subscriptionRequestSchema.shape[key].safeParse(value);
-  if (result.success) return undefined;
-  const bound = key === 'tokenHandle' ? 255 : 50;
-  const flag = key === 'tokenHandle' ? '--token-handle' : '--installation-id';
-  return value.length === 0 ? `${flag} is empty (the API needs 1 to ${bound} characters)` : `${flag} is ${value.length} characters long; the API allows 1 to ${bound}`;
+/** The API's bounds on the two free-text fields (the shared schema enforces the same). */
+export const FIELD_LIMITS = { tokenHandle: 255, installationId: 50 } as const;
+
+/** What is wrong with one value, as data: the command line says it in words that fit where the value came from. */
+export type SubscriptionProblem =
+  | { field: keyof SubscriptionDraft; kind: 'missing' }
+  | { field: 'customerId'; kind: 'empty' }
+  | { field: 'tokenHandle' | 'installationId'; kind: 'empty' | 'too-long'; length: number; limit: number }
+  | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion };
+
+export type CheckedSubscription = ({ kind: 'ready' } & PreparedSubscription) | { kind: 'invalid'; problems: SubscriptionProblem[] };
+
+/** One free-text field against the API's bounds, or undefined when it is fine. */
+export function fieldProblem(field: 'tokenHandle' | 'installationId', value: string): SubscriptionProblem | undefined {
+  if (subscriptionRequestSchema.shape[field].safeParse(value).success) return undefined;
+  return { field, kind: value.length === 0 ? 'empty' : 'too-long', length: value.length, limit: FIELD_LIMITS[field] };
+}
+
+/** The platform as the API spells it, or why not (with the nearest platform when the value is a near miss). */
+export function platformProblem(value: string): SubscriptionProblem | undefined {
+  if (normalizePlatform(value)) return undefined;
+  const suggestion = suggestPlatform(value);
+  return { field: 'platform', kind: 'unknown', value, ...(suggestion ? { suggestion } : {}) };
+}
+
+/** What is wrong with the values a draft has (absent ones are 'missing'), in field order; empty when none. */
+export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: boolean } = {}): SubscriptionProblem[] {
+  return DRAFT_FIELDS.flatMap(({ key }): SubscriptionProblem[] => {
+    const value = draft[key];
+    if (value === undefined) return [{ field: key, kind: 'missing' }];
+    if (key === 'customerId') return value.length === 0 ? [{ field: key, kind: 'empty' }] : [];
+    const problem = key === 'platform' ? platformProblem(value) : fieldProblem(key, key === 'tokenHandle' && options.cleanToken ? cleanToken(value) : value);
+    return problem ? [problem] : [];
+  });
 }
 
 /**
- * Checks a complete draft with the shared schema and normalizes it. Throws a UsageError (exit 2, nothing sent)
- * that names every problem at once, so a script author fixes them in one go.
+ * Checks a draft with the shared schema and normalizes it. Every problem is returned at once (nothing is sent),
+ * so a script author fixes them in one go.
  */
-export function prepareSubscription(draft: SubscriptionDraft, options: { cleanToken?: boolean } = {}): PreparedSubscription {
-  const missing = missingFields(draft);
-  if (missing.length > 0) throw missingError(missing);
-  const problems: string[] = [];
-  const warnings: string[] = [];
+export function checkSubscription(draft: SubscriptionDraft, options: { cleanToken?: boolean } = {}): CheckedSubscription {
+  const problems = draftProblems(draft, options);
+  const platform = normalizePlatform(draft.platform ?? '');
+  if (problems.length > 0 || !platform) return { kind: 'invalid', problems };
   const customerId = draft.customerId!;
-  if (customerId.length === 0) problems.push('CUSTOMER_ID is empty');
-  const platform = normalizePlatform(draft.platform!);
-  if (!platform) problems.push(`--platform "${draft.platform}" is not a platform; use one of ${describePlatforms()}`);
-  if (platform === 'Fcm') warnings.push('platform Fcm (legacy Android) is deprecated in favour of FcmV1; use --platform FcmV1 for current Android apps');
   const typedToken = draft.tokenHandle!;
   const tokenHandle = options.cleanToken ? cleanToken(typedToken) : typedToken;
-  for (const [key, value] of [['tokenHandle', tokenHandle], ['installationId', draft.installationId!]] as const) {
-    const problem = fieldProblem(key, value);
-    if (problem) problems.push(problem);
-  }
-  if (problems.length > 0) {
-    throw new UsageError(`invalid subscription, nothing sent: ${problems.join('; ')}`, {
-      code: 'invalid-subscription',
-      hint: `platforms: ${describePlatforms()}`,
-      details: { problems },
-    });
-  }
-  if (platform && !options.cleanToken) warnings.push(...tokenWarnings(platform, tokenHandle));
-  else if (platform) warnings.push(...tokenWarnings(platform, tokenHandle).filter((w) => !w.includes('--clean-token')));
+  const warnings: string[] = [];
+  if (platform === 'Fcm') warnings.push('platform Fcm (legacy Android) is deprecated in favour of FcmV1; use --platform FcmV1 for current Android apps');
+  if (!options.cleanToken) warnings.push(...tokenWarnings(platform, tokenHandle));
+  else warnings.push(...tokenWarnings(platform, tokenHandle).filter((w) => !w.includes('--clean-token')));
   // The shared schema has the last word: whatever passes here is exactly what the API accepts.
   const request = subscriptionRequestSchema.parse({ tokenHandle, platform, installationId: draft.installationId });
-  return { customerId, request, warnings, ...(tokenHandle !== typedToken ? { cleanedFrom: typedToken } : {}) };
-}
-
-export function missingError(missing: (keyof SubscriptionDraft)[], why = 'no terminal to ask on'): UsageError {
-  const names = DRAFT_FIELDS.filter((field) => missing.includes(field.key)).map((field) => field.flag);
-  return new UsageError(`missing ${names.join(', ')} (${why}; nothing sent)`, {
-    code: 'missing-values',
-    hint: 'memberctl subscribe CUSTOMER_ID --token-handle TOKEN --platform Apns|FcmV1|Hms|Fcm --installation-id ID',
-    details: { missing: names },
-  });
+  return { kind: 'ready', customerId, request, warnings, ...(tokenHandle !== typedToken ? { cleanedFrom: typedToken } : {}) };
 }

@@ -9,8 +9,9 @@ import type { ResultCategory } from '../errors.js';
 import type { Platform, Problem } from '../schemas/index.js';
 import type { PreparedSubscription } from './subscribe-input.js';
 
-export { prepareSubscription, normalizePlatform, missingFields, missingError, tokenWarnings, cleanToken, fieldProblem, describePlatforms, DRAFT_FIELDS } from './subscribe-input.js';
-export type { SubscriptionDraft, PreparedSubscription } from './subscribe-input.js';
+export { checkSubscription, draftProblems, missingFields, tokenWarnings, cleanToken, fieldProblem, platformProblem, DRAFT_FIELDS, FIELD_LIMITS } from './subscribe-input.js';
+export type { SubscriptionDraft, PreparedSubscription, SubscriptionProblem, CheckedSubscription } from './subscribe-input.js';
+export { normalizePlatform, suggestPlatform } from './subscribe/platforms.js';
 
 /** Where and how to send: the push client's own options (retry defaults to the push policy). */
 export type SubscribeTarget = PushApiOptions;

@@ -26,7 +26,7 @@ function helpOf(path: string[]): string {
 describe('the exit-code table', () => {
   it('gives each category its own code, the numbers scripts already rely on', () => {
     const codes = Object.fromEntries(Object.entries(EXIT_CODES).map(([category, row]) => [category, row.code]));
-    expect(codes).toEqual({ ok: 0, internal: 1, usage: 2, partial: 3, 'not-confirmed': 4, credentials: 5 });
+    expect(codes).toEqual({ ok: 0, internal: 1, usage: 2, partial: 3, 'not-confirmed': 4, credentials: 5, cancelled: 130 });
   });
 
   it('maps what errors say became of the run', () => {
@@ -59,7 +59,7 @@ describe('the exit-code table', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Exit codes'));
     const table = section.split('\n').filter((line) => line.startsWith('|'));
-    expect(table.slice(0, 8).join('\n')).toBe(exitCodesMarkdown());
+    expect(table.slice(0, exitCodesMarkdown().split('\n').length).join('\n')).toBe(exitCodesMarkdown());
   });
 
   it('is the only place in src/cli that names an exit-code number', () => {

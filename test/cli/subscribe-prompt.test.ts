@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { promptMissing } from '../../src/cli/commands/subscribe-prompt.js';
+import { PromptInterrupted, promptMissing } from '../../src/cli/commands/subscribe-prompt.js';
 
 function streams(answers: string[], end = true) {
   const input = new PassThrough();
@@ -44,5 +44,19 @@ describe('promptMissing', () => {
   it('end of input is a usage error naming what is still missing', async () => {
     const s = streams(['tok']);
     await expect(promptMissing({ customerId: 'c1' }, s)).rejects.toThrow('missing --platform, --installation-id');
+  });
+
+  it('a near miss at the platform choice gets "did you mean"', async () => {
+    const s = streams(['iso', 'ios']);
+    const filled = await promptMissing({ customerId: 'c1', tokenHandle: 't', installationId: 'i' }, s);
+    expect(filled.platform).toBe('Apns');
+    expect(s.written()).toContain('"iso" is not one of the choices; did you mean Apns (ios)? Type its number or name');
+  });
+
+  it('an abort (Ctrl-C) while a question is open ends with PromptInterrupted, not "missing"', async () => {
+    const stop = new AbortController();
+    const s = streams([], false);
+    s.output.on('data', (chunk: Buffer) => chunk.toString().endsWith(': ') && setImmediate(() => stop.abort()));
+    await expect(promptMissing({ customerId: 'c1' }, s, stop.signal)).rejects.toBeInstanceOf(PromptInterrupted);
   });
 });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cleanToken, normalizePlatform, prepareSubscription, sendSubscription, tokenWarnings } from '../../src/core/subscribe.js';
+import { checkSubscription, cleanToken, normalizePlatform, sendSubscription, suggestPlatform, tokenWarnings, type SubscriptionDraft } from '../../src/core/subscribe.js';
 import { pushRetryPolicy } from '../../src/http/retry-policy.js';
 import { reply, startScriptedServer } from '../http/scripted-server.js';
-import { UsageError } from '../../src/errors.js';
 
 const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
 const FCM = `dXk3R2pTQ0e:APA91b${'Hq3fK9xLmN2pQ7rS'.repeat(9)}`;
@@ -46,19 +45,43 @@ describe('cleanToken and tokenWarnings', () => {
   });
 });
 
-describe('prepareSubscription', () => {
+describe('suggestPlatform', () => {
+  it.each([
+    ['iso', { platform: 'Apns', alias: 'ios' }],
+    ['IOS ', undefined], // an exact alias is not a near miss (normalizePlatform takes it)
+    ['andriod', { platform: 'FcmV1', alias: 'android' }],
+    ['andr', { platform: 'FcmV1', alias: 'android' }],
+    ['huwei', { platform: 'Hms', alias: 'huawei' }],
+    ['apn', { platform: 'Apns' }],
+    ['fcmv2', { platform: 'FcmV1' }],
+  ] as const)('%j → %j', (typed, expected) => {
+    if (expected === undefined) expect(normalizePlatform(typed)).toBe('Apns');
+    else expect(suggestPlatform(typed)).toEqual(expected);
+  });
+
+  it.each(['windows', 'x', '', 'blackberry'])('suggests nothing for %j', (typed) => expect(suggestPlatform(typed)).toBeUndefined());
+});
+
+/** checkSubscription's result, asserted ready. */
+function ready(draft: SubscriptionDraft, options?: { cleanToken?: boolean }) {
+  const checked = checkSubscription(draft, options);
+  if (checked.kind !== 'ready') throw new Error(`not ready: ${JSON.stringify(checked.problems)}`);
+  return checked;
+}
+
+describe('checkSubscription', () => {
   const draft = { customerId: 'c1', tokenHandle: APNS, platform: 'apns', installationId: 'i1' };
 
   it('normalizes into the request the API takes', () => {
-    expect(prepareSubscription(draft)).toEqual({ customerId: 'c1', request: { tokenHandle: APNS, platform: 'Apns', installationId: 'i1' }, warnings: [] });
+    expect(checkSubscription(draft)).toEqual({ kind: 'ready', customerId: 'c1', request: { tokenHandle: APNS, platform: 'Apns', installationId: 'i1' }, warnings: [] });
   });
 
   it('warns that Fcm is deprecated', () => {
-    expect(prepareSubscription({ ...draft, tokenHandle: FCM, platform: 'FCM' }).warnings.join()).toContain('deprecated in favour of FcmV1');
+    expect(ready({ ...draft, tokenHandle: FCM, platform: 'FCM' }).warnings.join()).toContain('deprecated in favour of FcmV1');
   });
 
   it('with cleanToken sends the cleaned token and remembers what was typed', () => {
-    const prepared = prepareSubscription({ ...draft, tokenHandle: ` <${APNS}> ` }, { cleanToken: true });
+    const prepared = ready({ ...draft, tokenHandle: ` <${APNS}> ` }, { cleanToken: true });
     expect(prepared.request.tokenHandle).toBe(APNS);
     expect(prepared.cleanedFrom).toBe(` <${APNS}> `);
     expect(prepared.warnings).toEqual([]);
@@ -66,33 +89,33 @@ describe('prepareSubscription', () => {
 
   it('bounds are checked on what is sent: a cleaned token of 255 passes even if typed longer', () => {
     const long = `<${'a'.repeat(255)}>`;
-    expect(() => prepareSubscription({ ...draft, tokenHandle: long })).toThrow(/257 characters long/);
-    expect(prepareSubscription({ ...draft, tokenHandle: long }, { cleanToken: true }).request.tokenHandle).toHaveLength(255);
+    expect(checkSubscription({ ...draft, tokenHandle: long })).toEqual({ kind: 'invalid', problems: [{ field: 'tokenHandle', kind: 'too-long', length: 257, limit: 255 }] });
+    expect(ready({ ...draft, tokenHandle: long }, { cleanToken: true }).request.tokenHandle).toHaveLength(255);
   });
 
-  it('names every problem in one usage error (exit 2)', () => {
-    let error: unknown;
-    try {
-      prepareSubscription({ customerId: '', tokenHandle: 'x'.repeat(256), platform: 'nokia', installationId: 'y'.repeat(51) });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(UsageError);
-    const usage = error as UsageError;
-    expect(usage.category).toBe('usage');
-    expect(usage.message).toContain('CUSTOMER_ID is empty');
-    expect(usage.message).toContain('"nokia" is not a platform');
-    expect(usage.message).toContain('--token-handle is 256 characters long');
-    expect(usage.message).toContain('--installation-id is 51 characters long');
+  it('returns every problem at once, as data', () => {
+    const checked = checkSubscription({ customerId: '', tokenHandle: 'x'.repeat(256), platform: 'iso', installationId: 'y'.repeat(51) });
+    expect(checked).toEqual({
+      kind: 'invalid',
+      problems: [
+        { field: 'customerId', kind: 'empty' },
+        { field: 'tokenHandle', kind: 'too-long', length: 256, limit: 255 },
+        { field: 'platform', kind: 'unknown', value: 'iso', suggestion: { platform: 'Apns', alias: 'ios' } },
+        { field: 'installationId', kind: 'too-long', length: 51, limit: 50 },
+      ],
+    });
   });
 
-  it('missing values are named', () => {
-    expect(() => prepareSubscription({ customerId: 'c1' })).toThrow('missing --token-handle, --platform, --installation-id');
+  it('missing values are problems of their own', () => {
+    expect(checkSubscription({ customerId: 'c1' })).toEqual({
+      kind: 'invalid',
+      problems: ['tokenHandle', 'platform', 'installationId'].map((field) => ({ field, kind: 'missing' })),
+    });
   });
 });
 
 describe('sendSubscription: why a subscription is not confirmed, from the cause as data', () => {
-  const prepared = () => prepareSubscription({ customerId: 'c1', tokenHandle: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', platform: 'apns', installationId: 'i1' });
+  const prepared = () => ready({ customerId: 'c1', tokenHandle: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', platform: 'apns', installationId: 'i1' });
   const retry = { ...pushRetryPolicy(), retries: 1, minDelayMs: 1, maxDelayMs: 2 };
 
   it('a server never reached (connection refused): not confirmed, and known to have stored nothing', async () => {

@@ -91,8 +91,10 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
     ['256-character token handle', ['--token-handle', 'a'.repeat(256), '--platform', 'apns', '--installation-id', 'i1'], /--token-handle is 256 characters long; the API allows 1 to 255/],
     ['empty installation id', ['--token-handle', APNS, '--platform', 'apns', '--installation-id', ''], /--installation-id is empty \(the API needs 1 to 50/],
     ['51-character installation id', ['--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i'.repeat(51)], /--installation-id is 51 characters long; the API allows 1 to 50/],
-    ['unknown platform', ['--token-handle', APNS, '--platform', 'windows', '--installation-id', 'i1'], /--platform "windows" is not a platform; use one of Apns \(iOS\)/],
+    ['unknown platform', ['--token-handle', APNS, '--platform', 'windows', '--installation-id', 'i1'], /--platform "windows" is not a platform\nhint: platforms: Apns \(ios, .*\), FcmV1 \(android\), Hms \(huawei, .*\), Fcm \(legacy Android, deprecated\)/],
     ['empty platform', ['--token-handle', APNS, '--platform', '', '--installation-id', 'i1'], /--platform "" is not a platform/],
+    ['mistyped platform', ['--token-handle', APNS, '--platform', 'iso', '--installation-id', 'i1'], /--platform "iso" is not a platform; did you mean Apns \(ios\)\?\nhint: platforms: Apns \(ios/],
+    ['mistyped platform alias', ['--token-handle', APNS, '--platform', 'andriod', '--installation-id', 'i1'], /--platform "andriod" is not a platform; did you mean FcmV1 \(android\)\?/],
   ];
   for (const [name, args, message] of cases) {
     it(name, async () => {
@@ -100,9 +102,27 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stderr).not.toMatch(/\n\s+at /);
+      // The hint speaks of the field that is wrong: a length problem gets no platform list.
+      if (!name.includes('platform')) expect(run.stderr).not.toContain('platforms:');
       expect(pushRequests()).toHaveLength(0);
     });
   }
+
+  it('a 51-character installation id: the field, its limit, the length, and a hint about that field only', async () => {
+    const run = await subscribe(['cust-1', '--token-handle', APNS, '--platform', 'ios', '--installation-id', 'i'.repeat(51)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'error: invalid subscription, nothing sent: --installation-id is 51 characters long; the API allows 1 to 50\n' +
+        "hint: the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied\n",
+    );
+  });
+
+  it('--help lists the platforms with the words the guide uses', async () => {
+    const run = await subscribe(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Platforms: Apns \(ios, [^)]*\), FcmV1 \(android\), Hms \(huawei, [^)]*\),\s+Fcm \(legacy Android, deprecated\)/);
+    expect(run.stdout).toContain('130  Ctrl-C at a prompt (nothing sent)');
+  });
 
   it('names every problem at once, and --json gives the usage error object', async () => {
     const run = await subscribe(['', '--token-handle', '', '--platform', 'x', '--installation-id', '', '--json']);

@@ -4,7 +4,7 @@
  * prompts, Ctrl-C and the output modes.
  */
 import { Command } from 'commander';
-import { prepareSubscription, missingFields, missingError, sendSubscription, subscribeCategory, formatProblem, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
+import { checkSubscription, draftProblems, missingFields, sendSubscription, subscribeCategory, formatProblem, type PreparedSubscription, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';
@@ -12,7 +12,8 @@ import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-forma
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
-import { promptMissing } from './subscribe-prompt.js';
+import { PromptInterrupted, promptMissing } from './subscribe-prompt.js';
+import { invalidSubscriptionError, missingError, platformEntries, PLATFORM_SPELLING, type ValueSources } from '../render/subscribe-problems.js';
 import { resolveTarget } from '../target.js';
 
 interface SubscribeFlags {
@@ -33,7 +34,7 @@ export function subscribeCommand(result: CommandResult): Command {
     .description("subscribe a customer's device to push notifications (POST /push/v1/customers/{customerId}/subscription)")
     .argument('[customerId]', 'the customer whose device is subscribed (any characters; sent percent-encoded)')
     .option('--token-handle <token>', 'the device token the push hub uses to reach the device (1-255 characters)')
-    .option('--platform <platform>', 'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (Android, deprecated); any case, fcm-v1 / FCM_V1 work')
+    .option('--platform <platform>', 'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (legacy Android, deprecated); the words ios, android, huawei and the like work too (see below)')
     .option('--installation-id <id>', 'unique id of the app installation on the device (1-50 characters)')
     .option('--clean-token', 'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log)')
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
@@ -52,6 +53,8 @@ Examples:
       --installation-id pixel-7 --base-url https://api.example.com --json
   $ memberctl subscribe cust-42        on a terminal, asks for the missing values
 
+Platforms: ${platformEntries().slice(0, 3).join(', ')},
+           ${platformEntries().slice(3).join(', ')}; ${PLATFORM_SPELLING}.
 Retries 429, 502, 503, 504 and connection errors up to 3 times (a subscription is idempotent by installation id).
 ${exitCodesHelp('subscribe')}`,
     )
@@ -68,13 +71,22 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !json;
   if (!interactive && missingFields(draft).length > 0) throw missingError(missingFields(draft));
   // Values that were typed are checked before any question, so a wrong flag is not discovered after the prompts.
-  if (missingFields(draft).length === 0) prepareSubscription(draft, { cleanToken: flags.cleanToken });
+  const sources: ValueSources = {};
+  const typedProblems = draftProblems(draft, { cleanToken: flags.cleanToken }).filter((problem) => problem.kind !== 'missing');
+  if (typedProblems.length > 0) throw invalidSubscriptionError(typedProblems, sources);
   const settings = loadCommandSettings(command, 'push');
   const target = await resolveTarget('push', flags, settings);
   try {
     for (const warning of target.warnings) output.warn(warning);
-    if (missingFields(draft).length > 0) draft = await promptMissing(draft, { input: process.stdin, output: process.stderr });
-    const prepared = prepareSubscription(draft, { cleanToken: flags.cleanToken });
+    if (missingFields(draft).length > 0) {
+      const answered = await askForMissing(draft);
+      if (answered === 'interrupted') {
+        output.err('\ninterrupted at the prompt: nothing was sent');
+        return exitCodeFor('cancelled');
+      }
+      draft = answered;
+    }
+    const prepared = prepare(draft, flags, sources);
     for (const warning of prepared.warnings) output.warn(warning);
     if (prepared.cleanedFrom !== undefined) output.err(`note: sending the cleaned device token ${prepared.request.tokenHandle}`);
     if (target.isSandbox) output.err(`note: sending to ${target.description}`);
@@ -106,6 +118,29 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
     return render(outcome, { output, json, where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '' });
   } finally {
     await target.close();
+  }
+}
+
+/** The draft checked as the API would; exit 2 naming every problem in the words of where each value came from. */
+function prepare(draft: SubscriptionDraft, flags: SubscribeFlags, sources: ValueSources): PreparedSubscription {
+  const checked = checkSubscription(draft, { cleanToken: flags.cleanToken });
+  if (checked.kind === 'ready') return checked;
+  const missing = checked.problems.flatMap((problem) => (problem.kind === 'missing' ? [problem.field] : []));
+  throw missing.length > 0 ? missingError(missing) : invalidSubscriptionError(checked.problems, sources);
+}
+
+/** The prompts, with Ctrl-C turned from a silent death into 'interrupted' (the caller says nothing was sent). */
+async function askForMissing(draft: SubscriptionDraft): Promise<SubscriptionDraft | 'interrupted'> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  try {
+    return await promptMissing(draft, { input: process.stdin, output: process.stderr }, stop.signal);
+  } catch (error) {
+    if (error instanceof PromptInterrupted) return 'interrupted';
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
   }
 }
 

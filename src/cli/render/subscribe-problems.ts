@@ -1,0 +1,97 @@
+/**
+ * `subscribe`'s input problems in words: each names its field the way the user gave it (a flag, a prompt, a key
+ * of the --from blob), its limit and the value's length; the hint speaks only of the fields that are wrong.
+ * Values are never echoed except a platform (short, and what was typed is the clue to the fix).
+ */
+import { DRAFT_FIELDS, FIELD_LIMITS, type SubscriptionDraft, type SubscriptionProblem } from '../../core/subscribe.js';
+import { PLATFORM_NAMES } from '../../schemas/index.js';
+import { aliasesOf, type PlatformSuggestion } from '../../core/subscribe/platforms.js';
+import { UsageError } from '../../errors.js';
+
+/** Where a value came from: a flag or argument (the default), a prompt answer, or a key of the --from blob. */
+export type ValueSource = 'flag' | 'prompt' | { blobKey: string };
+export type ValueSources = Partial<Record<keyof SubscriptionDraft, ValueSource>>;
+
+const fieldOf = (key: keyof SubscriptionDraft) => DRAFT_FIELDS.find((field) => field.key === key)!;
+
+/** "--installation-id", "installation id", or 'installation id ("installation_id" in the --from blob)'. */
+export function fieldName(key: keyof SubscriptionDraft, source: ValueSource = 'flag'): string {
+  const field = fieldOf(key);
+  if (source === 'flag') return field.flag;
+  if (source === 'prompt') return field.label.replace(/ \(.*\)$/, '');
+  return `${field.label.replace(/ \(.*\)$/, '')} (${JSON.stringify(source.blobKey)} in the --from blob)`;
+}
+
+/** Every platform with the everyday words that mean it, current ones first; Fcm is legacy and has no alias. */
+export function platformEntries(): string[] {
+  const order = [...PLATFORM_NAMES.filter((name) => name !== 'Fcm'), 'Fcm' as const];
+  return order.map((name) => (name === 'Fcm' ? 'Fcm (legacy Android, deprecated)' : `${name} (${aliasesOf(name).join(', ')})`));
+}
+
+export const PLATFORM_SPELLING = 'any case, with - or _ (fcm-v1, FCM_V1)';
+
+export function platformList(): string {
+  return `${platformEntries().join(', ')}; ${PLATFORM_SPELLING}`;
+}
+
+export function suggestionText(suggestion: PlatformSuggestion): string {
+  return suggestion.alias ? `${suggestion.platform} (${suggestion.alias})` : suggestion.platform;
+}
+
+/** A value shown back to the user: quoted with JSON's escapes (no control characters reach the terminal), cut short. */
+function shown(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+/** One problem in one clause, without the "nothing sent" that the whole message says once. */
+export function problemText(problem: SubscriptionProblem, source?: ValueSource): string {
+  const name = fieldName(problem.field, source);
+  switch (problem.kind) {
+    case 'missing':
+      return `${name} is missing`;
+    case 'empty':
+      return problem.field === 'customerId' ? `${name} is empty` : `${name} is empty (the API needs 1 to ${FIELD_LIMITS[problem.field]} characters)`;
+    case 'too-long':
+      return `${name} is ${problem.length} characters long; the API allows 1 to ${problem.limit}`;
+    case 'unknown': {
+      const base = `${name} ${shown(problem.value)} is not a platform`;
+      return problem.suggestion ? `${base}; did you mean ${suggestionText(problem.suggestion)}?` : base;
+    }
+  }
+}
+
+const FIELD_HINTS: Record<keyof SubscriptionDraft, (problem: SubscriptionProblem) => string> = {
+  customerId: () => 'the customer id is the first argument: memberctl subscribe CUSTOMER_ID …',
+  tokenHandle: (problem) =>
+    problem.kind === 'too-long'
+      ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
+      : "the device token is in the app's debug log or support screen",
+  platform: () => `platforms: ${platformList()}`,
+  installationId: () => "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",
+};
+
+/** The hint for these problems only: a wrong installation id says nothing about platforms. */
+export function problemsHint(problems: readonly SubscriptionProblem[]): string {
+  const seen = new Set<string>();
+  for (const problem of problems) seen.add(FIELD_HINTS[problem.field](problem));
+  return [...seen].join('; ');
+}
+
+/** The exit-2 error for a draft that failed its checks; --json gets the problems as data. */
+export function invalidSubscriptionError(problems: readonly SubscriptionProblem[], sources: ValueSources = {}): UsageError {
+  const texts = problems.map((problem) => problemText(problem, sources[problem.field]));
+  return new UsageError(`invalid subscription, nothing sent: ${texts.join('; ')}`, {
+    code: 'invalid-subscription',
+    hint: problemsHint(problems),
+    details: { problems },
+  });
+}
+
+export function missingError(missing: readonly (keyof SubscriptionDraft)[], why = 'no terminal to ask on'): UsageError {
+  const names = DRAFT_FIELDS.filter((field) => missing.includes(field.key)).map((field) => field.flag);
+  return new UsageError(`missing ${names.join(', ')} (${why}; nothing sent)`, {
+    code: 'missing-values',
+    hint: 'memberctl subscribe CUSTOMER_ID --token-handle TOKEN --platform Apns|FcmV1|Hms|Fcm --installation-id ID',
+    details: { missing: names },
+  });
+}
