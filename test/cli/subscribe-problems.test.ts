@@ -45,7 +45,7 @@ describe('subscribe problems in words', () => {
 
   it('the usage error carries the problems as data for --json', () => {
     const error = invalidSubscriptionError([installation51]);
-    expect(error.exitCode).toBe(2);
+    expect(error.category).toBe('usage');
     expect(error.code).toBe('invalid-subscription');
     expect(error.message).toBe('invalid subscription, nothing sent: --installation-id is 51 characters long; the API allows 1 to 50');
     expect(error.details).toEqual({ problems: [installation51] });
