@@ -38,20 +38,6 @@ export async function readBodyCapped(body: Dispatcher.ResponseData['body'], keep
   return { text: Buffer.concat(chunks).toString('utf8'), bytes, truncated: bytes > kept };
 }
 
-/** A secret this long cannot turn up inside ordinary words by chance. */
-const SAFE_SUBSTRING_LENGTH = 16;
-
-/**
- * Replaces every occurrence of the secret with [redacted]. A long secret is replaced wherever it appears; a short
- * one (a test token like "t") only where it stands alone, so "Gateway" does not become "Ga[redacted]eway".
- */
-export function redact(text: string, secret: string): string {
-  if (!secret) return text;
-  if (secret.length >= SAFE_SUBSTRING_LENGTH) return text.split(secret).join('[redacted]');
-  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return text.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g'), '[redacted]');
-}
-
 export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;

@@ -5,11 +5,12 @@
  */
 import { Pool } from 'undici';
 import { PauseGate } from './pause-gate.js';
-import { readBodyCapped, redact, headerValue, ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES, type ReadBody } from './response-body.js';
+import { readBodyCapped, headerValue, ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES, type ReadBody } from './response-body.js';
 import { backoffDelay, parseRetryAfter, isRetryableStatus, DEFAULT_MAX_RETRY_AFTER_MS, type RetryPolicy } from './retry-policy.js';
 import { anySignal, sleep } from './sleep.js';
 import { describeErrorBody, describeNetworkError, networkCause, networkErrorReason, gaveUpText, isRetryableError, type FailureCause } from './failure.js';
 import { defaultUserAgent } from './user-agent.js';
+import { redactHeaders, redactor, type Redactor } from './redact.js';
 
 export interface RetryInfo {
   /** The retry about to be made (1 = first retry). */
@@ -43,9 +44,12 @@ export class RetryingTransport {
   readonly #pool: Pool;
   readonly #options: TransportOptions;
   readonly #destroyed = new AbortController();
+  /** Applied to everything the server sent (body, every header) and to network errors, before anyone reads it. */
+  readonly #mask: Redactor;
 
   constructor(options: TransportOptions) {
     this.#options = options;
+    this.#mask = redactor([options.token]);
     this.#pool = new Pool(options.baseUrl.origin, {
       connections: Math.max(1, options.connections),
       pipelining: 1,
@@ -81,10 +85,11 @@ export class RetryingTransport {
         const retryable = isRetryableStatus(status, policy);
         const keep = status >= 200 && status < 300 && !retryable ? SUCCESS_BODY_MAX_BYTES : ERROR_BODY_KEEP_BYTES;
         const read = await readBodyCapped(response.body, keep);
-        const read2 = { ...read, text: redact(read.text, this.#options.token) };
-        if (!retryable) return { type: 'response', status, headers: response.headers, body: read2, retries: attempt };
-        const contentType = headerValue(response.headers, 'content-type');
-        const retryAfter = parseRetryAfter(response.headers['retry-after']);
+        const read2 = { ...read, text: this.#mask(read.text) };
+        const headers = redactHeaders(response.headers, this.#mask);
+        if (!retryable) return { type: 'response', status, headers, body: read2, retries: attempt };
+        const contentType = headerValue(headers, 'content-type');
+        const retryAfter = parseRetryAfter(headers['retry-after']);
         const detail = describeErrorBody(read2, contentType);
         const cause: FailureCause = { kind: 'http', status, retries: attempt, gaveUp: false, reachedServer: true };
         last = { type: 'failed', status, reason: String(status), message: `HTTP ${status}: ${detail}`, detail, retries: attempt, cause, body: read2, contentType };
@@ -97,7 +102,7 @@ export class RetryingTransport {
         if (status === 429) this.gate.pauseFor(delay);
       } catch (error) {
         const reason = networkErrorReason(error);
-        const message = redact(describeNetworkError(error), this.#options.token);
+        const message = this.#mask(describeNetworkError(error));
         last = { type: 'failed', reason, message, detail: message, retries: attempt, cause: networkCause(error, attempt) };
         if (this.#destroyed.signal.aborted) return { ...last, cause: { ...last.cause, kind: 'cancelled' }, message: `cancelled: ${message}`, detail: `cancelled: ${message}` };
         if (!isRetryableError(error, policy)) return last;

@@ -276,7 +276,7 @@ describe('MemberApiClient: the token never leaks', () => {
 
 describe('redact', () => {
   it('replaces a long token anywhere, a short one only where it stands alone', async () => {
-    const { redact } = await import('../../src/http/response-body.js');
+    const { redact } = await import('../../src/http/redact.js');
     expect(redact(`x${TOKEN}y and ${TOKEN}`, TOKEN)).toBe('x[redacted]y and [redacted]');
     expect(redact('502 Bad Gateway; Bearer t.', 't')).toBe('502 Bad Gateway; Bearer [redacted].');
     expect(redact('a+b (a+b)', 'a+b')).toBe('[redacted] ([redacted])');

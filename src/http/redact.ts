@@ -1,0 +1,58 @@
+/**
+ * Keeping a secret out of everything a server sends back. A hostile or careless server can echo the bearer token
+ * in a body, a header or a redirect's Location, raw or encoded; the transport passes every such text through one
+ * Redactor before anything else reads it, so no message, rejects file, report or log built from it can carry it.
+ */
+
+export type Redactor = (text: string) => string;
+
+/** A secret this long cannot turn up inside ordinary words by chance. */
+const SAFE_SUBSTRING_LENGTH = 16;
+const MASK = '[redacted]';
+
+const hex = (code: number) => code.toString(16).padStart(2, '0');
+
+/**
+ * One character of the secret as a server may write it: itself, percent-encoded (%2B, %2b; UTF-8 bytes for
+ * non-ASCII), as a JSON \u escape, or backslash-escaped (JSON's "\/"). Matching is case-insensitive: a false match
+ * only hides more.
+ */
+function characterPattern(char: string): string {
+  const literal = char.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const percent = [...Buffer.from(char, 'utf8')].map((byte) => `%${hex(byte)}`).join('');
+  const code = char.codePointAt(0)!;
+  const unicode = code <= 0xffff ? `\\\\u${code.toString(16).padStart(4, '0')}` : undefined;
+  const escaped = /[A-Za-z0-9]/.test(char) ? undefined : `\\\\${literal}`;
+  return `(?:${[literal, percent, unicode, escaped].filter(Boolean).join('|')})`;
+}
+
+function secretPattern(secret: string): string {
+  const body = [...secret].map(characterPattern).join('');
+  // A short secret (a test token like "t") only where it stands alone, so "Gateway" does not become "Ga[redacted]eway".
+  return secret.length >= SAFE_SUBSTRING_LENGTH ? body : `(?<![A-Za-z0-9])${body}(?![A-Za-z0-9])`;
+}
+
+/** One function for all the secrets of a client (the member token, the push token): every form of each is masked. */
+export function redactor(secrets: readonly (string | undefined)[]): Redactor {
+  const present = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
+  if (present.length === 0) return (text) => text;
+  // Longest first: a secret that contains another is masked whole.
+  const pattern = new RegExp(present.sort((a, b) => b.length - a.length).map(secretPattern).join('|'), 'gi');
+  return (text) => (text.length === 0 ? text : text.replace(pattern, MASK));
+}
+
+/** Masks one secret in one text (see redactor). */
+export function redact(text: string, secret: string): string {
+  return redactor([secret])(text);
+}
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** Every header value masked: any of them may end up in a message (Location does, in "redirected to …"). */
+export function redactHeaders(headers: Headers, mask: Redactor): Headers {
+  const out: Headers = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = Array.isArray(value) ? value.map(mask) : value === undefined ? undefined : mask(value);
+  }
+  return out;
+}
