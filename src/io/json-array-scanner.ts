@@ -111,13 +111,13 @@ export class JsonArrayScanner {
   }
 
   private finishElement(last: Buffer): void {
-    const record = ++this.record;
     if (this.size === 0 && !this.oversize && last.length <= MAX_RECORD_BYTES) {
-      this.ready.push(parseJsonRecord(record, this.startLine, last)); // the usual case: the element lies in one chunk
+      this.ready.push(parseJsonRecord(++this.record, this.startLine, last)); // the usual case: the element lies in one chunk
       return;
     }
     this.keep(last);
-    this.ready.push(this.oversize ? oversizeRecord(record, this.startLine, 'the element') : parseJsonRecord(record, this.startLine, joinParts(this.parts)));
+    // An oversize element was reported when it crossed the limit (keep).
+    if (!this.oversize) this.ready.push(parseJsonRecord(++this.record, this.startLine, joinParts(this.parts)));
     this.parts = [];
     this.size = 0;
     this.oversize = false;
@@ -127,6 +127,8 @@ export class JsonArrayScanner {
     if (this.oversize) return;
     this.size += part.length;
     if (this.size > MAX_RECORD_BYTES) {
+      // Reported now, not at the element's end: an element that never ends must not hold the run.
+      this.ready.push(oversizeRecord(++this.record, this.startLine, 'the element'));
       this.oversize = true;
       this.parts = [];
     } else this.parts.push(part);

@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import type { SourceRecord } from './source.js';
 import { countNewlines, firstInvalidByte } from './utf8-check.js';
 import { maxSizeText } from './record-limits.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
 
 /** The element's bytes: one slice of a chunk, or several when it crosses chunk boundaries. */
 export function joinParts(parts: Buffer[]): Buffer {
@@ -23,11 +24,15 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
     };
   }
   const text = bytes.toString('utf8');
+  let value: unknown;
   try {
-    return { record, line, raw: JSON.parse(text) as unknown };
+    value = JSON.parse(text);
   } catch (error) {
     return { record, line, raw: text, error: jsonError(text, line, (error as Error).message) };
   }
+  // Kept as text, like a record that is not JSON: nothing downstream walks the deep value.
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { record, line, raw: text, error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' } };
+  return { record, line, raw: value };
 }
 
 export function oversizeRecord(record: number, line: number, what: string): SourceRecord {

@@ -1,6 +1,7 @@
 /**
  * NDJSON / JSONL: one JSON value per line, blank lines ignored. A line that is not valid JSON (or not UTF-8,
- * or larger than the record limit) is one error record and the next line is read as usual.
+ * or larger than the record limit) is one error record and the next line is read as usual. An oversize line is
+ * reported as soon as it crosses the limit, and its remaining bytes are skipped unkept.
  */
 import type { InputBytes } from './input-bytes.js';
 import { joinParts, oversizeRecord, parseJsonRecord } from './json-element.js';
@@ -19,8 +20,8 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
   /** Ends the current line; `whole` is the line itself when it lies in one chunk (the usual case, no copy). */
   function finishLine(whole?: Buffer): void {
     line++;
-    if (oversize) ready.push(oversizeRecord(++record, line, 'the line'));
-    else if (whole !== undefined || size > 0) {
+    // An oversize line was reported when it crossed the limit (keep); its end only resumes reading.
+    if (!oversize && (whole !== undefined || size > 0)) {
       const bytes = trimmed(whole ?? joinParts(parts), line === 1);
       if (bytes.length > 0) ready.push(parseJsonRecord(++record, line, bytes));
     }
@@ -34,6 +35,8 @@ export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecor
     if (oversize || part.length === 0) return;
     size += part.length;
     if (size > MAX_RECORD_BYTES) {
+      // Reported now, not at the line's end: a line that never ends (/dev/zero) must not hold the run.
+      ready.push(oversizeRecord(++record, line + 1, 'the line'));
       oversize = true;
       parts = [];
     } else parts.push(part);

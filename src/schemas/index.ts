@@ -1,2 +1,3 @@
 export * from './member.js';
 export * from './push.js';
+export * from './json-depth.js';

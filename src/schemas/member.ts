@@ -3,6 +3,7 @@
  * One source of truth: the client validates with these before sending, the sandbox validates with them on receipt.
  */
 import { z } from 'zod';
+import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from './json-depth.js';
 
 /** ISO 8601 date-time; an offset (+02:00) is as valid as Z. */
 const isoDateTime = () => z.iso.datetime({ offset: true });
@@ -29,13 +30,18 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
  * key is validated, and the parsed value is the input object itself, own "__proto__" / "constructor" keys included.
  * `quickCheck` accepts the common case without a nested parse (this runs for every record of a large import).
  */
-export function dataRecord<T>(valueSchema: z.ZodType<T>, quickCheck: (value: unknown) => boolean) {
+export function dataRecord<T>(valueSchema: z.ZodType<T>, quickCheck: (value: unknown) => boolean, maxLevels?: number) {
   return z
     .custom<Record<string, T>>(isPlainRecord, { error: 'expected an object (a map of string keys)' })
     .superRefine((input, ctx) => {
       for (const key of Object.keys(input)) {
         const value = input[key];
         if (quickCheck(value)) continue;
+        // Checked before the nested parse: zod's recursion over a value 2,000 levels deep would exhaust the stack.
+        if (maxLevels !== undefined && nestedDeeperThan(value, maxLevels)) {
+          ctx.addIssue({ code: 'custom', path: [key], message: TOO_DEEP_MESSAGE, input: value });
+          continue;
+        }
         const result = valueSchema.safeParse(value, { reportInput: true });
         if (result.success) continue;
         for (const issue of result.error.issues) {
@@ -45,11 +51,11 @@ export function dataRecord<T>(valueSchema: z.ZodType<T>, quickCheck: (value: unk
     });
 }
 
-/** True for a value JSON can carry: what customProperties may hold (quick path of jsonValueSchema). */
+/** True for a value JSON can carry, within the nesting bound: what customProperties may hold (quick path of jsonValueSchema). */
 function isJsonValue(value: unknown, depth = 0): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
-  if (depth > 64) return false;
+  if (depth >= CUSTOM_VALUE_LEVELS) return false;
   if (Array.isArray(value)) return value.every((v) => isJsonValue(v, depth + 1));
   return isPlainRecord(value) && Object.keys(value).every((k) => isJsonValue(value[k], depth + 1));
 }
@@ -85,7 +91,7 @@ export const memberUpsertItemSchema = z.compile(z.strictObject({
   deceased: z.boolean().nullable().optional(),
   homeTelephone: nullableMax(32).optional(),
   isMembershipFeePaid: z.boolean().nullable().optional(),
-  customProperties: dataRecord(jsonValueSchema, isJsonValue).nullable().optional(),
+  customProperties: dataRecord(jsonValueSchema, isJsonValue, CUSTOM_VALUE_LEVELS).nullable().optional(),
 }));
 
 export const importRequestSchema = z.array(memberUpsertItemSchema).min(1);

@@ -3,6 +3,7 @@
  * the record's issue for that field. Cells arrive trimmed and non-empty (empty means "not given").
  */
 import type { CellType } from './targets.js';
+import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
 export class Problem {
   constructor(readonly message: string, readonly rule: string) {}
@@ -34,7 +35,8 @@ export function toNumber(cell: string): number | Problem {
 
 export function toJson(cell: string): unknown {
   try {
-    return JSON.parse(cell);
+    const value = JSON.parse(cell) as unknown;
+    return nestedDeeperThan(value, CUSTOM_VALUE_LEVELS) ? new Problem(`the JSON value is ${TOO_DEEP_MESSAGE}`, 'too deep') : value;
   } catch {
     return new Problem(`expected a JSON value (the column's type is json), got "${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}"`, 'not JSON');
   }
