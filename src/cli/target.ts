@@ -28,10 +28,8 @@ export interface TargetFlags {
 
 /** What the summary says about a sandbox target, per area (an import keeps its members on request). */
 const SANDBOX_DESCRIPTION: Record<ApiArea, (origin: string, flags: TargetFlags) => string> = {
-  member: (origin, flags) =>
-    `a local sandbox at ${origin} (started for this run, no real server; admin API at ${origin}/_sandbox/ while it runs; ${
-      flags.sandboxData ? `its members are kept in ${flags.sandboxData}` : 'its members are discarded after the run'
-    })`,
+  // said in the summary, after the run: no URL, the server is gone by then
+  member: (_origin, flags) => `a local sandbox (${flags.sandboxData ? `its members are kept in ${flags.sandboxData}` : 'started for this run; its members are discarded'})`,
   push: (origin) => `a local sandbox at ${origin}, started for this command (no real server; the subscription is discarded when it stops)`,
 };
 

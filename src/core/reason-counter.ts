@@ -1,6 +1,7 @@
 /**
- * Counts invalid records by reason ("email: longer than 256 characters") in bounded memory: rules carry no
- * record values, so the set of reasons stays small; past a cap, new reasons are counted together as "other".
+ * Counts records by reason ("email: longer than 256 characters", "not confirmed: HTTP 503") in bounded memory:
+ * reasons carry no record values, so their set stays small; past a cap, new reasons are counted together as
+ * "(other reasons)". validate and every import stage count with this one class, so both show the same reasons.
  */
 import type { RecordIssue } from './candidate.js';
 
@@ -10,21 +11,25 @@ export interface ReasonCount {
 }
 
 const MAX_DISTINCT = 1000;
-const OTHER = 'other reasons';
+export const OTHER_REASONS = '(other reasons)';
 
 export class ReasonCounter {
   private readonly counts = new Map<string, number>();
 
-  /** One count per distinct reason in the record (a record with two issues counts under both). */
-  add(issues: readonly RecordIssue[]): void {
+  add(reason: string): void {
+    const key = this.counts.has(reason) || this.counts.size < MAX_DISTINCT ? reason : OTHER_REASONS;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** An invalid record: one count per issue (a record with two issues counts under both). */
+  addIssues(issues: readonly RecordIssue[]): void {
     for (const issue of issues) {
       const rule = issue.rule ?? issue.message;
-      let key = issue.path ? `${topPath(issue.path)}: ${rule}` : rule;
-      if (!this.counts.has(key) && this.counts.size >= MAX_DISTINCT) key = OTHER;
-      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      this.add(issue.path ? `${topPath(issue.path)}: ${rule}` : rule);
     }
   }
 
+  /** Most frequent first; equal counts by name, so the order does not depend on which came first. */
   top(n: number): ReasonCount[] {
     return [...this.counts]
       .map(([reason, count]) => ({ reason, count }))

@@ -103,7 +103,7 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
           if (output) await output.write(candidate.item);
         } else {
           const invalid: InvalidRecord = { record: candidate.record, line: candidate.line, memberId: candidate.memberId, issues: candidate.issues };
-          reasons.add(candidate.issues);
+          reasons.addIssues(candidate.issues);
           if (sample.length < sampleSize) sample.push(invalid);
           if (rejects) {
             const entry = { ...invalid, stage: 'invalid' as const, reason: issuesToReason(candidate.issues), input: candidate.raw };

@@ -126,7 +126,6 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       progress?.onEvent.bind(progress),
       !jsonLog ? (event: ImportEvent) => void (event.type === 'warning' && warn(event.message)) : undefined,
     );
-    if (!flags.json && !flags.quiet && !jsonLog) output.err(output.color.dim(`Importing ${stream.source.file} to ${target.description}`));
     client = new MemberApiClient({
       baseUrl: target.baseUrl,
       token: target.token,

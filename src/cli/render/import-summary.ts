@@ -64,7 +64,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
 function verdict(summary: ImportSummary, context: SummaryContext, output: Output): string {
   const { color } = output;
   if (summary.stopReason === 'credentials') {
-    return color.red(`Stopped: the server refused the credentials; ${n(summary.failed)} records not confirmed.`);
+    return color.red(`Stopped: the server refused the credentials; ${plural(summary.failed, 'record', 'records')} not confirmed.`);
   }
   if (summary.inputError) {
     return color.red(
@@ -74,7 +74,7 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.failed > 0) {
     const why = summary.stopReason ? 'the run was interrupted: ' : '';
     const feed = context.rejectsPath ? `, or import the failed lines of ${context.rejectsPath}` : '';
-    return color.red(`${why}${n(summary.failed)} records not confirmed. They are safe to send again: run the same command again${feed}.`);
+    return color.red(`${why}${plural(summary.failed, 'record', 'records')} not confirmed. They are safe to send again: run the same command again${feed}.`);
   }
   const refused = summary.invalid + summary.skipped.length + summary.rejected;
   if (refused > 0) {
@@ -84,7 +84,11 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
       : path.toLowerCase().endsWith('.csv')
         ? ` Fix them in ${path} and import that file as it is.`
         : ` Their inputs are in ${path}: jq -c .input ${path} > fixed.ndjson, fix, and import fixed.ndjson.`;
-    return color.yellow(`Done, ${n(refused)} records not imported (invalid, skipped or rejected).${hint}`);
+    return color.yellow(`Done, ${plural(refused, 'record', 'records')} not imported (invalid, skipped or rejected).${hint}`);
   }
-  return color.green('Done: every record imported or updated.');
+  if (summary.importedCount + summary.updatedCount === 0) {
+    // a --changed-only night with nothing changed, or an empty file: nothing was sent, and that is fine
+    return color.green(summary.rows === 0 ? 'Done: the input held no records; nothing was sent.' : 'Done: every record unchanged since the last confirmed run; nothing was sent.');
+  }
+  return color.green(`Done: every record ${summary.unchanged > 0 ? 'imported, updated or unchanged' : 'imported or updated'}.`);
 }

@@ -5,25 +5,8 @@
  * holds by construction as long as each record is settled once (the tests check it under faults).
  */
 import type { RecordIssue } from '../candidate.js';
-import { ReasonCounter as IssueCounter } from '../reason-counter.js';
-import type { ImportSummary, ReasonCount, RejectsSink, Stage } from './types.js';
-
-/** Distinct reasons remembered per stage; past this, new reasons count as "(other reasons)" so memory stays flat. */
-const MAX_DISTINCT_REASONS = 1000;
-
-class ReasonCounter {
-  private readonly counts = new Map<string, number>();
-  add(reason: string): void {
-    const key = this.counts.has(reason) || this.counts.size < MAX_DISTINCT_REASONS ? reason : '(other reasons)';
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-  }
-  top(n: number): ReasonCount[] {
-    return [...this.counts]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([reason, count]) => ({ reason, count }));
-  }
-}
+import { ReasonCounter } from '../reason-counter.js';
+import type { ImportSummary, RejectsSink, Stage } from './types.js';
 
 export interface RecordInfo {
   record: number;
@@ -43,7 +26,7 @@ export class Tally {
   warnings = 0;
   readonly skipped: ImportSummary['skipped'] = [];
   /** Invalid records count per issue, as validate counts them, so both commands show the same reasons. */
-  private readonly invalidReasons = new IssueCounter();
+  private readonly invalidReasons = new ReasonCounter();
   private readonly reasons: Record<Exclude<Stage, 'invalid'>, ReasonCounter> = {
     skipped: new ReasonCounter(),
     rejected: new ReasonCounter(),
@@ -84,7 +67,7 @@ export class Tally {
 
   invalidRecord(info: RecordInfo, issues: readonly RecordIssue[], reason: string): Promise<void> | void {
     this.invalid++;
-    this.invalidReasons.add(issues);
+    this.invalidReasons.addIssues(issues);
     return this.write(info, 'invalid', reason);
   }
 

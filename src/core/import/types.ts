@@ -135,10 +135,9 @@ export interface ImportOptions {
 
 export type StopReason = 'interrupted' | 'aborted' | 'credentials';
 
-export interface ReasonCount {
-  reason: string;
-  count: number;
-}
+import type { ReasonCount } from '../reason-counter.js';
+
+export type { ReasonCount };
 
 export interface ImportSummary {
   rows: number;

@@ -2,6 +2,7 @@
  * CSV cells are text: these read them as the field's type. Each returns the value, or a Problem that becomes
  * the record's issue for that field. Cells arrive trimmed and non-empty (empty means "not given").
  */
+import { z } from 'zod';
 import type { CellType } from './targets.js';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
@@ -20,10 +21,19 @@ export function toBoolean(cell: string): boolean | Problem {
 }
 
 const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const isoDateTime = z.iso.datetime({ offset: true });
+/** The same words the schema's date-time issue uses for a CSV cell (see issues.ts). */
+export const CSV_DATE_EXPECTED = 'an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z) or a date (2024-05-01)';
 
-/** A plain date becomes midnight UTC; anything else goes to the schema as written, which checks the date-time. */
-export function toDateTime(cell: string): string {
-  return PLAIN_DATE.test(cell) ? `${cell}T00:00:00.000Z` : cell;
+/**
+ * A plain date becomes midnight UTC; anything else goes to the schema as written, which checks the date-time.
+ * A plain date that is no date (1985-13-01) is refused here, so the message quotes the cell, not the midnight
+ * we would have made of it.
+ */
+export function toDateTime(cell: string): string | Problem {
+  if (!PLAIN_DATE.test(cell)) return cell;
+  const midnight = `${cell}T00:00:00.000Z`;
+  return isoDateTime.safeParse(midnight).success ? midnight : new Problem(`expected ${CSV_DATE_EXPECTED}, got "${cell}"`, 'not an ISO 8601 date-time');
 }
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;

@@ -129,7 +129,16 @@ function settersFor(target: Target): Pick<Plan, 'set' | 'setNull'> {
           },
         };
       }
-      if (target.type === 'date') return { setNull, set: (item, cell) => void (item[field] = toDateTime(cell)) };
+      if (target.type === 'date') {
+        return {
+          setNull,
+          set: (item, cell) => {
+            const value = toDateTime(cell);
+            if (value instanceof Problem) return value;
+            item[field] = value;
+          },
+        };
+      }
       return { setNull, set: (item, cell) => void (item[field] = cell) };
     }
     case 'address': {

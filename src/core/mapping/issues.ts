@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { RecordIssue } from '../candidate.js';
 import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/index.js';
 import { closestName } from './targets.js';
+import { CSV_DATE_EXPECTED } from './coerce.js';
 
 export type InputKind = 'csv' | 'json';
 
@@ -73,7 +74,7 @@ function describeIssue(issue: z.core.$ZodIssue, kind: InputKind): { message: str
       return { message: issue.message, rule: issue.message };
     case 'invalid_format':
       if (issue.format === 'datetime') {
-        const accepted = kind === 'csv' ? `${DATE_EXAMPLE} or a date (2024-05-01)` : DATE_EXAMPLE;
+        const accepted = kind === 'csv' ? CSV_DATE_EXPECTED : DATE_EXAMPLE;
         return { message: `expected ${accepted}, got ${describeValue(input)}`, rule: 'not an ISO 8601 date-time' };
       }
       return { message: issue.message, rule: issue.message };
