@@ -34,7 +34,7 @@ export const IMPORT_STATE_EXAMPLES = `
   $ memberctl import crm.csv --changed-only --state crm.state         nightly sync: send new and changed members only
   $ memberctl import members.csv --shard "$JOB_COMPLETION_INDEX/4"    one of 4 processes splitting a file by memberId`;
 
-export function importStateOptionsFrom(file: string, flags: ImportStateFlags): ImportStateOptions {
+export function importStateOptionsFrom(file: string, flags: ImportStateFlags): Omit<ImportStateOptions, 'target'> {
   return {
     input: file,
     shard: flags.shard === undefined ? undefined : parseShard(flags.shard),

@@ -8,6 +8,7 @@ import { resolveConnection, type ApiArea } from '../core/connection.js';
 import type { ResolvedSettings } from '../core/settings/index.js';
 import { UsageError } from '../errors.js';
 import { startSandbox } from '../sandbox/index.js';
+import { targetName } from '../state/target-binding.js';
 
 export interface Target {
   baseUrl: URL;
@@ -15,6 +16,8 @@ export interface Target {
   /** For the summary and logs: the base URL, or "a local sandbox (…)". */
   description: string;
   isSandbox: boolean;
+  /** What a journal and a --state file record as their target (state/target-binding.ts). */
+  name: string;
   warnings: string[];
   close(): Promise<void>;
 }
@@ -42,6 +45,7 @@ export async function resolveTarget(area: ApiArea, flags: TargetFlags, settings:
       token: connection.token,
       description: connection.baseUrl.origin + connection.baseUrl.pathname,
       isSandbox: false,
+      name: targetName({ baseUrl: connection.baseUrl }),
       warnings: connection.warnings,
       close: async () => undefined,
     };
@@ -59,6 +63,7 @@ export async function resolveTarget(area: ApiArea, flags: TargetFlags, settings:
     token: area === 'member' ? sandbox.memberToken : sandbox.pushToken,
     description: SANDBOX_DESCRIPTION[area](baseUrl.origin, flags),
     isSandbox: true,
+    name: targetName({ baseUrl, sandbox: { dataFile: flags.sandboxData } }),
     warnings: [],
     close: () => sandbox.close(),
   };

@@ -3,7 +3,7 @@
  * per server response whose records were settled for good. Record numbers are written as ranges ("1-250,252"),
  * so a 500-record batch costs one short line, not 500.
  *
- *   {"memberctl":"journal","v":1,"input":{"path":"/data/members.csv","size":123,"sha256":"…"},"shard":null,"createdAt":"…"}
+ *   {"memberctl":"journal","v":1,"input":{"path":"/data/members.csv","size":123,"sha256":"…"},"shard":null,"target":"https://api.example.com/v1","createdAt":"…"}
  *   {"t":"run","n":1,"at":"2026-01-01T02:00:00.000Z"}
  *   {"t":"batch","ok":"1-249,251-500","imp":120,"upd":379,"skip":[[250,"reason"]],"rej":[]}
  *
@@ -20,6 +20,8 @@ export interface JournalHeader {
   v: number;
   input: { path: string; size: number; sha256: string };
   shard: Shard | null;
+  /** Where the confirmations came from (state/target-binding.ts); absent in journals of older versions. */
+  target?: string;
   createdAt: string;
 }
 

@@ -18,7 +18,8 @@
  */
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { InputError, MemberctlError } from '../errors.js';
+import { refuseOtherTarget } from './target-binding.js';
 import { ITEM_HASH_NAME } from './item-hash.js';
 
 const SCHEMA = `
@@ -82,7 +83,7 @@ export class SyncState {
   private readTimer: NodeJS.Timeout | undefined;
 
   /** Opens (and with `create`, creates) a state file; refuses files that are not memberctl state. */
-  static open(path: string, options: { create: boolean }): SyncState {
+  static open(path: string, options: { create: boolean; target?: string }): SyncState {
     if (!existsSync(path)) {
       if (!options.create) {
         throw new InputError(`no state file at ${path}`, { code: 'state-file', file: path, hint: 'Check the --state path; an import with --changed-only --state creates it.' });
@@ -94,9 +95,16 @@ export class SyncState {
       }
     }
     try {
-      return new SyncState(new Database(path, { fileMustExist: true, timeout: 30_000 }), path);
+      const state = new SyncState(new Database(path, { fileMustExist: true, timeout: 30_000 }), path);
+      try {
+        if (options.target !== undefined) state.bindTarget(options.target);
+      } catch (error) {
+        state.close();
+        throw error;
+      }
+      return state;
     } catch (error) {
-      if (error instanceof InputError) throw error;
+      if (error instanceof MemberctlError) throw error;
       throw stateError(path, error);
     }
   }
@@ -189,10 +197,23 @@ export class SyncState {
     return row && { memberId, hash: row.item_hash, updatedAt: new Date(row.updated_at).toISOString() };
   }
 
-  summary(): { members: number; lastUpdate: string | null } {
+  summary(): { members: number; lastUpdate: string | null; target: string | null } {
     const members = this.db.prepare<[], number>('SELECT count(*) FROM member_state').pluck().get() ?? 0;
-    const lastUpdate = this.db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'last_update'").pluck().get();
-    return { members, lastUpdate: lastUpdate ?? null };
+    const meta = (key: string) => this.db.prepare<[string], string>('SELECT value FROM state_meta WHERE key = ?').pluck().get(key) ?? null;
+    return { members, lastUpdate: meta('last_update'), target: meta('target') };
+  }
+
+  /**
+   * A state says what one target confirmed: the first run binds it to its target, a run against another is
+   * refused (exit 2, before anything is sent). A state from before targets were recorded is bound to the first
+   * target that uses it. Kept as one target per file rather than rows per target: a second target is then a
+   * second file, which the user names and sees, instead of a silent full send into the same file.
+   */
+  bindTarget(target: string): void {
+    this.closeRead();
+    const recorded = this.summary().target;
+    if (recorded !== null) return refuseOtherTarget('state', this.path, recorded, target);
+    this.db.prepare("INSERT OR REPLACE INTO state_meta (key, value) VALUES ('target', ?)").run(target);
   }
 
   /** Forgets a member (its next row will be sent). True when it was known. */
@@ -206,7 +227,8 @@ export class SyncState {
     this.closeRead();
     return this.db.transaction(() => {
       const removed = this.db.prepare('DELETE FROM member_state').run().changes;
-      this.db.prepare("DELETE FROM state_meta WHERE key = 'last_update'").run();
+      // nothing is known of any target now: the next import binds the state to its own
+      this.db.prepare("DELETE FROM state_meta WHERE key IN ('last_update', 'target')").run();
       return removed;
     })();
   }

@@ -117,7 +117,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     if (flags.report) await checkWritable(flags.report);
     // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is exit 2)
     const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));
-    durable = await openImportState({ ...importStateOptionsFrom(file, flags), sourceKey: stream.sourceKey }, notice);
+    durable = await openImportState({ ...importStateOptionsFrom(file, flags), sourceKey: stream.sourceKey, target: target.name }, notice);
 
     const showProgress = output.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog;
     progress = showProgress ? createImportProgress() : undefined;

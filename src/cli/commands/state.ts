@@ -44,6 +44,7 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
             output.out(`state file   ${overview.state}`);
             output.out(`members      ${overview.members.toLocaleString('en-US')}`);
             output.out(`last update  ${overview.lastUpdate ?? output.color.dim('never')}`);
+            output.out(`target       ${overview.target ?? output.color.dim('none yet (bound by the next import)')}`);
           }
         } else {
           const member = stateOfMember(flags.state, memberId);

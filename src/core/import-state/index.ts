@@ -14,12 +14,14 @@ export { defaultJournalPath } from './journal-session.js';
 export interface ImportStateOptions {
   input: string;
   shard?: Shard;
-  journal: Omit<JournalOptions, 'input' | 'shard'>;
+  journal: Omit<JournalOptions, 'input' | 'shard' | 'target'>;
   /** --state FILE (with --changed-only: skip unchanged members; without: only record what the server confirmed). */
   statePath?: string;
   changedOnly?: boolean;
   /** CSV input: the stream's sourceKey, for --changed-only's comparison before mapping. */
   sourceKey?: HookParts['sourceKey'];
+  /** The run's target (state/target-binding.ts): the journal and the state must have been made against it. */
+  target: string;
 }
 
 export interface ImportStateSession {
@@ -43,10 +45,10 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
       hint: 'memberctl import members.csv --changed-only --state members.state (created on the first run).',
     });
   }
-  const state = options.statePath ? SyncState.open(options.statePath, { create: true }) : undefined;
+  const state = options.statePath ? SyncState.open(options.statePath, { create: true, target: options.target }) : undefined;
   let journal: JournalSession | undefined;
   try {
-    journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard }, notice);
+    journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
   } catch (error) {
     state?.close();
     throw error;

@@ -15,6 +15,7 @@ import { JOURNAL_VERSION, type JournalHeader } from '../../state/journal-format.
 import { JournalCorruptError, JournalWriter, readJournal } from '../../state/journal.js';
 import { ResumeIndex } from '../../state/resume-index.js';
 import { shardLabel, type Shard } from '../../state/shard.js';
+import { refuseOtherTarget } from '../../state/target-binding.js';
 
 export interface JournalOptions {
   /** The input path, '-' for standard input. */
@@ -27,6 +28,8 @@ export interface JournalOptions {
   restart?: boolean;
   keep?: boolean;
   shard?: Shard;
+  /** This run's target: a journal written against another one is refused. */
+  target: string;
 }
 
 export interface JournalSession {
@@ -86,6 +89,8 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
         hint: 'Resume with the same --shard as the interrupted import, or use --restart.',
       });
     }
+    // (a journal from before targets were recorded has none: it is taken as this run's)
+    if (header.target !== undefined) refuseOtherTarget('journal', path, header.target, options.target);
     const resumed = ResumeIndex.fromEntries(existing.entries);
     const writer = await JournalWriter.reopen(path, existing.validBytes, resumed.runs + 1).catch((error) => cannotWrite(path, error));
     notice(`resuming from ${path}: ${describe(resumed)}; sending the rest`);
@@ -95,7 +100,7 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
   if (existing) await rm(path, { force: true });
   // The input's hash before anything is sent, not alongside: sharing the one busy thread with the import it took
   // longer, and no confirmation can be journaled before the header that holds it (docs/performance.md).
-  const header: JournalHeader = { memberctl: 'journal', v: JOURNAL_VERSION, input: await fingerprintOf(options.input), shard: options.shard ?? null, createdAt: new Date().toISOString() };
+  const header: JournalHeader = { memberctl: 'journal', v: JOURNAL_VERSION, input: await fingerprintOf(options.input), shard: options.shard ?? null, target: options.target, createdAt: new Date().toISOString() };
   const writer = await JournalWriter.create(path, header).catch((error) => cannotWrite(path, error));
   return { path, writer, keep: Boolean(options.keep) };
 }

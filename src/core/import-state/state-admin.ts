@@ -5,6 +5,8 @@ export interface StateOverview {
   state: string;
   members: number;
   lastUpdate: string | null;
+  /** What the state was filled against (null: no import has used it yet). */
+  target: string | null;
 }
 
 function withState<T>(path: string, work: (state: SyncState) => T): T {
