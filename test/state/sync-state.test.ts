@@ -71,7 +71,7 @@ describe('sync state', () => {
     expect(state.forget('b')).toBe(false);
     expect(state.lookup('b')).toBeUndefined();
     expect(state.reset()).toBe(2);
-    expect(state.summary()).toEqual({ members: 0, lastUpdate: null });
+    expect(state.summary()).toEqual({ members: 0, lastUpdate: null, target: null });
     state.close();
   });
 
