@@ -3,7 +3,9 @@
  * --changed-only, --state, --shard): declared here so import.ts only adds them and passes them on.
  */
 import type { Command } from 'commander';
-import type { ImportStateOptions, ImportStateSession } from '../core/import-state/index.js';
+import type { FinishedState, ImportStateOptions, ImportStateSession } from '../core/import-state/index.js';
+import { parseMaxShrink } from '../core/import-state/shrink-guard.js';
+import { UsageError } from '../errors.js';
 import { parseShard } from '../state/shard.js';
 
 export interface ImportStateFlags {
@@ -15,6 +17,10 @@ export interface ImportStateFlags {
   changedOnly?: boolean;
   state?: string;
   shard?: string;
+  requireState?: boolean;
+  maxShrink?: string;
+  allowShrink?: boolean;
+  refreshAfter?: string;
 }
 
 export function addImportStateOptions(command: Command): Command {
@@ -26,13 +32,18 @@ export function addImportStateOptions(command: Command): Command {
     .option('--no-journal', 'keep no journal (an interrupted run then cannot be resumed)')
     .option('--changed-only', 'send only members new or changed since the last confirmed import (needs --state)')
     .option('--state <file>', 'SQLite file remembering a hash of each member\'s last confirmed item (created if missing)')
-    .option('--shard <i/n>', 'only members whose memberId hashes to shard i of n (0-based: 0/3, 1/3, 2/3)');
+    .option('--shard <i/n>', 'only members whose memberId hashes to shard i of n (0-based: 0/3, 1/3, 2/3)')
+    .option('--require-state', 'with --state: a missing state file is exit 2 (for cron), not a new state that sends every member')
+    .option('--max-shrink <percent>', 'with --state: refuse (exit 2, nothing sent) an input with more than this many % fewer rows than the last good run (default 10%)')
+    .option('--allow-shrink', 'with --state: let this run through the shrink guard (members really left); its count becomes the new reference')
+    .option('--refresh-after <days>', 'with --changed-only: send members whose last confirmation is older than DAYS, spread over the nights');
 }
 
 export const IMPORT_STATE_EXAMPLES = `
   $ memberctl import members.csv --resume                            after a crash: send only what was not confirmed
   $ memberctl import crm.csv --changed-only --state crm.state         nightly sync: send new and changed members only
-  $ memberctl import members.csv --shard "$JOB_COMPLETION_INDEX/4"    one of 4 processes splitting a file by memberId`;
+  $ memberctl import members.csv --shard "$JOB_COMPLETION_INDEX/4"    one of 4 processes splitting a file by memberId
+  $ memberctl import crm.csv --changed-only --state crm.state --require-state --empty-as-null --refresh-after 30   cron`;
 
 export function importStateOptionsFrom(file: string, flags: ImportStateFlags): Omit<ImportStateOptions, 'target'> {
   return {
@@ -47,12 +58,29 @@ export function importStateOptionsFrom(file: string, flags: ImportStateFlags): O
     },
     statePath: flags.state,
     changedOnly: flags.changedOnly,
+    requireState: flags.requireState,
+    maxShrink: flags.maxShrink === undefined ? undefined : parseMaxShrink(flags.maxShrink),
+    allowShrink: flags.allowShrink,
+    refreshAfterDays: flags.refreshAfter === undefined ? undefined : parseDays(flags.refreshAfter),
   };
 }
 
+function parseDays(text: string): number {
+  if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) {
+    throw new UsageError(`--refresh-after must be a whole number of days, at least 1; got "${text}"`, {
+      code: 'refresh-after',
+      hint: 'For example --refresh-after 30: each member is sent again at least every 30 days, about 1/30 of them a night.',
+    });
+  }
+  return Number(text);
+}
+
 /** Fields the --json object gains (only those that apply, so a plain import's object is unchanged). */
-export function importStateJson(session: ImportStateSession, journalKept: boolean): Record<string, unknown> {
+export function importStateJson(session: ImportStateSession, finished: FinishedState): Record<string, unknown> {
+  const { journalKept } = finished;
   const extra: Record<string, unknown> = {};
+  if (finished.absentFromInput !== undefined) extra.absentFromInput = finished.absentFromInput;
+  if (session.counters.refreshed > 0) extra.refreshed = session.counters.refreshed;
   if (session.resumedRecords > 0) extra.resumedRecords = session.resumedRecords;
   if (session.shard) extra.shard = session.shard;
   if (session.shard) extra.otherShards = session.counters.otherShards;
@@ -61,9 +89,12 @@ export function importStateJson(session: ImportStateSession, journalKept: boolea
 }
 
 /** Lines for the human summary: what an earlier run settled, other shards, where the journal is and why. */
-export function importStateNotes(session: ImportStateSession, journalKept: boolean, failed: number): string[] {
+export function importStateNotes(session: ImportStateSession, finished: FinishedState, failed: number): string[] {
+  const { journalKept } = finished;
   const notes: string[] = [];
   const n = (count: number) => count.toLocaleString('en-US');
+  if (session.counters.refreshed > 0) notes.push(`refreshed: ${n(session.counters.refreshed)} unchanged members sent again (--refresh-after)`);
+  if (finished.absentFromInput) notes.push(`absent: ${n(finished.absentFromInput)} members in the state are not in this input (memberctl state absent --state FILE lists them)`);
   if (session.resumedRecords > 0) notes.push(`resumed: ${n(session.resumedRecords)} records were settled by an earlier run (counted above, not sent again)`);
   if (session.shard) notes.push(`shard ${session.shard.index}/${session.shard.count}: ${n(session.counters.otherShards)} records belong to other shards (not counted above)`);
   if (session.journalPath && journalKept) {

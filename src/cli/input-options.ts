@@ -13,6 +13,7 @@ export interface InputFlags {
   map?: string;
   ignoreUnknownColumns?: boolean;
   nullToken?: string;
+  emptyAsNull?: boolean;
   limit?: string;
 }
 
@@ -22,7 +23,8 @@ export function addInputOptions(command: Command): Command {
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
     .option('--map <file>', 'JSON file mapping CSV headers to fields: {"columns": {"E-mail Address": "email", "Notes": null}}')
     .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
-    .option('--null-token <text>', 'a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field')
+    .option('--null-token <text>', 'a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field (\'\' = --empty-as-null)')
+    .option('--empty-as-null', 'an empty CSV cell is sent as null, clearing the field (default: empty = not given, the server keeps its value)')
     .option('--limit <n>', 'read only the first N records');
 }
 
@@ -34,6 +36,7 @@ export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOpti
     mapFile: flags.map,
     ignoreUnknownColumns: flags.ignoreUnknownColumns,
     nullToken: flags.nullToken,
+    emptyAsNull: flags.emptyAsNull,
     limit: flags.limit === undefined ? undefined : parseLimit(flags.limit),
   };
 }

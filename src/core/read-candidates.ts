@@ -15,6 +15,18 @@ export interface CandidateOptions extends SourceOptions {
   nullToken?: string;
   /** --limit: read only the first N records. */
   limit?: number;
+  /** --empty-as-null: an empty CSV cell is JSON null (clears the field) instead of "not given". */
+  emptyAsNull?: boolean;
+  /**
+   * Told about an input that ends oddly, once the end is read: a header and no records, or a last record with no
+   * line break after it (an export cut short?). validate reports the former itself.
+   */
+  onEndWarning?: (message: string) => void;
+  /**
+   * An unterminated last record (see SourceRecord.unterminated) is invalid, not sent: --changed-only's choice,
+   * where a cut value would overwrite a good one. (An unchanged one is still found unchanged before this.)
+   */
+  holdUnterminated?: boolean;
 }
 
 export interface CandidateStream {
@@ -34,6 +46,8 @@ export interface CandidateStream {
   sourceKey?(record: SourceRecord): SourceKey | undefined;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
+  /** Once the input is read: whether its last record had no line break after it (a suspect end). */
+  readonly end: { unterminated: boolean };
 }
 
 export async function readCandidates(options: CandidateOptions): Promise<CandidateStream> {
@@ -47,19 +61,23 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
       mapping,
       ignoreUnknownColumns: options.ignoreUnknownColumns,
       nullToken: options.nullToken,
+      emptyAsNull: options.emptyAsNull,
     });
   } catch (error) {
     await source.close();
     throw error;
   }
   const limit = options.limit ?? Infinity;
-  const { toCandidate, sourceKey } = mapper;
+  const { sourceKey } = mapper;
+  const toCandidate = options.holdUnterminated ? holdingUnterminated(mapper.toCandidate) : mapper.toCandidate;
 
   async function* upToLimit(): AsyncGenerator<SourceRecord[]> {
     let left = limit;
+    let last: SourceRecord | undefined;
     try {
       if (left <= 0) return;
       for await (const batch of source.batches()) {
+        last = batch[batch.length - 1];
         if (batch.length >= left) {
           yield batch.length === left ? batch : batch.slice(0, left);
           return;
@@ -67,8 +85,20 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
         left -= batch.length;
         yield batch;
       }
+      endWarnings(last);
     } finally {
       await source.close();
+    }
+  }
+
+  const end = { unterminated: false };
+  function endWarnings(last: SourceRecord | undefined): void {
+    end.unterminated = last?.unterminated === true;
+    if (!options.onEndWarning) return;
+    if (!last) options.onEndWarning(`${source.file}${source.format === 'csv' ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
+    else if (last.unterminated) {
+      const held = options.holdUnterminated ? '; with --changed-only it is not sent unless unchanged' : '';
+      options.onEndWarning(`${source.file} line ${last.line}: the file ends without a line break after the last record: was the export cut short? Its last value may be incomplete${held}`);
     }
   }
   const batches = upToLimit();
@@ -79,5 +109,14 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     }
   }
 
-  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close() };
+  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close(), end };
+}
+
+function holdingUnterminated(toCandidate: (record: SourceRecord) => Candidate): (record: SourceRecord) => Candidate {
+  return (record) => {
+    if (!record.unterminated) return toCandidate(record);
+    const { record: number, line, raw } = record;
+    const message = 'the file ends inside this record (no line break after it): it may be cut short, so --changed-only does not send it — end the export with a line break';
+    return { record: number, line, raw, memberId: toCandidate(record).memberId, valid: false, issues: [{ path: '', message, rule: 'unterminated last record' }] };
+  };
 }

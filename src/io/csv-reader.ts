@@ -82,16 +82,21 @@ export async function openCsv(bytes: InputBytes, file: string, delimiterOption?:
 
   /** Feeds the next chunk; false at the end of the input. */
   let ended = false;
+  let lastByte = 0x0a;
   async function feed(): Promise<boolean> {
     if (ended) return false;
     const chunk = await bytes.next();
     if (chunk === undefined) {
       ended = true;
       utf8.end();
+      const before = queue.length;
       const error = core.parse(undefined, true, push);
       if (error) throw failure(error);
+      // a record only the end of the input closed had no line break after it
+      if (lastByte !== 0x0a && lastByte !== 0x0d && queue.length > before) queue[queue.length - 1]!.unterminated = true;
       return false;
     }
+    if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
     utf8.check(chunk);
     const error = core.parse(chunk, false, push);
     if (error) throw failure(error);

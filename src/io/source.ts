@@ -22,6 +22,11 @@ export interface SourceRecord {
    * it then counts as invalid, and the reader goes on. The message does not repeat the file or record line.
    */
   error?: { message: string; hint?: string };
+  /**
+   * CSV: set on the input's last record when no line break follows it. An export cut short (a full disk, a
+   * transfer that stopped) ends this way, mid-record, and its last cell may be cut ("Gold" read as "Go").
+   */
+  unterminated?: true;
 }
 
 export interface SourceOptions {

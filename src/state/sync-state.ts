@@ -21,6 +21,8 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { InputError, MemberctlError } from '../errors.js';
 import { refuseOtherTarget } from './target-binding.js';
 import { ITEM_HASH_NAME } from './item-hash.js';
+import { addNightlyColumns, NightlyState } from './nightly-state.js';
+import { stateError } from './state-errors.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS member_state (
@@ -81,10 +83,16 @@ export class SyncState {
   private readonly endRead: Database.Statement<[]>;
   private readOpen = false;
   private readTimer: NodeJS.Timeout | undefined;
+  /** The nightly sync's side: row counts, members absent from the input, confirmation ages. */
+  readonly nightly: NightlyState;
+  /** True when open() created the file: a new state, every member will be sent. */
+  created = false;
 
   /** Opens (and with `create`, creates) a state file; refuses files that are not memberctl state. */
   static open(path: string, options: { create: boolean; target?: string }): SyncState {
+    let created = false;
     if (!existsSync(path)) {
+      created = true;
       if (!options.create) {
         throw new InputError(`no state file at ${path}`, { code: 'state-file', file: path, hint: 'Check the --state path; an import with --changed-only --state creates it.' });
       }
@@ -102,6 +110,7 @@ export class SyncState {
         state.close();
         throw error;
       }
+      state.created = created;
       return state;
     } catch (error) {
       if (error instanceof MemberctlError) throw error;
@@ -131,6 +140,7 @@ export class SyncState {
     );
     const learnStatement = db.prepare<[string, string]>('UPDATE member_state SET source_hash = ? WHERE member_id = ?');
     this.stampStatement = db.prepare("INSERT OR REPLACE INTO state_meta (key, value) VALUES ('last_update', ?)");
+    this.nightly = new NightlyState(db);
     this.beginRead = db.prepare('BEGIN');
     this.endRead = db.prepare('COMMIT');
     this.commitMany = db.transaction((items: readonly ConfirmedItem[], learned: readonly LearnedSource[]) => {
@@ -144,9 +154,13 @@ export class SyncState {
 
   /** The hashes of the member's last confirmed item, if any. */
   lookup(memberId: string): StoredHashes | undefined {
-    if (!this.readOpen) this.openRead();
-    const row = this.lookupStatement.get(memberId);
-    return row && { hash: row[0], textHash: row[1] };
+    try {
+      if (!this.readOpen) this.openRead();
+      const row = this.lookupStatement.get(memberId);
+      return row && { hash: row[0], textHash: row[1] };
+    } catch (error) {
+      throw stateError(this.path, error);
+    }
   }
 
   /**
@@ -154,14 +168,22 @@ export class SyncState {
    * a plain string, no row array and no object: half the cost of lookup(), on every row of a --changed-only pass.
    */
   lookupTextHash(memberId: string): string | undefined {
-    if (!this.readOpen) this.openRead();
-    return this.textHashStatement.get(memberId);
+    try {
+      if (!this.readOpen) this.openRead();
+      return this.textHashStatement.get(memberId);
+    } catch (error) {
+      throw stateError(this.path, error);
+    }
   }
 
   /** The source hash stored with the member's last confirmed item: null when it came from no CSV row. */
   lookupSourceHash(memberId: string): string | null | undefined {
-    if (!this.readOpen) this.openRead();
-    return this.sourceHashStatement.get(memberId);
+    try {
+      if (!this.readOpen) this.openRead();
+      return this.sourceHashStatement.get(memberId);
+    } catch (error) {
+      throw stateError(this.path, error);
+    }
   }
 
   /**
@@ -172,8 +194,22 @@ export class SyncState {
    */
   commit(items: readonly ConfirmedItem[], learned: readonly LearnedSource[] = []): void {
     if (items.length === 0 && learned.length === 0) return;
-    this.closeRead(); // a write inside it would only be a savepoint, committed when the read ends
-    this.commitMany(items, learned);
+    try {
+      this.closeRead(); // a write inside it would only be a savepoint, committed when the read ends
+      this.commitMany(items, learned);
+    } catch (error) {
+      throw stateError(this.path, error);
+    }
+  }
+
+  /** After a run that read its whole input: absent members and the last good row count (see NightlyState). */
+  finishWholeRun(rows: number): number {
+    try {
+      this.closeRead();
+      return this.nightly.finishWholeRun(rows);
+    } catch (error) {
+      throw stateError(this.path, error);
+    }
   }
 
   private openRead(): void {
@@ -197,10 +233,10 @@ export class SyncState {
     return row && { memberId, hash: row.item_hash, updatedAt: new Date(row.updated_at).toISOString() };
   }
 
-  summary(): { members: number; lastUpdate: string | null; target: string | null } {
+  summary(): { members: number; lastUpdate: string | null; target: string | null; absent: number; lastGoodRows: number | null } {
     const members = this.db.prepare<[], number>('SELECT count(*) FROM member_state').pluck().get() ?? 0;
     const meta = (key: string) => this.db.prepare<[string], string>('SELECT value FROM state_meta WHERE key = ?').pluck().get(key) ?? null;
-    return { members, lastUpdate: meta('last_update'), target: meta('target') };
+    return { members, lastUpdate: meta('last_update'), target: meta('target'), absent: this.nightly.absentCount(), lastGoodRows: this.nightly.lastGoodRun()?.rows ?? null };
   }
 
   /**
@@ -228,7 +264,7 @@ export class SyncState {
     return this.db.transaction(() => {
       const removed = this.db.prepare('DELETE FROM member_state').run().changes;
       // nothing is known of any target now: the next import binds the state to its own
-      this.db.prepare("DELETE FROM state_meta WHERE key IN ('last_update', 'target')").run();
+      this.db.prepare("DELETE FROM state_meta WHERE key IN ('last_update', 'target', 'last_good_rows', 'last_good_at')").run();
       return removed;
     })();
   }
@@ -254,6 +290,7 @@ function checkOrCreateSchema(db: Database.Database, path: string): void {
     // state files from before the source hash: the column is added (NULL: those members compare by item once)
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('member_state')").pluck().all();
     if (!columns.includes('source_hash')) db.exec('ALTER TABLE member_state ADD COLUMN source_hash TEXT');
+    addNightlyColumns(db);
     db.prepare("INSERT OR IGNORE INTO state_meta (key, value) VALUES ('item_hash', ?)").run(ITEM_HASH_NAME);
   }).immediate();
   const hashName = db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'item_hash'").pluck().get();
@@ -264,16 +301,4 @@ function checkOrCreateSchema(db: Database.Database, path: string): void {
       hint: 'Use a new --state file (every member is then sent once), or the memberctl version that wrote it.',
     });
   }
-}
-
-function stateError(path: string, error: unknown): InputError {
-  const code = (error as { code?: string }).code;
-  const message = (error as Error).message;
-  const notDb = code === 'SQLITE_NOTADB' || /not a database/i.test(message);
-  return new InputError(notDb ? `${path} is not a memberctl state file (not an SQLite database)` : `cannot open state file ${path}: ${code ?? message}`, {
-    code: 'state-file',
-    file: path,
-    hint: notDb ? 'Give --state a file of its own; memberctl creates it on the first run.' : 'Check the path and its permissions.',
-    cause: error,
-  });
 }

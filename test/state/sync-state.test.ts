@@ -71,7 +71,7 @@ describe('sync state', () => {
     expect(state.forget('b')).toBe(false);
     expect(state.lookup('b')).toBeUndefined();
     expect(state.reset()).toBe(2);
-    expect(state.summary()).toEqual({ members: 0, lastUpdate: null, target: null });
+    expect(state.summary()).toEqual({ members: 0, lastUpdate: null, target: null, absent: 0, lastGoodRows: null });
     state.close();
   });
 

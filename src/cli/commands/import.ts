@@ -10,6 +10,7 @@ import { CredentialsError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { MemberApiClient } from '../../http/member-api.js';
 import { memberRetryPolicy } from '../../http/retry-policy.js';
+import { countRows } from '../../io/count-rows.js';
 import { checkOutputPaths, openOutputFile, writeOutputFile } from '../../io/output-file.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { installStopSignals } from '../import-signals.js';
@@ -89,7 +90,9 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   // An output that would destroy the input (or another output) is refused before the input is even opened.
   await checkOutputPaths([file], importOutputs(flags));
   // The input first: a wrong file or mapping is reported before any server is contacted.
-  const stream = await readCandidates(input);
+  // (warnings about the input's end come once it is read: by then `warn` below is set)
+  let warnLate: (message: string) => void = (message) => output.warn(message);
+  const stream = await readCandidates({ ...input, onEndWarning: (message) => warnLate(message), holdUnterminated: flags.changedOnly });
   let target: Target | undefined;
   let rejects: RejectsWriter | undefined;
   let client: MemberApiClient | undefined;
@@ -112,12 +115,16 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       output = jsonStderrOutput(output, jsonLog);
     }
     const warn = (message: string) => (jsonLog ? jsonLog.log('warn', 'warning', { message }) : progress ? progress.log(`warning: ${message}`) : output.warn(message));
+    warnLate = warn;
     for (const message of [...target.warnings, ...stream.warnings]) warn(message);
     if (flags.rejects) rejects = await openRejectsWriter(flags.rejects, { headers: stream.source.headers, delimiter: stream.source.delimiter });
     if (flags.report) await checkWritable(flags.report);
     // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is exit 2)
     const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));
-    durable = await openImportState({ ...importStateOptionsFrom(file, flags), sourceKey: stream.sourceKey, target: target.name }, notice);
+    // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/nightly.md)
+    const inputRows = flags.state ? (await countRows(file, stream.source.format))?.rows : undefined;
+    const stateOptions = { ...importStateOptionsFrom(file, flags), sourceKey: stream.sourceKey, inputRows, limited: limit !== undefined, endedSuspect: () => stream.end.unterminated, target: target.name };
+    durable = await openImportState(stateOptions, notice, warn);
 
     const showProgress = output.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog;
     progress = showProgress ? createImportProgress() : undefined;
@@ -153,14 +160,14 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     progress?.stop();
     await rejects?.close();
     rejects = undefined;
-    const { journalKept } = await durable.finish(summary);
+    const finished = await durable.finish(summary);
     const withUnchanged = Boolean(flags.changedOnly);
-    const report = { ...importJson(summary, { withUnchanged }), ...importStateJson(durable, journalKept) };
+    const report = { ...importJson(summary, { withUnchanged }), ...importStateJson(durable, finished) };
     if (flags.report) await writeReport(flags.report, report);
     if (flags.json) output.out(JSON.stringify(report));
     else if (!flags.quiet) {
       renderImportSummary(summary, { file: stream.source.file, target: target.description, rejectsPath: flags.rejects, reportPath: flags.report, withUnchanged }, output);
-      for (const note of importStateNotes(durable, journalKept, summary.failed)) output.out(output.color.dim(note));
+      for (const note of importStateNotes(durable, finished, summary.failed)) output.out(output.color.dim(note));
     }
     if (summary.stopReason === 'credentials') {
       // the summary is out; the error says why and what to check (never the token itself)

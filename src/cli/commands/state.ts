@@ -1,13 +1,15 @@
 /** `memberctl state show|forget|reset --state FILE`: look into and correct the --changed-only state. */
 import { Command } from 'commander';
-import { forgetMember, resetState, stateOfMember, stateOverview } from '../../core/import-state/state-admin.js';
+import { forgetMember, listAbsent, resetState, stateOfMember, stateOverview } from '../../core/import-state/state-admin.js';
 import { exitCodeFor } from '../exit-codes.js';
+import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
 
 interface StateFlags {
   state: string;
   json?: boolean;
+  out?: string;
 }
 
 function withStateOptions(command: Command): Command {
@@ -26,7 +28,8 @@ Examples:
   $ memberctl state show --state members.state              members known and the last update
   $ memberctl state show M-1042 --state members.state       one member's item hash and when it was confirmed
   $ memberctl state forget M-1042 --state members.state     send this member next time, changed or not
-  $ memberctl state reset --state members.state             send every member next time
+  $ memberctl state reset --state members.state             send every member next time (also: a damaged state)
+  $ memberctl state absent --state members.state --out gone.csv   members the last export no longer held
 
 Forgetting is always safe: a forgotten member is sent again (the import is an upsert).`,
     );
@@ -39,13 +42,23 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
         const output = createOutput();
         if (memberId === undefined) {
           const overview = stateOverview(flags.state);
+          const n = (count: number) => count.toLocaleString('en-US');
           if (flags.json) output.out(JSON.stringify(overview));
-          else {
+          else if ('damaged' in overview) {
             output.out(`state file   ${overview.state}`);
-            output.out(`members      ${overview.members.toLocaleString('en-US')}`);
+            output.out(`damaged      ${overview.problem}`);
+            output.out(`to recover   ${overview.hint}`);
+          } else {
+            output.out(`state file   ${overview.state}`);
+            output.out(`members      ${n(overview.members)}`);
             output.out(`last update  ${overview.lastUpdate ?? output.color.dim('never')}`);
             output.out(`target       ${overview.target ?? output.color.dim('none yet (bound by the next import)')}`);
+            output.out(`last good    ${overview.lastGoodRows === null ? output.color.dim('no whole run yet') : `${n(overview.lastGoodRows)} rows (the shrink guard compares with this)`}`);
+            output.out(`absent       ${n(overview.absent)} members not in the last whole run's input (memberctl state absent lists them)`);
           }
+          // a damaged state is reported, not thrown; the exit code still tells a script it cannot be used
+          result.exitCode = exitCodeFor('damaged' in overview ? 'usage' : 'ok');
+          return;
         } else {
           const member = stateOfMember(flags.state, memberId);
           if (flags.json) output.out(JSON.stringify(member));
@@ -76,8 +89,17 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
         const output = createOutput();
         const outcome = resetState(flags.state);
         if (flags.json) output.out(JSON.stringify(outcome));
-        else output.out(`forgot ${outcome.forgotten.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);
+        else if (outcome.damagedMovedTo) output.out(`the damaged state was moved to ${outcome.damagedMovedTo}; a new, empty state is in its place: the next import sends every member`);
+        else output.out(`forgot ${outcome.forgotten!.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);
         result.exitCode = exitCodeFor('ok');
+      }),
+  );
+  state.addCommand(
+    withStateOptions(new Command('absent'))
+      .description("list the members in the state that the last whole run's input did not hold (the API has no delete)")
+      .option('--out <file>', 'write the list here as CSV (memberId,absentSince) instead of to stdout')
+      .action(async (flags: StateFlags) => {
+        result.exitCode = await absentAction(flags);
       }),
   );
   const examples: Record<string, string> = {
@@ -87,7 +109,42 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
   $ memberctl state forget M-1042 --state members.state --json`,
     reset: `  $ memberctl state reset --state members.state             send every member next time
   $ memberctl state reset --state members.state && memberctl import members.csv --changed-only --state members.state`,
+    absent: `  $ memberctl state absent --state members.state                  memberId,absentSince lines on stdout
+  $ memberctl state absent --state members.state --out gone.csv --json`,
   };
   for (const sub of state.commands) sub.exitOverride().addHelpText('after', `\nExamples:\n${examples[sub.name()] ?? ''}`);
   return state;
+}
+
+async function absentAction(flags: StateFlags): Promise<number> {
+  const output = createOutput();
+  const header = 'memberId,absentSince';
+  const line = (member: { memberId: string; absentSince: string }) => `${csvCell(member.memberId)},${member.absentSince}`;
+  if (flags.out) {
+    // the state file itself (or its -wal) must never be the output
+    await checkOutputPaths([flags.state, `${flags.state}-wal`], [{ flag: '--out', path: flags.out }]);
+    const file = await openOutputFile(flags.out, 'absent members');
+    let count: number;
+    try {
+      await file.writeLine(header);
+      count = await listAbsent(flags.state, (member) => file.writeLine(line(member)));
+      await file.close();
+    } catch (error) {
+      await file.abort().catch(() => undefined); // an earlier list at that path stays as it was
+      throw error;
+    }
+    output.out(flags.json ? JSON.stringify({ state: flags.state, absent: count, out: flags.out }) : `${count.toLocaleString('en-US')} members absent from the last whole run's input: ${flags.out}`);
+  } else if (flags.json) {
+    const members: { memberId: string; absentSince: string }[] = [];
+    const count = await listAbsent(flags.state, (member) => void members.push(member));
+    output.out(JSON.stringify({ state: flags.state, absent: count, members }));
+  } else {
+    output.out(header);
+    await listAbsent(flags.state, (member) => output.out(line(member)));
+  }
+  return exitCodeFor('ok');
+}
+
+function csvCell(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

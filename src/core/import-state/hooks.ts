@@ -1,11 +1,14 @@
 /**
  * Turns the journal, the sync state and the shard into the import pipeline's hooks:
- * - select: --shard keeps only this shard's members (the others are counted as `otherShards`, not as rows);
+ * - select: --shard keeps only this shard's members (the others are counted as `otherShards`, not as rows); with
+ *   a state, every memberId read (beforeMap's too, of any shard) is marked seen, so the state can tell at the end
+ *   which of its members the input no longer holds;
  * - beforeMap (CSV with a state): a row whose source key (its cells and the mapping: mapping/csv-mapper.ts)
  *   hashes like the one stored with its member's last confirmed item is `unchanged` before it is even mapped;
  * - beforeSend: a record an earlier run settled is restored from the journal; with --changed-only, a member
  *   whose item hashes like the last one the server confirmed is `unchanged` (the hash of the JSON text is
- *   compared first, the canonical hash only when the text differs: see state/item-hash.ts);
+ *   compared first, the canonical hash only when the text differs: see state/item-hash.ts); with --refresh-after,
+ *   an unchanged member whose confirmation is due (state/nightly-state.ts) is sent anyway;
  * - onSettled: the journal entry is written and synced, then the confirmed items' hashes are committed to the
  *   state (one transaction per response). Calls come in response order and their appends resolve in that order,
  *   so the commits keep it too: a member's later row, sent once the earlier one was answered, is committed after.
@@ -22,6 +25,7 @@ import { itemHash, textHash } from '../../state/item-hash.js';
 import type { ResumeIndex } from '../../state/resume-index.js';
 import { shardOf, type Shard } from '../../state/shard.js';
 import type { ConfirmedItem, LearnedSource, SyncState } from '../../state/sync-state.js';
+import { refreshDue } from '../../state/nightly-state.js';
 import type { SourceRecord } from '../../io/source.js';
 import type { SourceKey } from '../mapping/index.js';
 import type { ImportHooks, PreSendDecision, SettledBatch } from '../import/types.js';
@@ -34,6 +38,8 @@ export interface HookParts {
   changedOnly?: boolean;
   /** CSV input: a record's memberId and source key, without mapping it (readCandidates' sourceKey). */
   sourceKey?: (record: SourceRecord) => SourceKey | undefined;
+  /** --refresh-after DAYS: a member confirmed longer ago is sent even when unchanged. */
+  refreshAfterDays?: number;
 }
 
 /** Source hashes learned are written in batches of this many (and when the run ends). */
@@ -43,11 +49,24 @@ export interface HookCounters {
   otherShards: number;
   /** Records restored from the journal instead of sent. */
   restored: number;
+  /** Unchanged members sent anyway because their confirmation was older than --refresh-after. */
+  refreshed: number;
 }
 
 export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: HookCounters; flush(): void } {
-  const counters: HookCounters = { otherShards: 0, restored: 0 };
-  const { shard, journal, resumed, state, changedOnly, sourceKey } = parts;
+  const counters: HookCounters = { otherShards: 0, restored: 0, refreshed: 0 };
+  const { shard, journal, resumed, state, changedOnly, sourceKey, refreshAfterDays } = parts;
+  const now = Date.now();
+  // unchanged, unless --refresh-after says its confirmation is old enough to send it again
+  const stillFresh = (memberId: string): boolean => {
+    if (refreshAfterDays === undefined || !state) return true;
+    const confirmedAt = state.nightly.confirmedAt(memberId);
+    if (confirmedAt === undefined || !refreshDue(memberId, confirmedAt, refreshAfterDays, now)) return true;
+    counters.refreshed++;
+    return false;
+  };
+  // every memberId the input holds (any shard's, valid or not), so the state can tell who is absent from it
+  let markedRecord = 0;
   const onTheWay = new Map<string, { record: number; hash: string; textHash: string; sourceHash?: string }>();
   const hooks: ImportHooks = {};
   // the source hash of the record beforeMap saw last: beforeSend of that same record stores or learns it
@@ -65,18 +84,29 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       const record = raw as SourceRecord;
       source = undefined;
       const found = sourceKey(record);
+      if (found) {
+        state.nightly.markSeen(found.memberId);
+        markedRecord = record.record;
+      }
       if (!found || (shard && shardOf(found.memberId, record.record, shard.count) !== shard.index)) return undefined;
       const hash = textHash(found.key);
       source = { record: record.record, hash };
       if (!changedOnly || onTheWay.has(found.memberId) || resumed?.get(record.record)) return undefined;
-      return state.lookupSourceHash(found.memberId) === hash ? 'unchanged' : undefined;
+      if (state.lookupSourceHash(found.memberId) !== hash) return undefined;
+      // a member due for a refresh goes on to be mapped and sent; beforeSend then asks again and counts it once
+      if (refreshAfterDays !== undefined) {
+        const confirmedAt = state.nightly.confirmedAt(found.memberId);
+        if (confirmedAt !== undefined && refreshDue(found.memberId, confirmedAt, refreshAfterDays, now)) return undefined;
+      }
+      return 'unchanged';
     };
   }
 
-  if (shard) {
+  if (shard || state) {
     hooks.select = (candidate) => {
       const memberId = candidate.valid ? candidate.item.memberId : candidate.memberId;
-      if (shardOf(memberId, candidate.record, shard.count) === shard.index) return true;
+      if (state && memberId !== undefined && markedRecord !== candidate.record) state.nightly.markSeen(memberId);
+      if (!shard || shardOf(memberId, candidate.record, shard.count) === shard.index) return true;
       counters.otherShards++;
       return false;
     };
@@ -99,7 +129,7 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
         // reads are in this synchronous call, so no commit can come between them
         const storedText = state.lookupTextHash(memberId);
         // (the same item with its keys in another order has the same canonical hash)
-        if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))) {
+        if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item))) && stillFresh(memberId)) {
           learn(memberId, sourceHash);
           return 'unchanged';
         }

@@ -2,10 +2,12 @@
  * The durable side of an import, in one object for the import command: the resume journal, the
  * --changed-only sync state and the --shard filter, as pipeline hooks, plus what to do when the run ends.
  */
+import { existsSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import type { Shard } from '../../state/shard.js';
 import { SyncState } from '../../state/sync-state.js';
 import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
+import { checkShrink, DEFAULT_MAX_SHRINK } from './shrink-guard.js';
 import { openJournalSession, type JournalOptions, type JournalSession } from './journal-session.js';
 import type { ImportHooks, ImportSummary } from '../import/types.js';
 
@@ -22,6 +24,18 @@ export interface ImportStateOptions {
   sourceKey?: HookParts['sourceKey'];
   /** The run's target (state/target-binding.ts): the journal and the state must have been made against it. */
   target: string;
+  /** --require-state: a missing state file is an error (exit 2) instead of a new state that sends every member. */
+  requireState?: boolean;
+  /** The shrink guard (shrink-guard.ts): this input's row count (at most), counted before the run. */
+  inputRows?: number;
+  maxShrink?: number;
+  allowShrink?: boolean;
+  /** --refresh-after DAYS: send members whose last confirmation is older (spread over nights). */
+  refreshAfterDays?: number;
+  /** --limit: the input is not read whole, so it says nothing about absent members or the row count. */
+  limited?: boolean;
+  /** Asked at the end: did the input end mid-record (no line break)? Such a run is no reference for the next. */
+  endedSuspect?: () => boolean;
 }
 
 export interface ImportStateSession {
@@ -35,25 +49,47 @@ export interface ImportStateSession {
    * Closes the journal (removed when nothing failed, unless --keep-journal) and the state. Without a summary
    * (the run threw) the journal is kept. Safe to call twice: the first call decides.
    */
-  finish(summary: ImportSummary | undefined): Promise<{ journalKept: boolean }>;
+  finish(summary: ImportSummary | undefined): Promise<FinishedState>;
 }
 
-export async function openImportState(options: ImportStateOptions, notice: (message: string) => void): Promise<ImportStateSession> {
+export interface FinishedState {
+  journalKept: boolean;
+  /** Members in the state this run's input did not hold; set only after a run that read its input whole. */
+  absentFromInput?: number;
+}
+
+export async function openImportState(
+  options: ImportStateOptions,
+  notice: (message: string) => void,
+  warn: (message: string) => void = notice,
+): Promise<ImportStateSession> {
   if (options.changedOnly && !options.statePath) {
     throw new UsageError('--changed-only needs --state FILE: the file that remembers what the server confirmed', {
       code: 'changed-only-state',
       hint: 'memberctl import members.csv --changed-only --state members.state (created on the first run).',
     });
   }
-  const state = options.statePath ? SyncState.open(options.statePath, { create: true, target: options.target }) : undefined;
+  const state = options.statePath ? openState(options.statePath, options, warn) : undefined;
   let journal: JournalSession | undefined;
   try {
+    if (state) {
+      const lastGood = state.nightly.lastGoodRun();
+      checkShrink({
+        rows: options.inputRows,
+        lastGoodRows: lastGood?.rows,
+        maxShrink: options.maxShrink ?? DEFAULT_MAX_SHRINK,
+        allowShrink: options.allowShrink ?? false,
+        input: options.input,
+        state: state.path,
+      });
+      if (lastGood && options.inputRows === undefined && !options.allowShrink) warn(`the shrink guard cannot count ${options.input} before the run (standard input or a JSON array): it is not checked`);
+    }
     journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
   } catch (error) {
     state?.close();
     throw error;
   }
-  let finished: Promise<{ journalKept: boolean }> | undefined;
+  let finished: Promise<FinishedState> | undefined;
   const { hooks, counters, flush } = buildHooks({
     shard: options.shard,
     journal: journal?.writer,
@@ -61,6 +97,7 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
     state,
     changedOnly: options.changedOnly,
     sourceKey: options.sourceKey,
+    refreshAfterDays: options.refreshAfterDays,
   });
   return {
     hooks,
@@ -74,21 +111,43 @@ export async function openImportState(options: ImportStateOptions, notice: (mess
     },
   };
 
-  async function finishOnce(summary: ImportSummary | undefined): Promise<{ journalKept: boolean }> {
+  async function finishOnce(summary: ImportSummary | undefined): Promise<FinishedState> {
+    let absentFromInput: number | undefined;
     try {
       flush();
+      // only a run that read its input whole, to a clean end, knows who is absent and how many rows a good export has
+      const whole = summary !== undefined && !summary.inputError && !summary.stopReason && !options.limited && !options.endedSuspect?.();
+      if (state && whole) absentFromInput = state.finishWholeRun(summary.rows + counters.otherShards);
     } finally {
       state?.close();
     }
-    if (!journal) return { journalKept: false };
+    const kept = await finishJournal(summary);
+    return absentFromInput === undefined ? { journalKept: kept } : { journalKept: kept, absentFromInput };
+  }
+
+  async function finishJournal(summary: ImportSummary | undefined): Promise<boolean> {
+    if (!journal) return false;
     const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
     // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
     const empty = !journal.resumed && journal.writer.entriesWritten === 0;
     if ((complete || empty) && !journal.keep) {
       await journal.writer.remove();
-      return { journalKept: false };
+      return false;
     }
     await journal.writer.close();
-    return { journalKept: true };
+    return true;
   }
+}
+
+/** A missing state is announced (every member will be sent), or refused with --require-state (for cron). */
+function openState(path: string, options: ImportStateOptions, warn: (message: string) => void): SyncState {
+  if (options.requireState && !existsSync(path)) {
+    throw new UsageError(`no state file at ${path} (--require-state): nothing was sent`, {
+      code: 'state-missing',
+      hint: 'Check the --state path. If the state is really gone, run once without --require-state: a new state is created and every member is sent once.',
+    });
+  }
+  const state = SyncState.open(path, { create: true, target: options.target });
+  if (state.created) warn(`new state ${path}: every member will be sent`);
+  return state;
 }

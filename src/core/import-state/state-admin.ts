@@ -1,4 +1,7 @@
-/** `memberctl state`: inspect and correct a --changed-only state file (never created here). */
+/** `memberctl state`: inspect and correct a --changed-only state file (never created here, except by reset). */
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { InputError } from '../../errors.js';
+import type { AbsentMember } from '../../state/nightly-state.js';
 import { SyncState, type MemberStateRow } from '../../state/sync-state.js';
 
 export interface StateOverview {
@@ -7,6 +10,18 @@ export interface StateOverview {
   lastUpdate: string | null;
   /** What the state was filled against (null: no import has used it yet). */
   target: string | null;
+  /** Members absent from the last whole run's input (`state absent` lists them). */
+  absent: number;
+  /** The last good run's row count: the shrink guard's reference. */
+  lastGoodRows: number | null;
+}
+
+/** A state that cannot be read: what `state show` says instead of failing. */
+export interface DamagedOverview {
+  state: string;
+  damaged: true;
+  problem: string;
+  hint: string;
 }
 
 function withState<T>(path: string, work: (state: SyncState) => T): T {
@@ -18,8 +33,17 @@ function withState<T>(path: string, work: (state: SyncState) => T): T {
   }
 }
 
-export function stateOverview(path: string): StateOverview {
-  return withState(path, (state) => ({ state: path, ...state.summary() }));
+function isDamagedState(error: unknown): error is InputError {
+  return error instanceof InputError && error.code === 'state-damaged';
+}
+
+export function stateOverview(path: string): StateOverview | DamagedOverview {
+  try {
+    return withState(path, (state) => ({ state: path, ...state.summary() }));
+  } catch (error) {
+    if (!isDamagedState(error)) throw error;
+    return { state: path, damaged: true, problem: error.message, hint: error.hint ?? '' };
+  }
 }
 
 export function stateOfMember(path: string, memberId: string): { state: string; memberId: string; known: boolean; hash: string | null; updatedAt: string | null } {
@@ -33,6 +57,36 @@ export function forgetMember(path: string, memberId: string): { state: string; m
   return withState(path, (state) => ({ state: path, memberId, forgotten: state.forget(memberId) }));
 }
 
-export function resetState(path: string): { state: string; forgotten: number } {
-  return withState(path, (state) => ({ state: path, forgotten: state.reset() }));
+/**
+ * Forgets every member. A damaged file cannot be emptied through SQLite: it is moved aside (with its -wal;
+ * nothing is deleted that could help someone look into the damage) and a new, empty state takes its place.
+ */
+export function resetState(path: string, now = new Date()): { state: string; forgotten: number | null; damagedMovedTo?: string } {
+  try {
+    return withState(path, (state) => ({ state: path, forgotten: state.reset() }));
+  } catch (error) {
+    if (!isDamagedState(error)) throw error;
+  }
+  const aside = `${path}.damaged-${now.toISOString().replace(/[:.]/g, '-')}`;
+  renameSync(path, aside);
+  if (existsSync(`${path}-wal`)) renameSync(`${path}-wal`, `${aside}-wal`);
+  rmSync(`${path}-shm`, { force: true }); // only an index of the -wal, rebuilt from it
+  SyncState.open(path, { create: true }).close();
+  return { state: path, forgotten: null, damagedMovedTo: aside };
+}
+
+/** Calls `each` for every member absent from the last whole run's input, in memberId order; returns the count. */
+export async function listAbsent(path: string, each: (member: AbsentMember) => Promise<void> | void): Promise<number> {
+  const state = SyncState.open(path, { create: false });
+  try {
+    let count = 0;
+    for (const member of state.nightly.absentMembers()) {
+      count++;
+      const waiting = each(member);
+      if (waiting) await waiting;
+    }
+    return count;
+  } finally {
+    state.close();
+  }
 }

@@ -11,6 +11,7 @@ import { coerceCustom, Problem, toBoolean, toDateTime } from './coerce.js';
 import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
 import { targetPath, type Target } from './targets.js';
 import { checkItem } from './validate-item.js';
+import { memberUpsertItemSchema } from '../../schemas/member.js';
 import { sortByFieldOrder } from './issues.js';
 
 type Item = Record<string, unknown>;
@@ -21,11 +22,18 @@ interface Plan {
   path: string;
   set: Setter;
   setNull: (item: Item) => void;
+  /** An empty cell clears the field (--empty-as-null, for a field that takes null). */
+  emptyAsNull: boolean;
 }
 
 export interface CsvMapperOptions extends ColumnOptions {
-  /** A cell exactly equal to this (after trimming) is JSON null, which clears the field. Off by default. */
+  /** A cell exactly equal to this (after trimming) is JSON null, which clears the field. Off by default. '' is emptyAsNull. */
   nullToken?: string;
+  /**
+   * --empty-as-null: an empty cell is JSON null (clears the field on the server) instead of "not given". Applies to
+   * the fields that take null; an empty memberId, isActive, createdAt or isEmployee stays "not given".
+   */
+  emptyAsNull?: boolean;
 }
 
 export interface CsvMapper {
@@ -44,15 +52,17 @@ export interface CsvMapper {
 
 export function buildCsvMapper(headers: readonly string[], options: CsvMapperOptions): CsvMapper {
   const { columns, warnings } = resolveColumns(headers, options);
+  // `--null-token ''` means exactly what it says: an empty cell is null
+  const emptyAsNull = options.emptyAsNull === true || options.nullToken === '';
+  const nullToken = options.nullToken === '' ? undefined : options.nullToken;
   const plans: Plan[] = [];
   const headerOfPath = new Map<string, string>();
   for (const column of columns) {
     if (!column.target) continue;
     const path = targetPath(column.target);
-    plans.push({ index: column.index, path, ...settersFor(column.target) });
+    plans.push({ index: column.index, path, ...settersFor(column.target), emptyAsNull: emptyAsNull && takesNull(column.target) });
     if (column.header !== path) headerOfPath.set(path, column.header);
   }
-  const nullToken = options.nullToken;
 
   function toCandidate(source: SourceRecord): Candidate {
     const { record, line } = source;
@@ -64,7 +74,10 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
       const raw = cells[plan.index];
       if (raw === undefined) continue;
       const cell = raw.trim();
-      if (cell === '') continue;
+      if (cell === '') {
+        if (plan.emptyAsNull) plan.setNull(item);
+        continue;
+      }
       if (cell === nullToken) {
         plan.setNull(item);
         continue;
@@ -89,7 +102,8 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     return typeof cell === 'string' && cell.trim() !== '' ? cell.trim() : undefined;
   }
 
-  const plan = JSON.stringify([packageVersion(), nullToken ?? null, columns.filter((c) => c.target).map((c) => [c.index, c.target])]);
+  // (--empty-as-null changes the item of a row with an empty cell, so it is part of the key)
+  const plan = JSON.stringify([packageVersion(), nullToken ?? null, emptyAsNull, columns.filter((c) => c.target).map((c) => [c.index, c.target])]);
   const planDigest = hash('sha256', plan, 'base64');
   // The cells joined by NUL (a third of JSON.stringify's cost, on every row of a --changed-only pass): unambiguous
   // as long as no cell holds a NUL itself, else the JSON form; a tag tells the two forms apart.
@@ -99,6 +113,13 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
   };
 
   return { columns, warnings, toCandidate, memberIdOf, sourceKey };
+}
+
+/** Whether the API takes null for the target (it clears the field): not for memberId, isActive, createdAt, isEmployee. */
+function takesNull(target: Target): boolean {
+  if (target.kind !== 'field') return true;
+  const shape = memberUpsertItemSchema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
+  return shape[target.field]?.safeParse(null).success ?? false;
 }
 
 function nulCount(text: string): number {

@@ -40,7 +40,7 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
     };
     warnings = csv.warnings;
   } else {
-    for (const [flag, given] of [['--map', options.mapping], ['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken]] as const) {
+    for (const [flag, given] of [['--map', options.mapping], ['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken], ['--empty-as-null', options.emptyAsNull]] as const) {
       if (given !== undefined && given !== false) {
         throw new UsageError(`${flag} applies to CSV input only (${options.file} is ${format})`, {
           code: 'csv-only-option',

@@ -1,0 +1,116 @@
+/**
+ * What a nightly sync keeps besides the members' hashes, in the same SQLite file:
+ * - the last good run's row count (state_meta `last_good_rows`), for the shrink guard;
+ * - which members this run's input held (a TEMP table, so it never touches the state file, and its pages spill to
+ *   a temporary file instead of memory as the export grows), and after a whole run, which members of the state
+ *   were absent from it (member_state.absent_since, added in place like source_hash);
+ * - when each member was last confirmed (member_state.updated_at), for --refresh-after.
+ * All additive: a state file from before gets the column when opened, and older memberctl versions ignore it.
+ */
+import type Database from 'better-sqlite3';
+import { fnv1a32 } from './shard.js';
+
+/** memberIds seen are inserted in batches of this many (one transaction each, or inside the open read). */
+const SEEN_BATCH = 2000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface AbsentMember {
+  memberId: string;
+  absentSince: string;
+}
+
+export interface LastGoodRun {
+  rows: number;
+  at: string;
+}
+
+export function addNightlyColumns(db: Database.Database): void {
+  const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('member_state')").pluck().all();
+  if (!columns.includes('absent_since')) db.exec('ALTER TABLE member_state ADD COLUMN absent_since INTEGER');
+}
+
+export class NightlyState {
+  private seen: string[] = [];
+  private seenTable = false;
+  private readonly confirmedAtStatement: Database.Statement<[string], number>;
+
+  constructor(private readonly db: Database.Database) {
+    this.confirmedAtStatement = db.prepare<[string], number>('SELECT updated_at FROM member_state WHERE member_id = ?').pluck();
+  }
+
+  /** The last good run's row count (the shrink guard's reference), if any run was good yet. */
+  lastGoodRun(): LastGoodRun | undefined {
+    const get = this.db.prepare<[string], string>('SELECT value FROM state_meta WHERE key = ?').pluck();
+    const rows = get.get('last_good_rows');
+    return rows === undefined ? undefined : { rows: Number(rows), at: get.get('last_good_at') ?? '' };
+  }
+
+  /** Remembers that this run's input holds the member (valid row or not: it is in the export, not absent). */
+  markSeen(memberId: string): void {
+    if (this.seen.push(memberId) >= SEEN_BATCH) this.flushSeen();
+  }
+
+  private flushSeen(): void {
+    if (!this.seenTable) {
+      this.db.exec('CREATE TEMP TABLE IF NOT EXISTS seen (member_id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID');
+      this.seenTable = true;
+    }
+    const insert = this.db.prepare<[string]>('INSERT OR IGNORE INTO temp.seen (member_id) VALUES (?)');
+    const ids = this.seen;
+    this.seen = [];
+    const run = () => ids.forEach((id) => insert.run(id));
+    // inside the shared read transaction the inserts simply join it (TEMP is private to this connection)
+    if (this.db.inTransaction) run();
+    else this.db.transaction(run)();
+  }
+
+  /**
+   * After a run that read its whole input: marks the state's members the input did not hold as absent (since
+   * now, or since they first went missing), clears the mark of those back, and stores the row count as the
+   * last good run's. Returns how many members are absent. Called outside any read transaction.
+   */
+  finishWholeRun(rows: number, now = Date.now()): number {
+    this.flushSeen();
+    return this.db.transaction(() => {
+      const missing = 'member_id NOT IN (SELECT member_id FROM temp.seen)';
+      this.db.prepare(`UPDATE member_state SET absent_since = ? WHERE absent_since IS NULL AND ${missing}`).run(now);
+      this.db.prepare(`UPDATE member_state SET absent_since = NULL WHERE absent_since IS NOT NULL AND NOT (${missing})`).run();
+      const upsert = this.db.prepare<[string, string]>('INSERT OR REPLACE INTO state_meta (key, value) VALUES (?, ?)');
+      upsert.run('last_good_rows', String(rows));
+      upsert.run('last_good_at', new Date(now).toISOString());
+      this.db.exec('DELETE FROM temp.seen');
+      return this.absentCount();
+    })();
+  }
+
+  absentCount(): number {
+    return this.db.prepare<[], number>('SELECT count(*) FROM member_state WHERE absent_since IS NOT NULL').pluck().get() ?? 0;
+  }
+
+  /** The members absent from the last whole run's input, in memberId order (iterated, never all in memory). */
+  *absentMembers(): Generator<AbsentMember> {
+    const rows = this.db
+      .prepare<[], [string, number]>('SELECT member_id, absent_since FROM member_state WHERE absent_since IS NOT NULL ORDER BY member_id')
+      .raw()
+      .iterate();
+    for (const [memberId, since] of rows) yield { memberId, absentSince: new Date(since).toISOString() };
+  }
+
+  /** When the server last confirmed the member's item (ms since the epoch), if it ever did. */
+  confirmedAt(memberId: string): number | undefined {
+    return this.confirmedAtStatement.get(memberId);
+  }
+}
+
+/**
+ * --refresh-after DAYS: is this member's last confirmation old enough to send it again? Each member has a night
+ * among DAYS (by FNV-1a of its memberId, like --shard), and is due on that night once its confirmation is at least
+ * half a day old, or on any night once it is DAYS old (a night the job did not run). So after a `state reset`
+ * confirms everyone at once, the refresh is spread over DAYS nights, and stays spread: each night carries about
+ * 1/DAYS of the members, and none waits longer than DAYS days.
+ */
+export function refreshDue(memberId: string, confirmedAt: number, days: number, now = Date.now()): boolean {
+  const age = now - confirmedAt;
+  if (age >= days * DAY_MS) return true;
+  return age >= DAY_MS / 2 && Math.floor(now / DAY_MS) % days === fnv1a32(memberId) % days;
+}
