@@ -36,7 +36,7 @@ describe('JSON log lines', () => {
     log.onImportEvent({ type: 'finished', summary });
     expect(lines.every((line) => line.endsWith('\n') && !line.slice(0, -1).includes('\n'))).toBe(true);
     expect(parsed()).toEqual([
-      { time: '2026-01-02T03:04:05.000Z', level: 'info', event: 'run-started', command: 'import', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 },
+      { time: '2026-01-02T03:04:05.000Z', level: 'info', event: 'run-started', runId: expect.stringMatching(/^[0-9a-f]{12}$/), pid: process.pid, command: 'import', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 },
       expect.objectContaining({ level: 'info', event: 'batch-confirmed', firstRecord: 1, lastRecord: 5, importedCount: 4 }),
       expect.objectContaining({ level: 'warn', event: 'retry', reason: 'HTTP 503', delayMs: 250 }),
       expect.objectContaining({ level: 'info', event: 'finished', rows: 10, skipped: 1, rejected: 1 }),
@@ -48,6 +48,33 @@ describe('JSON log lines', () => {
     log.onImportEvent({ type: 'finished', summary: { ...summary, failed: 2 } });
     log.onImportEvent({ type: 'finished', summary: { ...summary, stopReason: 'credentials', stopMessage: 'expired' } });
     expect(parsed().map((line) => line.level)).toEqual(['error', 'error']);
+  });
+
+  it('every line carries the same run id and the pid; finished carries the exit code at the level it deserves', async () => {
+    const { logFinished } = await import('../src/cli/log-format.js');
+    const { log, parsed } = capture();
+    log.log('info', 'notice', { message: 'x' });
+    logFinished(log, summary, 0);
+    logFinished(log, summary, 3, { absentFromInput: 2 });
+    logFinished(log, { ...summary, failed: 1 }, 4);
+    const lines = parsed();
+    expect(new Set(lines.map((line) => line.runId)).size).toBe(1);
+    expect(lines.every((line) => line.pid === process.pid)).toBe(true);
+    expect(lines.slice(1).map(({ level, exitCode }) => ({ level, exitCode }))).toEqual([
+      { level: 'info', exitCode: 0 },
+      { level: 'warn', exitCode: 3 },
+      { level: 'error', exitCode: 4 },
+    ]);
+    expect(lines[2]).toMatchObject({ rows: 10, absentFromInput: 2 });
+  });
+
+  it('an error rendered through a JSON output is one line {level, code, message, hint}', async () => {
+    const { jsonStderrOutput } = await import('../src/cli/log-format.js');
+    const { createOutput, renderError } = await import('../src/cli/output.js');
+    const { InputError } = await import('../src/errors.js');
+    const { log, parsed } = capture();
+    renderError(new InputError('crm.csv line 9: cut short', { code: 'input-csv', hint: 'Export again.' }), jsonStderrOutput(createOutput(), log));
+    expect(parsed()).toEqual([expect.objectContaining({ level: 'error', event: 'error', code: 'input-csv', message: 'crm.csv line 9: cut short', hint: 'Export again.' })]);
   });
 
   it('masks a secret wherever it would appear', () => {

@@ -3,8 +3,16 @@
  * a level and an event name; counts, record numbers and memberIds only, never member data, and never a token
  * (any secret handed to the writer is masked in every line, as a last line of defence).
  */
+import { randomBytes } from 'node:crypto';
 import type { ImportEvent } from '../core/import/events.js';
 import type { ImportSummary } from '../core/import/types.js';
+import { errorToJson } from './output.js';
+
+/**
+ * On every line: which run wrote it (one process, one run; several runs may share a log file, e.g. a job that
+ * overran into the next night's) and its process id (to match a line with ps, a lock file or a kill).
+ */
+const RUN = { runId: randomBytes(6).toString('hex'), pid: process.pid };
 
 export type LogFormat = 'text' | 'json';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -17,6 +25,8 @@ export interface JsonLogOptions {
   now?: () => Date;
   /** Fields added to every line, e.g. {command: 'import'}. */
   context?: Record<string, unknown>;
+  /** Fields added to the run-started line: input, profile, target, version, host. */
+  runStarted?: Record<string, unknown>;
 }
 
 export interface JsonLog {
@@ -45,7 +55,7 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   const secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
 
   function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
-    let line = JSON.stringify({ time: now().toISOString(), level, event, ...options.context, ...fields });
+    let line = JSON.stringify({ time: now().toISOString(), level, event, ...RUN, ...options.context, ...fields });
     for (const secret of secrets) line = line.replaceAll(secret, '[redacted]');
     write(`${line}\n`);
   }
@@ -54,7 +64,7 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
     switch (event.type) {
       case 'run-started': {
         const { type, ...fields } = event;
-        return log('info', type, fields);
+        return log('info', type, { ...options.runStarted, ...fields });
       }
       case 'batch-confirmed': {
         const { type, durationMs, ...fields } = event;
@@ -86,6 +96,17 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   return { log, onImportEvent };
 }
 
+/** The last line of a run: its exit code and counts; `error` when it failed, `warn` when some records were not taken. */
+export function logFinished(log: JsonLog, summary: ImportSummary, exitCode: number, extra: Record<string, unknown> = {}): void {
+  const level: LogLevel = exitCode === 0 ? 'info' : exitCode === 3 ? 'warn' : 'error';
+  log.log(level, 'finished', { exitCode, ...summaryForLog(summary), ...extra });
+}
+
+/** An error as one line, whenever it happens (before reading or during the run): {level, code, message, hint}. */
+export function logError(log: JsonLog, error: unknown): void {
+  log.log('error', 'error', errorToJson(error).error);
+}
+
 /**
  * An Output whose stderr lines become JSON log lines: for commands that print their diagnostics through
  * `output.err`/`output.warn` ("error: ...", "hint: ...", "note: ..."), one wrap gives them --log-format json.
@@ -102,5 +123,5 @@ export function jsonStderrOutput<T extends { err(text: string): void; warn(text:
     else if (kind === 'warning') log.log('warn', 'warning', { message });
     else log.log('info', kind ?? 'message', { message });
   };
-  return { ...output, err, warn: (text: string) => log.log('warn', 'warning', { message: text }) };
+  return { ...output, err, warn: (text: string) => log.log('warn', 'warning', { message: text }), logError: (error: unknown) => logError(log, error) };
 }

@@ -8,7 +8,7 @@ import { isMemberctlError } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
 import { createOutput, errorToJson, renderError } from './output.js';
 import { buildProgram, type CommandResult } from './program.js';
-import { createJsonLog, logFormatFromArgv } from './log-format.js';
+import { createJsonLog, logError, logFormatFromArgv } from './log-format.js';
 
 async function main(argv: string[]): Promise<number> {
   const result: CommandResult = { exitCode: exitCodeFor('ok') };
@@ -25,9 +25,13 @@ async function main(argv: string[]): Promise<number> {
     const output = createOutput({ noColor: argv.includes('--no-color') });
     if (wantsJson) output.out(JSON.stringify(errorToJson(error)));
     // --log-format json: stderr stays one JSON object per line, the fatal error included.
-    if (logFormatFromArgv(argv) === 'json') createJsonLog().log('error', 'error', errorToJson(error).error);
-    else renderError(error, output);
-    return exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
+    const exitCode = exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
+    if (logFormatFromArgv(argv) === 'json') {
+      const log = createJsonLog();
+      logError(log, error);
+      log.log('error', 'finished', { exitCode }); // a run that stopped before its summary still ends with its code
+    } else renderError(error, output);
+    return exitCode;
   }
 }
 

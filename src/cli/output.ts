@@ -13,6 +13,8 @@ export interface Output {
   warn(text: string): void;
   /** True when stderr is an interactive terminal (progress bars, prompts). */
   stderrIsTTY: boolean;
+  /** Set by --log-format json (log-format.ts): an error is one log line {level, code, message, hint}, not two lines of text. */
+  logError?(error: unknown): void;
 }
 
 export function colorEnabled(noColorFlag: boolean): boolean {
@@ -35,6 +37,7 @@ export function createOutput(options: { noColor?: boolean } = {}): Output {
 
 /** One line (plus a hint line) for a human; never a stack trace unless MEMBERCTL_DEBUG is set. */
 export function renderError(error: unknown, output: Output): void {
+  if (output.logError) return output.logError(error);
   const { color } = output;
   if (isMemberctlError(error)) {
     output.err(`${color.red('error:')} ${error.message}`);
@@ -52,5 +55,5 @@ export function errorToJson(error: unknown): { error: Record<string, unknown> } 
   if (isMemberctlError(error)) {
     return { error: { code: error.code, message: error.message, hint: error.hint, details: error.details } };
   }
-  return { error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+  return { error: { code: 'internal', message: error instanceof Error ? error.message : String(error), hint: 'this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.' } };
 }

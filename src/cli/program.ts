@@ -51,7 +51,7 @@ ${exitCodesHelp('memberctl')}`,
   // output settings down, hence the walk.)
   const outputError = (message: string, write: (text: string) => void) =>
     logFormatFromArgv(process.argv) === 'json'
-      ? createJsonLog({ write }).log('error', 'usage-error', { message: message.trim().replace(/\n/g, ' ') })
+      ? createJsonLog({ write }).log('error', 'usage-error', { code: 'usage', message: message.trim().replace(/\n/g, ' '), hint: 'See memberctl COMMAND --help for the flags and examples.' })
       : write(message);
   const configure = (command: Command) => {
     command.configureOutput({ outputError });

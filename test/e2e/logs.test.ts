@@ -43,11 +43,14 @@ describe('--log-format json', () => {
     const events = lines.map((line) => line.event);
     expect(events[0]).toBe('run-started');
     expect(events.at(-1)).toBe('finished');
-    expect(lines[0]).toMatchObject({ command: 'import', batchSize: 10, concurrency: 1 });
+    expect(lines[0]).toMatchObject({ command: 'import', batchSize: 10, concurrency: 1, input: file, profile: null, target: expect.stringContaining('127.0.0.1'), version: expect.stringMatching(/^\d+\.\d+/), host: expect.any(String) });
+    // one run id and the pid on every line
+    expect(new Set(lines.map((line) => line.runId)).size).toBe(1);
+    expect(lines.every((line) => typeof line.runId === 'string' && typeof line.pid === 'number')).toBe(true);
     expect(lines.find((line) => line.event === 'retry')).toMatchObject({ level: 'warn', delayMs: expect.any(Number), reason: expect.stringContaining('503') });
     expect(lines.filter((line) => line.event === 'batch-confirmed').length).toBeGreaterThanOrEqual(3);
     expect(lines.find((line) => line.event === 'records-rejected')).toMatchObject({ records: [7] });
-    expect(lines.at(-1)).toMatchObject({ rows: 25, importedCount: 24, rejected: 1, failed: 0, skipped: 0 });
+    expect(lines.at(-1)).toMatchObject({ level: 'warn', exitCode: 3, rows: 25, importedCount: 24, rejected: 1, failed: 0, skipped: 0 });
 
     const report = JSON.parse(stdout);
     expect(report.rows).toBe(25);
@@ -100,6 +103,10 @@ describe('--log-format json', () => {
 
     const noToken = await runCli(['import', file, '--base-url', sandbox.url, '--log-format', 'json'], isolatedEnv());
     expect(noToken.code).toBe(2);
-    expect(parseLines(noToken.stderr).at(-1)).toMatchObject({ level: 'error', event: 'error', code: 'no-token' });
+    // one error shape, hint included (not a separate line), then the run's last line with its exit code
+    const lines = parseLines(noToken.stderr);
+    expect(lines.at(-2)).toMatchObject({ level: 'error', event: 'error', code: 'no-token', message: expect.any(String), hint: expect.any(String) });
+    expect(lines.at(-1)).toMatchObject({ level: 'error', event: 'finished', exitCode: 2 });
+    expect(lines.some((line) => line.event === 'hint')).toBe(false);
   });
 });

@@ -18,7 +18,9 @@ import { resolveTarget, type Target } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import { openImportState, type ImportStateSession } from '../../core/import-state/index.js';
 import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateNotes, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
-import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-format.js';
+import { createJsonLog, jsonStderrOutput, logFinished, logFormatFromArgv } from '../log-format.js';
+import { packageVersion } from '../../version.js';
+import { hostname } from 'node:os';
 import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { createImportProgress, type ImportProgress } from '../progress.js';
@@ -111,7 +113,8 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     target = await resolveTarget('member', flags, settings);
     // from here on the log knows the token, to mask it should it ever appear in a message
     if (logJson) {
-      jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token] });
+      const runStarted = { input: file, profile: settings.profile?.value ?? null, target: target.description, version: packageVersion(), host: hostname() };
+      jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token], runStarted });
       output = jsonStderrOutput(output, jsonLog);
     }
     const warn = (message: string) => (jsonLog ? jsonLog.log('warn', 'warning', { message }) : progress ? progress.log(`warning: ${message}`) : output.warn(message));
@@ -128,8 +131,10 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
 
     const showProgress = output.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog;
     progress = showProgress ? createImportProgress() : undefined;
+    const log = jsonLog;
     const onEvent = fanOut(
-      jsonLog?.onImportEvent,
+      // the finished line is written below, once the exit code is known
+      log ? (event: ImportEvent) => void (event.type !== 'finished' && log.onImportEvent(event)) : undefined,
       progress?.onEvent.bind(progress),
       !jsonLog ? (event: ImportEvent) => void (event.type === 'warning' && warn(event.message)) : undefined,
     );
@@ -175,7 +180,9 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     }
     // unreadable input midway: the summary above accounts for the records before it; then the error, exit 2
     if (summary.inputError) renderError(summary.inputError, output);
-    return exitCodeFor(importCategory(summary));
+    const exitCode = exitCodeFor(importCategory(summary));
+    if (log) logFinished(log, summary, exitCode, importStateJson(durable, finished));
+    return exitCode;
   } finally {
     signals.dispose();
     progress?.stop();
