@@ -1,16 +1,25 @@
 /**
- * Resolves a CSV header row to targets, once per file, before any row is read: --map rules first, then the
- * lenient names. Unknown or clashing columns are a usage error naming the header and the closest field.
+ * Resolves a CSV header row to what each column feeds, once per file, before any row is read: --map rules first,
+ * then the lenient names; then the mapping's `fields` to column indices. Unknown or clashing columns, and a
+ * required field nothing gives, are usage errors naming the header and the closest field or headers.
  */
 import { UsageError } from '../../errors.js';
-import type { Mapping } from './mapping-file.js';
-import { closestField, isObjectFieldName, normalizeName, resolveTarget, targetPath, type Target } from './targets.js';
+import type { Feed, FieldRule, Mapping } from './mapping-file.js';
+import { checkRequiredFields } from './required-fields.js';
+import { compileCellReader } from './rules/cell-rule.js';
+import { closestField, isObjectFieldName, normalizeName, resolveTarget, targetPath } from './targets.js';
 
 export interface ResolvedColumn {
   index: number;
   header: string;
-  /** undefined: the column is not read (dropped by --map, unknown with --ignore-unknown-columns, or a rejects file's stage/error). */
-  target?: Target;
+  /** Empty: the column is not read (dropped by --map, unknown with --ignore-unknown-columns, or a rejects file's stage/error). */
+  feeds: Feed[];
+}
+
+/** A `fields` rule with its columns found in the header (in firstOf order; those not in the file left out). */
+export interface ResolvedField {
+  rule: FieldRule;
+  indices: number[];
 }
 
 export interface ColumnOptions {
@@ -22,6 +31,7 @@ export interface ColumnOptions {
 
 export interface ResolvedHeader {
   columns: ResolvedColumn[];
+  fields: ResolvedField[];
   warnings: string[];
 }
 
@@ -31,44 +41,71 @@ export function endsWithRejectsColumns(headers: readonly string[]): boolean {
   return n >= 2 && normalizeName(headers[n - 2]!) === 'stage' && normalizeName(headers[n - 1]!) === 'error';
 }
 
+/** The index of each header by its lenient name (the first, when two normalise alike). */
+function headerIndex(headers: readonly string[]): Map<string, number> {
+  const byName = new Map<string, number>();
+  headers.forEach((header, index) => {
+    if (!byName.has(header)) byName.set(header, index);
+    if (!byName.has(normalizeName(header))) byName.set(normalizeName(header), index);
+  });
+  return byName;
+}
+const findHeader = (byName: Map<string, number>, name: string) => byName.get(name) ?? byName.get(normalizeName(name));
+
 export function resolveColumns(headers: readonly string[], options: ColumnOptions): ResolvedHeader {
   const { mapping, file } = options;
-  const lenientRules = new Map<string, string>();
-  for (const key of mapping?.columns.keys() ?? []) lenientRules.set(normalizeName(key), key);
-  const usedRules = new Set<string>();
   const skipFrom = endsWithRejectsColumns(headers) ? headers.length - 2 : headers.length;
+  const byName = headerIndex(headers.slice(0, skipFrom));
+  const warnings: string[] = [];
+
+  const ruled = new Map<number, Feed[] | null>();
+  for (const [key, feeds] of mapping?.columns ?? []) {
+    const index = findHeader(byName, key);
+    if (index === undefined || ruled.has(index)) warnings.push(`mapping file ${mapping!.file}: column "${key}" is not in ${file}'s header`);
+    else ruled.set(index, feeds);
+  }
+  const fields: ResolvedField[] = [];
+  const sourceColumns = new Set<number>();
+  for (const rule of mapping?.fields ?? []) {
+    const indices: number[] = [];
+    for (const name of rule.sources) {
+      const index = findHeader(byName, name);
+      if (index === undefined) warnings.push(`mapping file ${mapping!.file}: fields["${rule.path}"]: column "${name}" is not in ${file}'s header`);
+      else (indices.push(index), sourceColumns.add(index));
+    }
+    fields.push({ rule, indices });
+  }
 
   const columns: ResolvedColumn[] = [];
   const unknown: ResolvedColumn[] = [];
   headers.forEach((header, index) => {
-    const column: ResolvedColumn = { index, header };
+    const column: ResolvedColumn = { index, header, feeds: [] };
     columns.push(column);
     if (index >= skipFrom) return;
-    const ruleKey = mapping?.columns.has(header) ? header : lenientRules.get(normalizeName(header));
-    if (ruleKey !== undefined && mapping) {
-      usedRules.add(ruleKey);
-      column.target = mapping.columns.get(ruleKey) ?? undefined;
+    if (ruled.has(index)) {
+      column.feeds = ruled.get(index) ?? [];
       return;
     }
-    column.target = resolveTarget(header);
-    if (!column.target) unknown.push(column);
+    const target = resolveTarget(header);
+    if (target) column.feeds = [{ target, path: targetPath(target), read: compileCellReader(target), emptyAsNull: false }];
+    else if (!sourceColumns.has(index)) unknown.push(column);
   });
 
-  rejectClashes(columns, file);
+  rejectClashes(columns, fields, file);
+  // with a mapping, a missing required field is what is left to map; without one, the unknown columns come first
+  if (mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
   if (unknown.length > 0 && !options.ignoreUnknownColumns) {
     const shown = unknown.slice(0, 5).map((c) => `"${c.header}" (column ${c.index + 1}${suggestionFor(c.header)})`);
     if (unknown.length > shown.length) shown.push(`and ${unknown.length - shown.length} more`);
     const list = shown.join(', ');
     throw new UsageError(`${file} line 1: unknown column${unknown.length > 1 ? 's' : ''} ${list}`, {
       code: 'unknown-column',
-      hint: 'Map it with --map mapping.json ({"columns": {"<header>": "<field>"}}, null drops a column), or skip unknown columns with --ignore-unknown-columns.',
+      hint: 'Map it with --map mapping.json ({"columns": {"<header>": "<field>"}}, null drops a column; `memberctl map init FILE` writes a starter), or skip unknown columns with --ignore-unknown-columns.',
     });
   }
-  const warnings = unknown.map((c) => `${file}: ignoring unknown column "${c.header}" (column ${c.index + 1})`);
-  for (const key of mapping?.columns.keys() ?? []) {
-    if (!usedRules.has(key)) warnings.push(`mapping file ${mapping!.file}: column "${key}" is not in ${file}'s header`);
-  }
-  return { columns, warnings };
+  if (!mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
+  const ignored = unknown.map((c) => `${file}: ignoring unknown column "${c.header}" (column ${c.index + 1})`);
+  return { columns, fields, warnings: [...ignored, ...warnings] };
 }
 
 function suggestionFor(header: string): string {
@@ -77,18 +114,28 @@ function suggestionFor(header: string): string {
   return suggestion ? `: did you mean ${suggestion}?` : '';
 }
 
-function rejectClashes(columns: ResolvedColumn[], file: string): void {
+/** Two columns for one field, or a column and a `fields` rule that would overwrite it (a default may sit beside it). */
+function rejectClashes(columns: ResolvedColumn[], fields: ResolvedField[], file: string): void {
   const byPath = new Map<string, ResolvedColumn>();
   for (const column of columns) {
-    if (!column.target) continue;
-    const path = targetPath(column.target);
-    const earlier = byPath.get(path);
-    if (earlier) {
-      throw new UsageError(
-        `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`,
-        { code: 'duplicate-column', hint: 'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}).' },
-      );
+    for (const { path } of column.feeds) {
+      const earlier = byPath.get(path);
+      if (earlier && earlier !== column) {
+        throw new UsageError(
+          `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`,
+          { code: 'duplicate-column', hint: 'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}), or take the first non-empty with {"fields": {"<field>": {"firstOf": ["<header>", "<header>"]}}}.' },
+        );
+      }
+      byPath.set(path, column);
     }
-    byPath.set(path, column);
+  }
+  for (const { rule } of fields) {
+    const column = byPath.get(rule.path);
+    if (column && (rule.value || rule.sources.length > 0)) {
+      throw new UsageError(`${file} line 1: column "${column.header}" (column ${column.index + 1}) and fields["${rule.path}"] both give ${rule.path}`, {
+        code: 'duplicate-column',
+        hint: `Drop the column ({"columns": {"${column.header}": null}}), list it in firstOf, or use "default" (applies when the cell is empty).`,
+      });
+    }
   }
 }

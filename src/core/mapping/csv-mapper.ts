@@ -7,23 +7,34 @@ import { hash } from 'node:crypto';
 import type { Candidate, RecordIssue } from '../candidate.js';
 import { packageVersion } from '../../version.js';
 import type { SourceRecord } from '../../io/source.js';
-import { coerceCustom, Problem, toBoolean, toDateTime } from './coerce.js';
+import { Problem } from './coerce.js';
 import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
-import { targetPath, type Target } from './targets.js';
+import { assignerFor, getterFor, type Assign, type Item } from './item-paths.js';
+import type { CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
 import { memberUpsertItemSchema } from '../../schemas/member.js';
+import type { Target } from './targets.js';
 import { sortByFieldOrder } from './issues.js';
-
-type Item = Record<string, unknown>;
-type Setter = (item: Item, cell: string) => Problem | undefined;
 
 interface Plan {
   index: number;
   path: string;
-  set: Setter;
-  setNull: (item: Item) => void;
-  /** An empty cell clears the field (--empty-as-null, for a field that takes null). */
+  /** ` (column "E-mail")` when the header differs from the field, for messages. */
+  named: string;
+  read: CellReader;
+  assign: Assign;
   emptyAsNull: boolean;
+}
+
+interface FieldPlan {
+  path: string;
+  indices: number[];
+  headers: string[];
+  read: CellReader;
+  assign: Assign;
+  get: (item: Item) => unknown;
+  value?: { value: unknown };
+  fallback?: { value: unknown };
 }
 
 export interface CsvMapperOptions extends ColumnOptions {
@@ -31,7 +42,8 @@ export interface CsvMapperOptions extends ColumnOptions {
   nullToken?: string;
   /**
    * --empty-as-null: an empty cell is JSON null (clears the field on the server) instead of "not given". Applies to
-   * the fields that take null; an empty memberId, isActive, createdAt or isEmployee stays "not given".
+   * the fields that take null; an empty memberId, isActive, createdAt or isEmployee stays "not given". A mapping's
+   * column rule may ask it for one column ("emptyAsNull": true).
    */
   emptyAsNull?: boolean;
 }
@@ -40,70 +52,115 @@ export interface CsvMapper {
   columns: ResolvedColumn[];
   warnings: string[];
   toCandidate(source: SourceRecord): Candidate;
-  /** The memberId cell of a row, even one the reader could not take whole (too many cells, bad bytes). */
+  /** The item as the mapping builds it, before the schema sees it, and the cells' problems (tests compare it with the sandbox). */
+  build(cells: readonly (string | undefined)[]): { item: Record<string, unknown>; problems?: RecordIssue[] };
+  /** The memberId of a row, even one the reader could not take whole (too many cells, bad bytes). */
   memberIdOf(cells: readonly unknown[]): string | undefined;
   /**
    * A row's cells as read, prefixed with a digest of everything else that decides its item: this memberctl's
-   * version, which column feeds which field as what type, the null token. Equal keys give equal items, so
-   * --changed-only can tell a row is unchanged without mapping, validating or serialising it.
+   * version, which column feeds which field as what type, the whole mapping file, the null token. Equal keys give
+   * equal items, so --changed-only can tell a row is unchanged without mapping, validating or serialising it.
    */
   sourceKey(cells: readonly unknown[]): string;
 }
 
+const named = (header: string, path: string) => (header === path ? '' : ` (column "${header}")`);
+
 export function buildCsvMapper(headers: readonly string[], options: CsvMapperOptions): CsvMapper {
-  const { columns, warnings } = resolveColumns(headers, options);
+  const { columns, fields, warnings } = resolveColumns(headers, options);
   // `--null-token ''` means exactly what it says: an empty cell is null
   const emptyAsNull = options.emptyAsNull === true || options.nullToken === '';
   const nullToken = options.nullToken === '' ? undefined : options.nullToken;
   const plans: Plan[] = [];
   const headerOfPath = new Map<string, string>();
   for (const column of columns) {
-    if (!column.target) continue;
-    const path = targetPath(column.target);
-    plans.push({ index: column.index, path, ...settersFor(column.target), emptyAsNull: emptyAsNull && takesNull(column.target) });
-    if (column.header !== path) headerOfPath.set(path, column.header);
+    for (const feed of column.feeds) {
+      plans.push({ index: column.index, path: feed.path, named: named(column.header, feed.path), read: feed.read, assign: assignerFor(feed.target), emptyAsNull: feed.emptyAsNull || (emptyAsNull && takesNull(feed.target)) });
+      if (column.header !== feed.path) headerOfPath.set(feed.path, column.header);
+    }
+  }
+  const fieldPlans: FieldPlan[] = fields.map(({ rule, indices }) => ({
+    path: rule.path,
+    indices,
+    headers: indices.map((i) => headers[i]!),
+    read: rule.read,
+    assign: assignerFor(rule.target),
+    get: getterFor(rule.target),
+    value: rule.value,
+    fallback: rule.fallback,
+  }));
+
+  /** Fills `item` from the row; returns the cells' problems (undefined when none). */
+  function fill(cells: readonly (string | undefined)[], item: Item, rowPlans: readonly Plan[], rowFields: readonly FieldPlan[]): RecordIssue[] | undefined {
+    let problems: RecordIssue[] | undefined;
+    for (let i = 0; i < rowPlans.length; i++) {
+      const plan = rowPlans[i]!;
+      const raw = cells[plan.index];
+      if (raw === undefined) continue;
+      const cell = raw.trim();
+      if (cell === '') {
+        if (plan.emptyAsNull) plan.assign(item, null);
+        continue;
+      }
+      if (cell === nullToken) {
+        plan.assign(item, null);
+        continue;
+      }
+      const value = plan.read(cell);
+      if (value instanceof Problem) (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
+      else plan.assign(item, value);
+    }
+    for (let i = 0; i < rowFields.length; i++) {
+      const field = rowFields[i]!;
+      if (field.value) {
+        field.assign(item, field.value.value);
+        continue;
+      }
+      for (let k = 0; k < field.indices.length; k++) {
+        const cell = cells[field.indices[k]!]?.trim();
+        if (cell === undefined || cell === '') continue;
+        const value = cell === nullToken ? null : field.read(cell);
+        if (value instanceof Problem) (problems ??= []).push({ path: field.path, message: `${value.message} (column "${field.headers[k]}")`, rule: value.rule });
+        else field.assign(item, value);
+        break;
+      }
+      if (field.fallback && field.get(item) === undefined) field.assign(item, field.fallback.value);
+    }
+    return problems;
   }
 
   function toCandidate(source: SourceRecord): Candidate {
     const { record, line } = source;
     const cells = source.raw as readonly (string | undefined)[];
     const item: Item = {};
-    let problems: RecordIssue[] | undefined;
-    for (let i = 0; i < plans.length; i++) {
-      const plan = plans[i]!;
-      const raw = cells[plan.index];
-      if (raw === undefined) continue;
-      const cell = raw.trim();
-      if (cell === '') {
-        if (plan.emptyAsNull) plan.setNull(item);
-        continue;
-      }
-      if (cell === nullToken) {
-        plan.setNull(item);
-        continue;
-      }
-      const problem = plan.set(item, cell);
-      if (problem) (problems ??= []).push({ path: plan.path, message: problem.message, rule: problem.rule });
-    }
+    const problems = fill(cells, item, plans, fieldPlans);
     const memberId = typeof item.memberId === 'string' ? item.memberId : undefined;
     const check = checkItem(item, 'csv');
     if (check.ok && !problems) return { record, line, memberId, raw: cells, valid: true, item: check.item };
     const issues = mergeIssues(problems, check.ok ? [] : check.issues);
     for (const issue of issues) {
       const header = headerOfPath.get(issue.path);
-      if (header !== undefined) issue.message += ` (column "${header}")`;
+      if (header !== undefined && !issue.message.endsWith(`(column "${header}")`)) issue.message += ` (column "${header}")`;
     }
     return { record, line, memberId, raw: cells, valid: false, issues };
   }
 
-  const idColumn = plans.find((plan) => plan.path === 'memberId')?.index;
+  const idPlans = plans.filter((plan) => plan.path === 'memberId');
+  const idFields = fieldPlans.filter((field) => field.path === 'memberId');
   function memberIdOf(cells: readonly unknown[]): string | undefined {
-    const cell = idColumn === undefined ? undefined : cells[idColumn];
-    return typeof cell === 'string' && cell.trim() !== '' ? cell.trim() : undefined;
+    const item: Item = {};
+    fill(cells as readonly (string | undefined)[], item, idPlans, idFields);
+    return typeof item.memberId === 'string' && item.memberId.trim() !== '' ? item.memberId : undefined;
   }
 
-  // (--empty-as-null changes the item of a row with an empty cell, so it is part of the key)
-  const plan = JSON.stringify([packageVersion(), nullToken ?? null, emptyAsNull, columns.filter((c) => c.target).map((c) => [c.index, c.target])]);
+  const plan = JSON.stringify([
+    packageVersion(),
+    nullToken ?? null,
+    emptyAsNull, // it changes the item of a row with an empty cell
+    columns.map((c) => [c.index, c.feeds.map((f) => f.target)]),
+    fields.map((f) => [f.rule.path, f.indices]),
+    options.mapping?.fingerprint ?? null,
+  ]);
   const planDigest = hash('sha256', plan, 'base64');
   // The cells joined by NUL (a third of JSON.stringify's cost, on every row of a --changed-only pass): unambiguous
   // as long as no cell holds a NUL itself, else the JSON form; a tag tells the two forms apart.
@@ -112,7 +169,11 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     return nulCount(joined) === cells.length - 1 ? `${planDigest}c${joined}` : `${planDigest}j${JSON.stringify(cells)}`;
   };
 
-  return { columns, warnings, toCandidate, memberIdOf, sourceKey };
+  const build = (cells: readonly (string | undefined)[]) => {
+    const item: Item = {};
+    return { item, problems: fill(cells, item, plans, fieldPlans) };
+  };
+  return { columns, warnings, toCandidate, build, memberIdOf, sourceKey };
 }
 
 /** Whether the API takes null for the target (it clears the field): not for memberId, isActive, createdAt, isEmployee. */
@@ -133,56 +194,4 @@ function mergeIssues(problems: RecordIssue[] | undefined, schemaIssues: RecordIs
   if (!problems) return schemaIssues;
   const seen = new Set(problems.map((p) => p.path));
   return sortByFieldOrder([...problems, ...schemaIssues.filter((issue) => !seen.has(issue.path))]);
-}
-
-function settersFor(target: Target): Pick<Plan, 'set' | 'setNull'> {
-  switch (target.kind) {
-    case 'field': {
-      const field = target.field;
-      const setNull = (item: Item) => void (item[field] = null);
-      if (target.type === 'boolean') {
-        return {
-          setNull,
-          set: (item, cell) => {
-            const value = toBoolean(cell);
-            if (value instanceof Problem) return value;
-            item[field] = value;
-          },
-        };
-      }
-      if (target.type === 'date') {
-        return {
-          setNull,
-          set: (item, cell) => {
-            const value = toDateTime(cell);
-            if (value instanceof Problem) return value;
-            item[field] = value;
-          },
-        };
-      }
-      return { setNull, set: (item, cell) => void (item[field] = cell) };
-    }
-    case 'address': {
-      const field = target.field;
-      const address = (item: Item) => (item.address ??= {}) as Item;
-      return { setNull: (item) => void (address(item)[field] = null), set: (item, cell) => void (address(item)[field] = cell) };
-    }
-    case 'metadata': {
-      const key = target.key;
-      const metadata = (item: Item) => (item.metadata ??= Object.create(null)) as Item;
-      return { setNull: (item) => void (metadata(item)[key] = null), set: (item, cell) => void (metadata(item)[key] = cell) };
-    }
-    case 'customProperties': {
-      const { key, type } = target;
-      const custom = (item: Item) => (item.customProperties ??= Object.create(null)) as Item;
-      return {
-        setNull: (item) => void (custom(item)[key] = null),
-        set: (item, cell) => {
-          const value = coerceCustom(cell, type);
-          if (value instanceof Problem) return value;
-          custom(item)[key] = value;
-        },
-      };
-    }
-  }
 }

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import type { Candidate } from '../candidate.js';
 import type { InputFormat, SourceRecord } from '../../io/source.js';
 import { buildCsvMapper, type CsvMapperOptions } from './csv-mapper.js';
-import { jsonToCandidate } from './json-mapper.js';
+import { buildJsonMapper, jsonToCandidate } from './json-mapper.js';
 
 export { loadMappingFile, parseMapping, type Mapping } from './mapping-file.js';
 export { endsWithRejectsColumns } from './csv-columns.js';
@@ -40,15 +40,15 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
     };
     warnings = csv.warnings;
   } else {
-    for (const [flag, given] of [['--map', options.mapping], ['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken], ['--empty-as-null', options.emptyAsNull]] as const) {
+    for (const [flag, given] of [['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken], ['--empty-as-null', options.emptyAsNull]] as const) {
       if (given !== undefined && given !== false) {
         throw new UsageError(`${flag} applies to CSV input only (${options.file} is ${format})`, {
           code: 'csv-only-option',
-          hint: 'JSON and NDJSON records are taken as they are: their property names must be the API\'s field names.',
+          hint: 'JSON and NDJSON records are taken as they are, or through --map mapping.json, whose keys are dotted paths into the record.',
         });
       }
     }
-    map = jsonToCandidate;
+    map = options.mapping ? buildJsonMapper(options.mapping) : jsonToCandidate;
   }
   return {
     warnings,

@@ -1,0 +1,39 @@
+/**
+ * Writing and reading one target in an item under construction. Containers are made on first use; metadata and
+ * customProperties maps have no prototype, so keys such as "__proto__" are plain data.
+ */
+import type { Target } from './targets.js';
+
+export type Item = Record<string, unknown>;
+export type Assign = (item: Item, value: unknown) => void;
+
+const containerOf = (target: Target): string | undefined => (target.kind === 'field' ? undefined : target.kind);
+const leafOf = (target: Target): string => (target.kind === 'field' || target.kind === 'address' ? target.field : target.key);
+
+export function assignerFor(target: Target): Assign {
+  const leaf = leafOf(target);
+  const container = containerOf(target);
+  if (container === undefined) return (item, value) => void (item[leaf] = value);
+  if (container === 'address') return (item, value) => void (((item.address ??= {}) as Item)[leaf] = value);
+  return (item, value) => void (((item[container] ??= Object.create(null)) as Item)[leaf] = value);
+}
+
+export function getterFor(target: Target): (item: Item) => unknown {
+  const leaf = leafOf(target);
+  const container = containerOf(target);
+  if (container === undefined) return (item) => item[leaf];
+  return (item) => {
+    const inner = item[container] as Item | undefined;
+    return inner ? inner[leaf] : undefined;
+  };
+}
+
+/** The value at a dotted path in a parsed JSON record ("contact.emails.0"), own properties only; undefined when absent. */
+export function valueAtPath(record: unknown, path: readonly string[]): unknown {
+  let value = record;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}

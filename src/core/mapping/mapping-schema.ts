@@ -1,0 +1,85 @@
+/**
+ * The mapping file's own zod schemas, piece by piece (the file, one column rule, one field rule), so that an error
+ * names the exact key, and a misspelt key, transform or conversion gets a did-you-mean.
+ */
+import { z } from 'zod';
+import { closestName } from './targets.js';
+
+export const TRANSFORMS = ['trim', 'lowercase', 'uppercase', 'collapseSpaces'] as const;
+export const CONVERSIONS = ['countryCode', 'e164'] as const;
+export const CELL_TYPES = ['string', 'number', 'boolean', 'json'] as const;
+
+export type Transform = (typeof TRANSFORMS)[number];
+export type Conversion = (typeof CONVERSIONS)[number];
+
+const jsonValue: z.ZodType<unknown> = z.json();
+
+/** How one cell is read: the options a column rule and a field rule share. */
+const cellOptions = {
+  type: z.enum(CELL_TYPES).optional(),
+  transform: z.array(z.enum(TRANSFORMS)).optional(),
+  values: z.record(z.string(), jsonValue).optional(),
+  otherwise: jsonValue.optional(),
+  convert: z.enum(CONVERSIONS).optional(),
+  defaultRegion: z.string().regex(/^[A-Za-z]{2}$/, 'expected an ISO 3166-1 alpha-2 country code such as "US"').optional(),
+  format: z.string().min(1).optional(),
+  timeZone: z.string().min(1).optional(),
+  twoDigitYearStart: z.number().int().min(1000).max(9900).optional(),
+  /** An empty cell is sent as null (clears the field) instead of leaving the field out. */
+  emptyAsNull: z.boolean().optional(),
+};
+
+export const columnRuleSchema = z.strictObject({ field: z.string().min(1), ...cellOptions });
+
+export const fieldRuleSchema = z.strictObject({
+  value: jsonValue.optional(),
+  default: jsonValue.optional(),
+  firstOf: z.array(z.string().min(1)).min(1).optional(),
+  column: z.string().min(1).optional(),
+  ...cellOptions,
+});
+
+export const mappingFileSchema = z.strictObject({
+  description: z.string().optional(),
+  columns: z.record(z.string().min(1), z.unknown()).optional(),
+  fields: z.record(z.string().min(1), z.unknown()).optional(),
+});
+
+export type CellOptions = Omit<z.infer<typeof columnRuleSchema>, 'field'>;
+export type ColumnRuleJson = z.infer<typeof columnRuleSchema>;
+export type FieldRuleJson = z.infer<typeof fieldRuleSchema>;
+
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  file: Object.keys(mappingFileSchema.shape),
+  column: Object.keys(columnRuleSchema.shape),
+  field: Object.keys(fieldRuleSchema.shape),
+};
+
+/** One line for the first issue: where (columns["Status"].transform[1]) and what, with a did-you-mean. */
+export function describeSchemaIssue(issues: readonly z.core.$ZodIssue[], where: string, kind: keyof typeof KNOWN_KEYS): string {
+  const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
+  const at = where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  const input = (issue as { input?: unknown }).input;
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const key = issue.keys[0]!;
+      const known = issue.path.length === 0 ? KNOWN_KEYS[kind]! : [];
+      const suggestion = closestName(key, known);
+      return `${at || '(top level)'}: unknown key "${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known keys: ${known.join(', ')}`;
+    }
+    case 'invalid_value': {
+      const options = issue.values.map(String);
+      const suggestion = typeof input === 'string' ? closestName(input, options) : undefined;
+      return `${at}: unknown ${ruleWord(issue.path)} ${JSON.stringify(input)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of ${options.join(', ')}`;
+    }
+    case 'invalid_type':
+      return `${at}: ${input === undefined ? 'missing' : `expected ${issue.expected}, got ${JSON.stringify(input)}`}`;
+    default:
+      return `${at}: ${issue.message}`;
+  }
+}
+
+function ruleWord(path: readonly PropertyKey[]): string {
+  const key = path.find((p) => typeof p === 'string');
+  return key === 'transform' ? 'transform' : key === 'convert' ? 'conversion' : key === 'type' ? 'type' : 'value';
+}

@@ -1,0 +1,137 @@
+/**
+ * One cell rule compiled, once per file, into one function from a cell (trimmed, non-empty) to the value to send,
+ * or a Problem. The steps, in order: transform → values → convert → format / timeZone → the target's own type.
+ * A `values` entry that is not a string is final (true, 3, null); a string goes on through the later steps.
+ */
+import { coerceCustom, Problem, toBoolean, toDateTime } from '../coerce.js';
+import type { CellOptions, Transform } from '../mapping-schema.js';
+import { targetPath, type Target } from '../targets.js';
+import { toCountryCode, isCountryCode } from './country.js';
+import { compileDateFormat, DateFormatError, isRealDate, type DateParts } from './date-format.js';
+import { toE164 } from './phone.js';
+import { openZone, TimeZoneError, type Zone } from './time-zone.js';
+
+export type CellReader = (cell: string) => unknown;
+
+/** A rule the mapping file states but cannot hold: the message names the option; where the rule is, the caller adds. */
+export class RuleError extends Error {}
+
+const TRANSFORM: Record<Transform, (text: string) => string> = {
+  trim: (text) => text.trim(),
+  lowercase: (text) => text.toLowerCase(),
+  uppercase: (text) => text.toUpperCase(),
+  collapseSpaces: (text) => text.replace(/\s+/g, ' ').trim(),
+};
+
+export function compileCellReader(target: Target, options: CellOptions = {}): CellReader {
+  checkOptions(target, options);
+  const base = baseReader(target, options);
+  const steps: ((text: string) => unknown)[] = [];
+  for (const name of options.transform ?? []) steps.push(TRANSFORM[name]);
+  if (options.values) steps.push(valuesStep(options.values, options.otherwise));
+  if (options.convert === 'countryCode') steps.push(countryStep);
+  if (options.convert === 'e164') steps.push(phoneStep(options.defaultRegion?.toUpperCase()));
+  if (steps.length === 0) return base;
+  return (cell) => {
+    let text = cell;
+    for (let i = 0; i < steps.length; i++) {
+      const out = steps[i]!(text);
+      if (typeof out !== 'string') return out;
+      text = out;
+    }
+    return base(text);
+  };
+}
+
+function checkOptions(target: Target, options: CellOptions): void {
+  const path = targetPath(target);
+  if (options.type !== undefined && target.kind !== 'customProperties') {
+    throw new RuleError(`"type" applies only to customProperties.<key> targets (member fields have fixed types; ${path} is read as the API defines it)`);
+  }
+  if (options.otherwise !== undefined && options.values === undefined) throw new RuleError('"otherwise" needs "values" (it is what a cell the values do not list becomes)');
+  if (options.defaultRegion !== undefined) {
+    if (options.convert !== 'e164') throw new RuleError('"defaultRegion" applies to "convert": "e164" (the country of a phone number written without +)');
+    if (!isCountryCode(options.defaultRegion.toUpperCase())) throw new RuleError(`"defaultRegion": "${options.defaultRegion}" is not an ISO 3166-1 alpha-2 country code`);
+  }
+  const dated = options.format !== undefined || options.timeZone !== undefined || options.twoDigitYearStart !== undefined;
+  const dateTarget = (target.kind === 'field' && target.type === 'date') || target.kind === 'metadata' || (target.kind === 'customProperties' && target.type === 'string');
+  if (dated && !dateTarget) throw new RuleError(`"format" and "timeZone" read dates, and ${path} is not a date (birthdate, createdAt, or a metadata / customProperties text)`);
+  if (options.twoDigitYearStart !== undefined && options.format === undefined) throw new RuleError('"twoDigitYearStart" needs "format" (with yy)');
+}
+
+function baseReader(target: Target, options: CellOptions): CellReader {
+  if (options.format !== undefined || options.timeZone !== undefined) return dateReader(options);
+  switch (target.kind) {
+    case 'field':
+      return target.type === 'boolean' ? toBoolean : target.type === 'date' ? toDateTime : (cell) => cell;
+    case 'customProperties': {
+      const type = target.type;
+      return type === 'string' ? (cell) => cell : (cell) => coerceCustom(cell, type);
+    }
+    default:
+      return (cell) => cell;
+  }
+}
+
+function valuesStep(values: Record<string, unknown>, otherwise: unknown): (text: string) => unknown {
+  const byKey = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(values)) byKey.set(key.trim().toLowerCase(), value);
+  const listed = Object.keys(values).slice(0, 6).map((k) => `"${k}"`).join(', ') + (byKey.size > 6 ? ', …' : '');
+  return (text) => {
+    const value = byKey.get(text.toLowerCase());
+    if (value !== undefined) return value;
+    if (otherwise !== undefined) return otherwise;
+    return new Problem(`"${text}" is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`, 'not a listed value');
+  };
+}
+
+function countryStep(text: string): string | Problem {
+  return toCountryCode(text) ?? new Problem(`unknown country "${text}": expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`, 'unknown country');
+}
+
+function phoneStep(defaultRegion: string | undefined): (text: string) => string | Problem {
+  const expected = defaultRegion ? `a phone number (with +country, or a ${defaultRegion} number)` : 'a phone number with its + country code (or set "defaultRegion")';
+  return (text) => toE164(text, defaultRegion) ?? new Problem(`expected ${expected}, got "${text}"`, 'not a phone number');
+}
+
+/** Local ISO forms "timeZone" reads without a format: 2023-01-05, 2023-01-05 10:22, 2023-01-05T10:22:33.5 */
+const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+
+function dateReader(options: CellOptions): CellReader {
+  let zone: Zone | undefined;
+  try {
+    zone = options.timeZone === undefined ? undefined : openZone(options.timeZone);
+  } catch (error) {
+    if (error instanceof TimeZoneError) throw new RuleError(`"timeZone": ${error.message}`);
+    throw error;
+  }
+  const toIso = (p: DateParts) => {
+    const local = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second, p.millisecond);
+    const utc = p.offset !== undefined ? local - p.offset * 60_000 : zone ? zone.toUtc(local) : local;
+    return new Date(utc).toISOString();
+  };
+  if (options.format === undefined) {
+    return (cell) => {
+      const m = LOCAL_ISO.exec(cell);
+      if (!m) return cell; // with an offset it is complete as written; anything else the schema refuses, as without a rule
+      const [year, month, day, hour, minute, second] = m.slice(1, 7).map((s) => Number(s ?? 0)) as number[];
+      const parts = { year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second: second!, millisecond: Number((m[7] ?? '0').padEnd(3, '0')) };
+      return isRealDate(parts) ? toIso(parts) : new Problem(`not a real date-time: "${cell}"`, 'not a real date-time');
+    };
+  }
+  let format;
+  try {
+    format = compileDateFormat(options.format, options.twoDigitYearStart);
+  } catch (error) {
+    if (error instanceof DateFormatError) throw new RuleError(error.message);
+    throw error;
+  }
+  if (format.hasTime && !format.hasOffset && !zone) {
+    throw new RuleError(`"format": "${options.format}" has a time but no offset (XXX): add "timeZone" (an IANA zone such as "Europe/Oslo", or "UTC") to say where that time was written`);
+  }
+  const pattern = options.format;
+  return (cell) => {
+    const parts = format.parse(cell);
+    return parts ? toIso(parts) : new Problem(`expected a date in the format "${pattern}", got "${cell}"`, `not in the format ${pattern}`);
+  };
+}
