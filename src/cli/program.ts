@@ -9,6 +9,7 @@ import { configCommand } from './commands/config.js';
 import { templateCommand } from './commands/template.js';
 import { completionCommand } from './commands/completion.js';
 import { stateCommand } from './commands/state.js';
+import { mapCommand } from './commands/map.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
 import { exitCodesHelp } from './exit-codes.js';
 
@@ -43,7 +44,7 @@ Examples:
 
 ${exitCodesHelp('memberctl')}`,
     );
-  const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand, stateCommand];
+  const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand, stateCommand, mapCommand];
   for (const command of commands) {
     program.addCommand(command(result).exitOverride());
   }

@@ -1,0 +1,64 @@
+/** `memberctl map init FILE`: a starter mapping file (docs/mapping.md) from an export's headers and first rows. */
+import { Command, Option } from 'commander';
+import { initMapping } from '../../core/map-init/map-init.js';
+import { writeTextOutput } from '../../io/text-output.js';
+import type { InputFormat } from '../../io/source.js';
+import { createOutput } from '../output.js';
+import type { CommandResult } from '../program.js';
+
+interface MapInitFlags {
+  out?: string;
+  force?: boolean;
+  format?: InputFormat;
+  delimiter?: string;
+  json?: boolean;
+}
+
+export function mapCommand(result: CommandResult): Command {
+  const map = new Command('map')
+    .description('work with mapping files (--map): from an export\'s columns to member fields')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memberctl map init crm-export.csv                       print a starter mapping
+  $ memberctl map init crm-export.csv --out crm-mapping.json
+
+The language (format, timeZone, convert, values, transform, fields): docs/mapping.md`,
+    );
+  map.addCommand(
+    new Command('init')
+      .description('write a starter mapping from a file\'s headers and first rows: a guessed field per column (null for the rest), date formats, placeholders for required fields')
+      .argument('<file>', 'the export: CSV, JSON array or NDJSON (optionally .gz)')
+      .option('--out <file>', 'write the mapping here (default: stdout); never the input, never through a symlink')
+      .option('--force', 'replace --out if it exists')
+      .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson']))
+      .option('--delimiter <char>', 'CSV delimiter (default: detected)')
+      .option('--json', 'print {file, format, out, mapping, notes} on stdout')
+      .addHelpText(
+        'after',
+        `
+Then check every rule, and validate with it until every record is valid.
+
+Examples:
+  $ memberctl map init crm-export.csv --out crm-mapping.json
+  $ memberctl validate crm-export.csv --map crm-mapping.json --rejects fix-me.csv
+  $ memberctl map init contacts.ndjson --json | jq .notes`,
+      )
+      .action(async (file: string, flags: MapInitFlags) => {
+        const output = createOutput();
+        const delimiter = flags.delimiter === 'tab' ? '\t' : flags.delimiter;
+        const init = await initMapping({ path: file, format: flags.format, delimiter });
+        const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
+        if (flags.out) await writeTextOutput(flags.out, text, { force: flags.force, inputs: file === '-' ? [] : [file], purpose: 'mapping file' });
+        if (flags.json) output.out(JSON.stringify({ file: init.file, format: init.format, out: flags.out ?? null, mapping: init.mapping, notes: init.notes }));
+        else if (!flags.out) process.stdout.write(text);
+        if (!flags.json) {
+          for (const note of init.notes) output.err(`note: ${note}`);
+          if (flags.out) output.err(`wrote ${flags.out}: check it, then: memberctl validate ${file} --map ${flags.out}`);
+        }
+        result.exitCode = 0;
+      }),
+  );
+  return map;
+}

@@ -1,0 +1,106 @@
+/**
+ * `memberctl map init FILE`: a starter mapping from a file's headers (CSV, workbook) or property paths (JSON,
+ * NDJSON) and its first records, so a new user starts from something that almost works: a best-guess field for
+ * each column and null for the rest, a format for date columns, values for a status column, a placeholder for
+ * each required field no column gives. The mapping it writes loads as it is (tests check that).
+ */
+import { openRecordSource } from '../../io/open-source.js';
+import type { SourceOptions, SourceRecord } from '../../io/source.js';
+import { valueAtPath } from '../mapping/item-paths.js';
+import { REQUIRED_FIELDS, headersLike } from '../mapping/required-fields.js';
+import { guessDateFormat, guessTarget, guessValues, needsCountryConversion } from './sniff.js';
+
+/** Records read for sniffing: enough to see a few date and status values, few enough to be instant. */
+const SAMPLE_RECORDS = 200;
+const MAX_PATHS = 300;
+
+export interface MapInitResult {
+  /** The file as read (display name) and its format. */
+  file: string;
+  format: string;
+  mapping: { description: string; columns: Record<string, unknown>; fields: Record<string, unknown> };
+  /** One line per guess the user should check (placeholders, a zone assumed, ambiguous dates). */
+  notes: string[];
+}
+
+export async function initMapping(options: SourceOptions, localZone = Intl.DateTimeFormat().resolvedOptions().timeZone): Promise<MapInitResult> {
+  const source = await openRecordSource(options);
+  const sample: SourceRecord[] = [];
+  try {
+    for await (const record of source) {
+      sample.push(record);
+      if (sample.length >= SAMPLE_RECORDS) break;
+    }
+  } finally {
+    await source.close();
+  }
+  const tabular = source.headers !== undefined;
+  const names = source.headers ?? jsonPaths(sample.map((r) => r.raw));
+  const cellsOf = (name: string, index: number) =>
+    sample.map((r) => (tabular ? (r.raw as unknown[])[index] : valueAtPath(r.raw, name.split('.')))).filter((v) => v !== undefined && v !== null && String(v).trim() !== '').map((v) => String(v).trim());
+
+  const columns: Record<string, unknown> = {};
+  const fields: Record<string, unknown> = {};
+  const notes: string[] = [];
+  const taken = new Set<string>();
+  names.forEach((name, index) => {
+    const target = guessTarget(name);
+    if (target === undefined || taken.has(target)) {
+      columns[name] = null;
+      return;
+    }
+    taken.add(target);
+    columns[name] = ruleFor(name, target, cellsOf(name, index), localZone, notes);
+  });
+  for (const field of REQUIRED_FIELDS) {
+    if (taken.has(field)) continue;
+    const like = headersLike(field, names, 3).filter((h) => columns[h] === null);
+    fields[field] = placeholderFor(field);
+    notes.push(`${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] holds a placeholder: replace it`);
+  }
+  const description = `Starter mapping for ${source.file}, written by memberctl map init: check every rule (docs/mapping.md), then run memberctl validate ${source.file} --map <this file>.`;
+  return { file: source.file, format: source.format, mapping: { description, columns, fields }, notes };
+}
+
+function ruleFor(name: string, target: string, cells: string[], localZone: string, notes: string[]): unknown {
+  const dateField = target === 'birthdate' || target === 'createdAt';
+  if (dateField) {
+    const guess = guessDateFormat(cells);
+    if (!guess) {
+      notes.push(`"${name}" → ${target}: no date format reads its first cells; set "format" (docs/mapping.md#format)`);
+      return target;
+    }
+    if (!guess.format) return target;
+    if (!guess.local) return { field: target, format: guess.format };
+    notes.push(`"${name}" → ${target}: times without an offset; assumed "timeZone": "${localZone}" (this computer's zone): check it`);
+    return { field: target, format: guess.format, timeZone: localZone };
+  }
+  if (target === 'isActive' || target === 'isEmployee' || target === 'deceased' || target === 'isMembershipFeePaid') {
+    const values = guessValues(cells);
+    if (!values) return target;
+    const unsure = Object.entries(values).filter(([, v]) => v === null).map(([k]) => `"${k}"`);
+    if (unsure.length) notes.push(`"${name}" → ${target}: say true or false for ${unsure.join(', ')} in "values"`);
+    return { field: target, values };
+  }
+  if (target === 'address.countryCode' && needsCountryConversion(cells)) return { field: target, convert: 'countryCode' };
+  return target;
+}
+
+function placeholderFor(field: (typeof REQUIRED_FIELDS)[number]): unknown {
+  if (field === 'isActive') return { value: true };
+  if (field === 'createdAt') return { value: 'REPLACE: when these members joined, e.g. 2024-01-01T00:00:00Z, or map a column' };
+  return { column: 'REPLACE: the header of a column holding a unique id' };
+}
+
+/** Dotted paths to the scalar values of the first records (arrays by index), in first-seen order. */
+function jsonPaths(records: readonly unknown[]): string[] {
+  const paths = new Set<string>();
+  const walk = (value: unknown, prefix: string, depth: number) => {
+    if (paths.size >= MAX_PATHS) return;
+    if (typeof value === 'object' && value !== null && depth < 8) {
+      for (const [key, inner] of Object.entries(value)) walk(inner, prefix ? `${prefix}.${key}` : key, depth + 1);
+    } else if (prefix) paths.add(prefix);
+  };
+  for (const record of records) walk(record, '', 0);
+  return [...paths];
+}

@@ -1,0 +1,84 @@
+/**
+ * What `map init` guesses from a column's name and its first cells: the field it most likely feeds, a date
+ * format that reads every sampled cell, a `values` map for a status column, whether country names need converting.
+ */
+import { Problem, toBoolean } from '../mapping/coerce.js';
+import { compileDateFormat } from '../mapping/rules/date-format.js';
+import { toCountryCode } from '../mapping/rules/country.js';
+import { closestField, normalizeName, resolveTarget, targetPath } from '../mapping/targets.js';
+import { isKnownName, REQUIRED_FIELDS } from '../mapping/required-fields.js';
+
+/** Names exports give fields, beyond the API's own (matched leniently, on the whole name or its last dotted part). */
+const SYNONYMS: Record<string, string> = {
+  emailaddress: 'email', mail: 'email', workemail: 'email', primaryemail: 'email',
+  givenname: 'firstName', forename: 'firstName', first: 'firstName',
+  surname: 'lastName', familyname: 'lastName', last: 'lastName',
+  mobile: 'phone', mobilephone: 'phone', cellphone: 'phone', phonenumber: 'phone', telephone: 'phone', tel: 'phone',
+  homephone: 'homeTelephone', dateofbirth: 'birthdate', dob: 'birthdate', birthday: 'birthdate', born: 'birthdate',
+  street: 'address.addressLine1', streetaddress: 'address.addressLine1', address1: 'address.addressLine1', address: 'address.addressLine1',
+  address2: 'address.addressLine2', postcode: 'address.zipCode', postalcode: 'address.zipCode', zip: 'address.zipCode',
+  city: 'address.city', town: 'address.city', state: 'address.region', province: 'address.region', county: 'address.region',
+  zippostalcode: 'address.zipCode', aptsuite: 'address.addressLine2', apartment: 'address.addressLine2', stateregion: 'address.region',
+  country: 'address.countryCode', countrycode: 'address.countryCode', gender: 'genderId', store: 'selectedStoreId',
+};
+
+/** The field a header most likely feeds, or undefined. */
+export function guessTarget(header: string): string | undefined {
+  const exact = resolveTarget(header);
+  if (exact) return targetPath(exact);
+  // "contact.phones.0" is a phone: the last part that is not an array index names the value
+  const last = header.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? header;
+  // "Active?", "Zip/Postal Code": punctuation says nothing about the field
+  const names = [header, last].map((name) => normalizeName(name).replace(/[^\p{L}\p{N}]/gu, ''));
+  const synonym = names.map((name) => SYNONYMS[name]).find(Boolean);
+  if (synonym) return synonym;
+  for (const field of REQUIRED_FIELDS) if (names.some((name) => isKnownName(field, name))) return field;
+  const plain = names.map((name) => resolveTarget(name)).find(Boolean);
+  if (plain) return targetPath(plain);
+  const close = closestField(last);
+  return close !== undefined && close.length > 3 ? close : undefined;
+}
+
+/** Patterns tried on a date column's cells, most specific and most common first; dd/MM before MM/dd. */
+const DATE_PATTERNS = [
+  "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", 'yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd HH:mm', 'yyyy/MM/dd',
+  'dd-MM-yyyy HH:mm', 'dd-MM-yyyy', 'dd.MM.yyyy HH:mm', 'dd.MM.yyyy', 'dd/MM/yyyy HH:mm', 'dd/MM/yyyy',
+  'MM/dd/yyyy HH:mm', 'MM/dd/yyyy', 'M/d/yyyy h:mm a', 'M/d/yyyy H:mm', 'M/d/yyyy', 'd/M/yyyy', 'M/d/yy', 'd.M.yy', 'd MMM yyyy', 'MMM d, yyyy', 'MMMM d, yyyy',
+].map((pattern) => compileDateFormat(pattern));
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export interface DateGuess {
+  format?: string;
+  /** The format has a time but no offset: the cells are local times and need a zone. */
+  local: boolean;
+}
+
+/** A format reading every sampled cell; {} when they are ISO already; undefined when the cells are not dates. */
+export function guessDateFormat(cells: readonly string[]): DateGuess | undefined {
+  if (cells.length === 0) return undefined;
+  if (cells.every((c) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c))) return { local: false };
+  const format = DATE_PATTERNS.find((f) => cells.every((c) => f.parse(c) !== undefined));
+  return format ? { format: format.pattern, local: format.hasTime && !format.hasOffset } : undefined;
+}
+
+const TRUE_WORDS = /^(active|enabled|current|subscribed|member|live|open|valid|customer|paid)$/i;
+const FALSE_WORDS = /^(inactive|disabled|lapsed|cancell?ed|expired|churned|closed|unsubscribed|suspended|deleted|former|lead)$/i;
+
+/** A values map for a boolean field whose cells are words, not true/false; undefined when they read as booleans. */
+export function guessValues(cells: readonly string[]): Record<string, boolean | null> | undefined {
+  const distinct = [...new Set(cells)];
+  if (distinct.every((c) => !(toBoolean(c) instanceof Problem))) return undefined;
+  const values: Record<string, boolean | null> = {};
+  for (const cell of distinct.slice(0, 12)) {
+    const asBoolean = toBoolean(cell);
+    values[cell] = !(asBoolean instanceof Problem) ? asBoolean : TRUE_WORDS.test(cell) ? true : FALSE_WORDS.test(cell) ? false : null;
+  }
+  return values;
+}
+
+/** True when the cells are country names or alpha-3 codes that convert: "countryCode" would read them. */
+export function needsCountryConversion(cells: readonly string[]): boolean {
+  return cells.some((c) => !/^[A-Za-z]{2}$/.test(c)) && cells.every((c) => toCountryCode(c) !== undefined);
+}

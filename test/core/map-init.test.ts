@@ -1,0 +1,87 @@
+/** `map init`: a starter mapping that loads as it is and almost works. */
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync, readFileSync, linkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { initMapping } from '../../src/core/map-init/map-init.js';
+import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
+import { writeTextOutput } from '../../src/io/text-output.js';
+import { UsageError } from '../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'memberctl-mapinit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('map init', () => {
+  it('guesses a field per header, null for the rest, a date format with a zone, values for a status, country conversion', async () => {
+    const path = file('export.csv', [
+      'Customer Id,Full Name,E-mail Address,Mobile,Country,Status,Date of birth,Create Date,Lead Score',
+      'C-1,Ann Berg,ann@example.com,+4791234567,Norway,Active,19-07-1984,2023-01-05 10:22,4',
+      'C-2,Bo Li,bo@example.com,+4791234568,Sweden,lapsed,02-11-1991,2023-03-12 14:30,5',
+      'C-3,Cy Do,cy@example.com,,Chile,on hold,13-12-1990,2023-03-13 09:00,',
+    ].join('\n'));
+    const { mapping, notes } = await initMapping({ path }, 'Europe/Oslo');
+    expect(mapping.columns).toEqual({
+      'Customer Id': 'memberId',
+      'Full Name': null,
+      'E-mail Address': 'email',
+      Mobile: 'phone',
+      Country: { field: 'address.countryCode', convert: 'countryCode' },
+      Status: { field: 'isActive', values: { Active: true, lapsed: false, 'on hold': null } },
+      'Date of birth': { field: 'birthdate', format: 'dd-MM-yyyy' },
+      'Create Date': { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'Europe/Oslo' },
+      'Lead Score': null,
+    });
+    expect(mapping.fields).toEqual({});
+    expect(notes.join('\n')).toContain('"Create Date" → createdAt: times without an offset; assumed "timeZone": "Europe/Oslo"');
+    expect(notes.join('\n')).toContain('say true or false for "on hold"');
+    // it loads as it is, and reads the rows
+    const mapper = createRecordMapper('csv', ['Customer Id', 'Full Name', 'E-mail Address', 'Mobile', 'Country', 'Status', 'Date of birth', 'Create Date', 'Lead Score'], { file: 'export.csv', mapping: parseMapping(mapping, 'm.json') });
+    const c = mapper.toCandidate({ record: 1, line: 2, raw: ['C-1', 'Ann Berg', 'ann@example.com', '+4791234567', 'Norway', 'Active', '19-07-1984', '2023-01-05 10:22', '4'] });
+    expect(c.valid && c.item).toMatchObject({ memberId: 'C-1', address: { countryCode: 'NO' }, createdAt: '2023-01-05T09:22:00.000Z' });
+  });
+
+  it('a placeholder for each required field no column gives; the mapping still loads', async () => {
+    const path = file('people.csv', 'Name,Email,Updated\nAnn,ann@example.com,2024-01-01\n');
+    const { mapping, notes } = await initMapping({ path });
+    expect(Object.keys(mapping.fields)).toEqual(['memberId', 'isActive', 'createdAt']);
+    expect(mapping.fields.isActive).toEqual({ value: true });
+    expect(notes).toHaveLength(3);
+    const loaded = parseMapping(mapping, 'm.json');
+    // the memberId placeholder names no column: validate stops before any row, with the closest headers
+    expect(() => createRecordMapper('csv', ['Name', 'Email', 'Updated'], { file: 'people.csv', mapping: loaded })).toThrow(/no column gives the required field memberId/);
+  });
+
+  it('JSON: dotted paths to the values of the first records', async () => {
+    const path = file('crm.ndjson', `${JSON.stringify({ id: 7, contact: { email: 'a@b.c', phones: ['+4791234567'] }, created: '2024-01-05T10:00:00Z', active: true })}\n`);
+    const { mapping, format } = await initMapping({ path });
+    expect(format).toBe('ndjson');
+    expect(mapping.columns).toEqual({ id: 'memberId', 'contact.email': 'email', 'contact.phones.0': 'phone', created: 'createdAt', active: 'isActive' });
+    const mapper = createRecordMapper('ndjson', undefined, { file: 'crm.ndjson', mapping: parseMapping(mapping, 'm.json') });
+    const c = mapper.toCandidate({ record: 1, line: 1, raw: JSON.parse(readFileSync(path, 'utf8')) });
+    expect(c.valid && c.item).toEqual({ memberId: '7', email: 'a@b.c', phone: '+4791234567', createdAt: '2024-01-05T10:00:00Z', isActive: true });
+  });
+
+  it('its output never overwrites the input, never goes through a symlink, replaces a file only with force', async () => {
+    const input = file('in.csv', 'memberId,isActive,createdAt\n');
+    const refused = async (path: string, force = true) => {
+      const error = await writeTextOutput(path, '{}', { force, inputs: [input], purpose: 'mapping file' }).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      return (error as Error).message;
+    };
+    expect(await refused(input)).toContain('is the input');
+    linkSync(input, join(dir, 'hard.csv'));
+    expect(await refused(join(dir, 'hard.csv'))).toContain('is the input');
+    symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'link.json'));
+    expect(await refused(join(dir, 'link.json'))).toContain('symbolic link');
+    const out = file('out.json', 'old');
+    expect(await refused(out, false)).toContain('the file exists');
+    await writeTextOutput(out, '{"new":1}', { force: true, inputs: [input], purpose: 'mapping file' });
+    expect(readFileSync(out, 'utf8')).toBe('{"new":1}');
+    expect(readFileSync(input, 'utf8')).toBe('memberId,isActive,createdAt\n');
+  });
+});
