@@ -18,6 +18,12 @@ export interface RetryPolicy {
    * instead (not confirmed, safe to run again). Default 5 minutes.
    */
   maxRetryAfterMs?: number;
+  /**
+   * Retries for a request that could not connect (refused, unreachable, connect timeout) while this client has
+   * never reached the server: a wrong port or a server that is down answers the same after 11 s of backoff as
+   * after 1 s. Once any response came back, a refused connection is a restart and gets the full `retries`.
+   */
+  unreachedRetries?: number;
 }
 
 /** Connection failures worth another attempt. ENOTFOUND is left out on purpose: a wrong host name does not heal. */
@@ -42,6 +48,7 @@ export const RETRYABLE_ERROR_CODES: readonly string[] = [
 export function memberRetryPolicy(retries = 5): RetryPolicy {
   return {
     retries,
+    unreachedRetries: 2,
     minDelayMs: 500,
     maxDelayMs: 30_000,
     statuses: [429, 500, 502, 503, 504],

@@ -46,6 +46,8 @@ export class RetryingTransport {
   readonly #destroyed = new AbortController();
   /** Applied to everything the server sent (body, every header) and to network errors, before anyone reads it. */
   readonly #mask: Redactor;
+  /** True once any response came back: from then on a refused connection is a server restarting, worth the backoff. */
+  #reached = false;
 
   constructor(options: TransportOptions) {
     this.#options = options;
@@ -82,6 +84,7 @@ export class RetryingTransport {
           bodyTimeout: this.#options.timeoutMs,
         });
         const status = response.statusCode;
+        this.#reached = true;
         const retryable = isRetryableStatus(status, policy);
         const keep = status >= 200 && status < 300 && !retryable ? SUCCESS_BODY_MAX_BYTES : ERROR_BODY_KEEP_BYTES;
         const read = await readBodyCapped(response.body, keep);
@@ -108,7 +111,9 @@ export class RetryingTransport {
         if (!isRetryableError(error, policy)) return last;
         delay = backoffDelay(attempt + 1, policy);
       }
-      if (attempt >= policy.retries) {
+      // Never reached yet (a refused port, a host that does not answer): a few quick retries, not the full backoff.
+      const limit = this.#reached || last.cause.reachedServer ? policy.retries : Math.min(policy.retries, policy.unreachedRetries ?? policy.retries);
+      if (attempt >= limit) {
         return { ...last, cause: { ...last.cause, gaveUp: true }, message: `${last.message} (${gaveUpText(attempt)})` };
       }
       if (stop.aborted) return this.#stopped(last, attempt);

@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import { fanOut, importCategory, runImport, IMPORT_DEFAULTS, type ImportEvent } from '../../core/import/index.js';
 import { readCandidates } from '../../core/read-candidates.js';
-import { CredentialsError, UsageError } from '../../errors.js';
+import { CredentialsError, NotConfirmedError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { MemberApiClient } from '../../http/member-api.js';
 import { memberRetryPolicy } from '../../http/retry-policy.js';
@@ -177,6 +177,11 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     if (summary.stopReason === 'credentials') {
       // the summary is out; the error says why and what to check (never the token itself)
       renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${target.isSandbox ? 'the sandbox' : 'the configured token'}`), output);
+    }
+    if (summary.stopReason === 'unreachable') {
+      // on stderr with --json too: a script's log must say why nothing was imported
+      const hint = flags.journal === false ? 'fix it, then run the same command again' : 'fix it, then run the same command with --resume';
+      renderError(new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint }), output);
     }
     // unreadable input midway: the summary above accounts for the records before it; then the error, exit 2
     if (summary.inputError) renderError(summary.inputError, output);

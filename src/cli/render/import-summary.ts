@@ -66,6 +66,9 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.stopReason === 'credentials') {
     return color.red(`Stopped: the server refused the credentials; ${plural(summary.failed, 'record', 'records')} not confirmed.`);
   }
+  if (summary.stopReason === 'unreachable') {
+    return color.red(`Stopped early: the first batches all failed the same way (error below); ${n(summary.failed)} records not confirmed, nothing more was sent.`);
+  }
   if (summary.inputError) {
     return color.red(
       `Stopped: the input is unreadable after record ${n(summary.rows)} (error below); the records before it are accounted above. Fix the file and import it again: records already imported are simply updated.`,

@@ -22,6 +22,8 @@ export interface DispatcherOptions {
   requestSignal: AbortSignal;
   /** Credentials refused: the pipeline stops everything. */
   onCredentialsRefused: (status: 401 | 403, message: string) => void;
+  /** Every final response, before anything more is sent (the early stop watches them). */
+  onAnswer?: (response: ImportResponse) => void;
   /** Why an aborted request ended, when the run is stopping. */
   stopReasonText: () => string | undefined;
   /** Something changed: a slot freed, records settled. */
@@ -74,6 +76,7 @@ export class Dispatcher {
     this.inFlight--;
     // credentials refused: stop before anything else is sent (the others in flight may still be answered)
     if (response.kind === 'auth') this.o.onCredentialsRefused(response.status, response.message);
+    this.o.onAnswer?.(response);
     this.pump();
     try {
       await this.handle(batch, response, performance.now() - started);

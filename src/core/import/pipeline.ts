@@ -10,6 +10,7 @@ import { InputError } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
 import { Batcher, type PendingRecord } from './batcher.js';
 import { Dispatcher } from './dispatcher.js';
+import { FailFast } from './fail-fast.js';
 import { inputChunks } from './input-chunks.js';
 import { ItemSlabs, ownBytes } from './item-bytes.js';
 import type { ImportEvent } from './events.js';
@@ -57,6 +58,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     hardStop: () => void options.transport.destroy?.().catch(() => undefined),
   });
 
+  const failFast = new FailFast();
   const settler = createSettler(tally, order, hooks, {
     release: (next) => release(next),
     onSynced: () => {
@@ -73,6 +75,10 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     emit,
     requestSignal: stop.requestSignal,
     onCredentialsRefused: (status, message) => stop.credentialsRefused(status, message),
+    onAnswer: (response) => {
+      const diagnosis = failFast.observe(response);
+      if (diagnosis) stop.unreachable(diagnosis);
+    },
     stopReasonText: () => stop.reasonText(),
     notify,
     canSend: () => !stop.stopping,

@@ -5,6 +5,7 @@
  * Only src/cli installs signal handlers; the core sees AbortSignals.
  */
 import type { ImportEvent } from './events.js';
+import type { Diagnosis } from './fail-fast.js';
 import type { StopReason } from './types.js';
 
 export interface StopControlOptions {
@@ -20,6 +21,8 @@ export interface StopControlOptions {
 export class StopControl {
   reason?: StopReason;
   message?: string;
+  /** unreachable: the cause in a few words, for the records not sent. */
+  private short?: string;
   fatalError?: unknown;
   private readonly requests = new AbortController();
   private graceTimer?: NodeJS.Timeout;
@@ -51,6 +54,8 @@ export class StopControl {
           : 'not confirmed: the run stopped on an internal error';
       case 'credentials':
         return `not sent: the server refused the credentials${this.message ? ` (${this.message})` : ''}; nothing more was sent`;
+      case 'unreachable':
+        return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to re-run with --resume`;
     }
   }
 
@@ -78,6 +83,16 @@ export class StopControl {
     // nothing new goes out; requests already on the wire may still be answered and count as confirmed
     this.requests.abort();
     this.o.emit({ type: 'stopping', reason: 'credentials' });
+  }
+
+  /** The first batches all failed the same way for a cause retrying cannot fix (fail-fast.ts): nothing more is sent. */
+  unreachable(diagnosis: Diagnosis): void {
+    if (this.stopping) return;
+    this.message = diagnosis.message;
+    this.short = diagnosis.short;
+    this.begin('unreachable');
+    this.requests.abort();
+    this.o.emit({ type: 'stopping', reason: 'unreachable' });
   }
 
   fatal(error: unknown): void {

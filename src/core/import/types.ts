@@ -133,7 +133,7 @@ export interface ImportOptions {
   totalBytes?: number;
 }
 
-export type StopReason = 'interrupted' | 'aborted' | 'credentials';
+export type StopReason = 'interrupted' | 'aborted' | 'credentials' | 'unreachable';
 
 import type { ReasonCount } from '../reason-counter.js';
 
