@@ -180,7 +180,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     }
     if (summary.stopReason === 'unreachable') {
       // on stderr with --json too: a script's log must say why nothing was imported
-      const hint = flags.journal === false ? 'fix it, then run the same command again' : 'fix it, then run the same command with --resume';
+      const hint = flags.journal === false ? 'fix it, then run the same command again' : 'fix it, then run the same command with --resume (if the fix is another --base-url, with --restart instead)';
       renderError(new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint }), output);
     }
     // unreadable input midway: the summary above accounts for the records before it; then the error, exit 2
