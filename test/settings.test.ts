@@ -65,7 +65,9 @@ describe('precedence: flag > env > profile > default', () => {
     expect(resolveSettings({ ...base, env: { MEMBERCTL_BASE_URL: 'https://env' } }).values.baseUrl.value).toBe('https://env');
     expect(resolveSettings(base).values.baseUrl.value).toBe('https://staging.example.com');
     expect(resolveSettings({ env: {} }).values.baseUrl.value).toBeUndefined();
-    expect(settingValues(resolveSettings({ env: {} }))).toMatchObject({ batchSize: 500, concurrency: 4, maxBatchBytes: 1048576 });
+    expect(settingValues(resolveSettings({ env: {} }))).toMatchObject({ batchSize: 500, maxBatchBytes: 1048576 });
+    // no concurrency by default: the import adapts it to the server unless one is set
+    expect(resolveSettings({ env: {} }).values.concurrency).toEqual({ value: undefined, source: { kind: 'default' } });
   });
 
   it('selects the profile by flag, then MEMBERCTL_PROFILE, then defaultProfile', () => {

@@ -1,7 +1,7 @@
 /**
- * The import's progress bar on stderr: records read, records the server answered for, rate, and an ETA from the
- * bytes read of the file's size (rows are not known in advance, bytes are). Drawn only on a terminal; warnings
- * printed while it runs go above it rather than through it.
+ * The import's progress bar on stderr: records read, records the server answered for, rate, the requests allowed in
+ * flight (the adaptive limit moves), and an ETA from the bytes read of the file's size (rows are not known in
+ * advance, bytes are). Drawn only on a terminal; warnings printed while it runs go above it rather than through it.
  */
 import cliProgress from 'cli-progress';
 import type { ImportEvent } from '../core/import/index.js';
@@ -19,36 +19,37 @@ export function createImportProgress(stream: NodeJS.WriteStream = process.stderr
   let bar: cliProgress.SingleBar | undefined;
   let knownSize = false;
 
-  const payload = (recordsRead: number, confirmed: number) => {
+  const payload = (recordsRead: number, confirmed: number, concurrency: number) => {
     const seconds = (performance.now() - started) / 1000;
     return {
       read: recordsRead.toLocaleString('en-US'),
       confirmed: confirmed.toLocaleString('en-US'),
       rate: seconds > 0.5 ? Math.round(recordsRead / seconds).toLocaleString('en-US') : '…',
+      concurrency,
     };
   };
 
-  function start(totalBytes: number | undefined): void {
+  function start(totalBytes: number | undefined, concurrency: number): void {
     knownSize = totalBytes !== undefined && totalBytes > 0;
     const format = knownSize
-      ? '{bar} {percentage}% | {read} read | {confirmed} confirmed | {rate} rows/s | ETA {eta_formatted}'
-      : '{read} read | {confirmed} confirmed | {rate} rows/s';
+      ? '{bar} {percentage}% | {read} read | {confirmed} confirmed | {rate} rows/s | concurrency {concurrency} | ETA {eta_formatted}'
+      : '{read} read | {confirmed} confirmed | {rate} rows/s | concurrency {concurrency}';
     multibar = new cliProgress.MultiBar(
       { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 },
       cliProgress.Presets.shades_classic,
     );
-    bar = multibar.create(knownSize ? totalBytes! : 1, 0, payload(0, 0));
+    bar = multibar.create(knownSize ? totalBytes! : 1, 0, payload(0, 0, concurrency));
   }
 
   return {
     onEvent(event) {
       switch (event.type) {
         case 'run-started':
-          start(event.totalBytes);
+          start(event.totalBytes, event.concurrency);
           return;
         case 'progress': {
-          const { recordsRead, confirmed, bytesRead } = event.progress;
-          bar?.update(knownSize ? (bytesRead ?? 0) : 0, payload(recordsRead, confirmed));
+          const { recordsRead, confirmed, bytesRead, concurrency } = event.progress;
+          bar?.update(knownSize ? (bytesRead ?? 0) : 0, payload(recordsRead, confirmed, concurrency));
           return;
         }
         case 'finished':

@@ -5,7 +5,7 @@
 import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
 import { cleanMessage, headerValue, summarizeBody, tryParseJson } from './response-body.js';
-import { RetryingTransport, type TransportOptions } from './transport.js';
+import { RetryingTransport, type AttemptListener, type TransportOptions } from './transport.js';
 
 export type { RetryInfo } from './transport.js';
 export type { FailureCause } from './failure.js';
@@ -40,10 +40,11 @@ export class MemberApiClient {
 
   /**
    * Sends one batch. `body` is the JSON array as UTF-8 (the batcher encoded it once, at its measured size). `signal` stops waiting (a
-   * backoff or a 429 pause ends at once with `failed`) but lets a request already on the wire settle.
+   * backoff or a 429 pause ends at once with `failed`) but lets a request already on the wire settle. `onAttempt`
+   * hears each attempt leave, then its status (or failure) and duration.
    */
-  async postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse> {
-    const sent = await this.#transport.post(IMPORT_PATH, body, signal);
+  async postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptListener): Promise<ImportResponse> {
+    const sent = await this.#transport.post(IMPORT_PATH, body, signal, onAttempt);
     if (sent.type === 'failed') {
       return { kind: 'failed', ...(sent.status === undefined ? {} : { status: sent.status }), message: sent.message, retries: sent.retries, cause: sent.cause };
     }

@@ -34,6 +34,17 @@ export interface TransportOptions {
   accept: string;
 }
 
+/** One attempt as it ended, for a caller that sizes its concurrency by it (src/core/import/concurrency-limit.ts). */
+export interface AttemptInfo {
+  ms: number;
+  status?: number;
+  /** networkErrorReason's name when there was no answer: "timeout", "ECONNRESET"... */
+  reason?: string;
+}
+
+/** Called as an attempt leaves; returns the function that hears how it ended. */
+export type AttemptListener = () => (attempt: AttemptInfo) => void;
+
 export type SendResult =
   | { type: 'response'; status: number; headers: Record<string, string | string[] | undefined>; body: ReadBody; retries: number }
   | { type: 'failed'; status?: number; reason: string; message: string; retries: number; cause: FailureCause; body?: ReadBody; contentType?: string; /** `message` without the status in front or the retries after. */ detail: string };
@@ -60,8 +71,12 @@ export class RetryingTransport {
     });
   }
 
-  /** POST `body` to `relativePath` under the base URL's path (a base path like /api/ is kept). */
-  async post(relativePath: string, body: string | Uint8Array, signal?: AbortSignal): Promise<SendResult> {
+  /**
+   * POST `body` to `relativePath` under the base URL's path (a base path like /api/ is kept). `onAttempt` is called
+   * as each attempt leaves and returns what hears how it ended and how long it took (waiting at the pause gate or in
+   * a backoff not included).
+   */
+  async post(relativePath: string, body: string | Uint8Array, signal?: AbortSignal, onAttempt?: AttemptListener): Promise<SendResult> {
     // Joined as text, not resolved with new URL(): resolution would collapse a "%2E%2E" customer id into "..".
     const basePath = this.#options.baseUrl.pathname;
     const path = `${basePath.endsWith('/') ? basePath : `${basePath}/`}${relativePath}`;
@@ -74,6 +89,8 @@ export class RetryingTransport {
       let delay: number;
       this.stats.requests++;
       if (attempt > 0) this.stats.retries++;
+      const ended = onAttempt?.();
+      const sentAt = performance.now();
       try {
         const response = await this.#pool.request({
           method: 'POST',
@@ -89,6 +106,7 @@ export class RetryingTransport {
         const keep = status >= 200 && status < 300 && !retryable ? SUCCESS_BODY_MAX_BYTES : ERROR_BODY_KEEP_BYTES;
         const read = await readBodyCapped(response.body, keep);
         const read2 = { ...read, text: this.#mask(read.text) };
+        ended?.({ ms: performance.now() - sentAt, status });
         const headers = redactHeaders(response.headers, this.#mask);
         if (!retryable) return { type: 'response', status, headers, body: read2, retries: attempt };
         const contentType = headerValue(headers, 'content-type');
@@ -105,6 +123,7 @@ export class RetryingTransport {
         if (status === 429) this.gate.pauseFor(delay);
       } catch (error) {
         const reason = networkErrorReason(error);
+        ended?.({ ms: performance.now() - sentAt, reason });
         const message = this.#mask(describeNetworkError(error));
         last = { type: 'failed', reason, message, detail: message, retries: attempt, cause: networkCause(error, attempt) };
         if (this.#destroyed.signal.aborted) return { ...last, cause: { ...last.cause, kind: 'cancelled' }, message: `cancelled: ${message}`, detail: `cancelled: ${message}` };

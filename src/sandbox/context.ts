@@ -1,5 +1,6 @@
 /** What every route handler gets: the store, faults, statistics, limits and the per-request record. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CapacityGate } from './capacity.js';
 import type { FaultDecision, FaultEngine, FaultDraw } from './faults.js';
 import type { StatsCollector } from './stats.js';
 import type { SandboxStore } from './store.js';
@@ -8,6 +9,8 @@ import type { TokenPolicy } from './tokens.js';
 export interface SandboxContext {
   store: SandboxStore;
   faults: FaultEngine;
+  /** Import requests served at once (faults capacity, queueLimit). */
+  capacity: CapacityGate;
   stats: StatsCollector;
   tokens: TokenPolicy;
   maxItems: number;

@@ -76,6 +76,11 @@ export class FaultEngine {
     return this.settings.latencyMs;
   }
 
+  /** The capacity model's settings, read at every arrival and release (no copy). */
+  get capacity(): { capacity: number; queueLimit: number } {
+    return { capacity: this.settings.capacity, queueLimit: this.settings.queueLimit };
+  }
+
   get skippedAsNull(): boolean {
     return this.settings.skippedAsNull;
   }

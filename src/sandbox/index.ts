@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { MemberUpsertItem } from '../schemas/index.js';
 import type { SandboxContext } from './context.js';
+import { CapacityGate } from './capacity.js';
 import { FaultEngine } from './faults.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, SandboxConfigError, type SandboxFaults, type SandboxOptions } from './options.js';
 import { loadStore } from './persistence.js';
@@ -20,7 +21,7 @@ import { SandboxStore, type Subscription } from './store.js';
 import { bearerToken, checkJwt, generateMemberToken, generatePushToken } from './tokens.js';
 
 export type { SandboxFaults, SandboxOptions, ScriptedFault } from './options.js';
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, SandboxConfigError } from './options.js';
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, DEFAULT_QUEUE_LIMIT, SandboxConfigError } from './options.js';
 export { StoreFileError } from './persistence.js';
 export type { RequestLogEntry, SandboxStats } from './stats.js';
 export type { Subscription } from './store.js';
@@ -86,11 +87,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await loadStore(store, options.dataFile);
   }
   const faults = new FaultEngine(seed, options.faults);
+  const capacity = new CapacityGate(() => faults.capacity);
   const stats = new StatsCollector();
   const persister = new Persister(store, options.dataFile, options.persistDelayMs ?? 1000, log);
   const ctx: SandboxContext = {
     store,
     faults,
+    capacity,
     stats,
     tokens,
     maxItems: positive(options.maxItems, DEFAULT_MAX_ITEMS, 'maxItems'),
@@ -130,11 +133,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       store.clear();
       stats.reset();
       faults.restart();
+      capacity.resetCounters();
       persister.schedule();
     },
     faults: () => faults.current,
-    setFaults: (patch) => faults.update(patch),
-    stats: () => stats.snapshot({ members: store.members.size, erasedMembers: store.erased.size, subscriptions: store.subscriptions.size }),
+    setFaults: (patch) => {
+      const next = faults.update(patch);
+      capacity.admit();
+      return next;
+    },
+    stats: () => stats.snapshot({ members: store.members.size, erasedMembers: store.erased.size, subscriptions: store.subscriptions.size }, capacity.snapshot()),
     requests: (limit) => stats.recent(limit),
     flush: () => persister.flush(),
     close: () =>

@@ -32,6 +32,10 @@ export interface SandboxFaults {
   failNext: ScriptedFault[];
   /** Answer `skipped: null` instead of `skipped: []` when nothing was skipped (the seed says nullable). */
   skippedAsNull: boolean;
+  /** Import requests served at once (capacity.ts); more wait for a slot. 0 = unlimited. */
+  capacity: number;
+  /** With a capacity: requests that may wait for a slot; past it 503 with Retry-After. */
+  queueLimit: number;
 }
 
 export interface SandboxOptions {
@@ -63,9 +67,11 @@ export interface SandboxOptions {
 
 export const DEFAULT_MAX_ITEMS = 1000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Requests waiting for a slot before the sandbox answers 503 (with a capacity). */
+export const DEFAULT_QUEUE_LIMIT = 16;
 
 export function defaultFaults(): SandboxFaults {
-  return { latencyMs: 0, failRate: 0, rateLimit: 0, dropRate: 0, rejectMemberIds: [], failNext: [], skippedAsNull: false };
+  return { latencyMs: 0, failRate: 0, rateLimit: 0, dropRate: 0, rejectMemberIds: [], failNext: [], skippedAsNull: false, capacity: 0, queueLimit: DEFAULT_QUEUE_LIMIT };
 }
 
 export class SandboxConfigError extends Error {
@@ -120,6 +126,8 @@ export function mergeFaults(base: SandboxFaults, input: unknown): SandboxFaults 
       case 'failRate': next.failRate = rate(value, key); break;
       case 'dropRate': next.dropRate = rate(value, key); break;
       case 'rateLimit': next.rateLimit = count(value, key); break;
+      case 'capacity': next.capacity = count(value, key); break;
+      case 'queueLimit': next.queueLimit = count(value, key); break;
       case 'skippedAsNull':
         if (typeof value !== 'boolean') throw new SandboxConfigError('skippedAsNull must be true or false');
         next.skippedAsNull = value;

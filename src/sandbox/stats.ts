@@ -43,7 +43,11 @@ export interface SandboxStats {
   rssBytes: number;
   /** CPU time the sandbox process used (user + system): its cost per row, whatever else loads the machine. */
   cpuMs: number;
+  /** The capacity model (faults capacity, queueLimit): import requests being served and waiting now. */
+  capacity: CapacitySnapshot;
 }
+
+import type { CapacitySnapshot } from './capacity.js';
 
 const LOG_LIMIT = 10_000;
 
@@ -135,8 +139,8 @@ export class StatsCollector {
     this.counters.skippedCount += skipped;
   }
 
-  snapshot(store: { members: number; erasedMembers: number; subscriptions: number }): SandboxStats {
-    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ordering: { ...this.counters.ordering }, ...store, rssBytes: process.memoryUsage.rss(), cpuMs: cpuMs() };
+  snapshot(store: { members: number; erasedMembers: number; subscriptions: number }, capacity: CapacitySnapshot): SandboxStats {
+    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ordering: { ...this.counters.ordering }, ...store, rssBytes: process.memoryUsage.rss(), cpuMs: cpuMs(), capacity };
   }
 
   recent(limit = 1000): RequestLogEntry[] {

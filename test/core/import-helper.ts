@@ -3,6 +3,7 @@
  * synthetic candidates, and a transport wrapper that watches every request body for ordering violations.
  */
 import type { Candidate } from '../../src/core/candidate.js';
+import type { AttemptObserver } from '../../src/core/import/concurrency-limit.js';
 import type { ImportEvent, ImportResponse, ImportSummary, ImportTransport } from '../../src/core/import/index.js';
 import { MemberApiClient } from '../../src/http/member-api.js';
 import { memberRetryPolicy } from '../../src/http/retry-policy.js';
@@ -65,7 +66,7 @@ export class OrderingWatch implements ImportTransport {
     return this.inner.stats;
   }
 
-  async postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse> {
+  async postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptObserver): Promise<ImportResponse> {
     const ids = (JSON.parse(new TextDecoder().decode(body)) as MemberUpsertItem[]).map((i) => i.memberId);
     if (new Set(ids).size !== ids.length) this.violations.push(`a body holds two rows of one member: ${ids.join(',')}`);
     for (const id of ids) {
@@ -75,7 +76,7 @@ export class OrderingWatch implements ImportTransport {
     this.bodies.push(ids);
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     try {
-      return await this.inner.postImport(body, signal);
+      return await this.inner.postImport(body, signal, onAttempt);
     } finally {
       this.inFlight--;
       for (const id of ids) this.onTheWire.delete(id);

@@ -49,7 +49,7 @@ export async function until(condition: () => boolean, what: string, deadlineMs =
   }
 }
 
-export const JSON_KEYS = ['rows', 'invalid', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'durationMs'];
+export const JSON_KEYS = ['rows', 'invalid', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'concurrency', 'durationMs'];
 
 export function bucketSum(report: Record<string, unknown>): number {
   const n = (key: string) => report[key] as number;

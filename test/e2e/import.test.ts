@@ -49,6 +49,20 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     expect(statSync(report).mode & 0o777).toBe(0o600);
   });
 
+  it('reports the concurrency: adaptive up to --max-concurrency by default, fixed with --concurrency, not both', async () => {
+    const env = await target();
+    const file = membersCsv(dir, 60, undefined, 'concurrency.csv');
+    const adaptive = JSON.parse((await runCli(['import', file, '--json', '--batch-size', '5', '--max-concurrency', '3'], env)).stdout);
+    expect(adaptive.importedCount).toBe(60);
+    expect(adaptive.concurrency.max).toBeLessThanOrEqual(3);
+    expect(adaptive.concurrency.final).toBeGreaterThanOrEqual(1);
+    const fixed = JSON.parse((await runCli(['import', file, '--json', '--batch-size', '5', '--concurrency', '2'], env)).stdout);
+    expect(fixed.concurrency).toEqual({ final: 2, max: 2 });
+    const both = await runCli(['import', file, '--concurrency', '2', '--max-concurrency', '8'], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--concurrency and --max-concurrency cannot be used together');
+  });
+
   it('--limit sends only the first N records', async () => {
     const env = await target();
     const file = membersCsv(dir, 100, undefined, 'limit.csv');

@@ -36,6 +36,7 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
   batchSize?: string;
   maxBatchBytes?: string;
   concurrency?: string;
+  maxConcurrency?: string;
   retries?: string;
   timeout?: string;
   grace?: string;
@@ -56,7 +57,8 @@ export function importCommand(result: CommandResult): Command {
     .option('--sandbox-data <file>', 'with --sandbox: keep the sandbox\'s members in this file (inspect with `memberctl sandbox --data FILE`)')
     .option('--batch-size <n>', `records per request (default ${IMPORT_DEFAULTS.batchSize}; lowered for the run after a 413)`)
     .option('--max-batch-bytes <n>', `JSON bytes per request (default ${IMPORT_DEFAULTS.maxBatchBytes})`)
-    .option('--concurrency <n>', `requests in flight at once (default ${IMPORT_DEFAULTS.concurrency})`)
+    .option('--concurrency <n>', 'requests in flight at once, fixed (default: adapts to the server, see --max-concurrency)')
+    .option('--max-concurrency <n>', `the most requests in flight the adaptive default may reach (default ${IMPORT_DEFAULTS.maxConcurrency})`)
     .option('--retries <n>', 'retries after 429, 5xx, timeouts and connection errors (default 5)')
     .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
     .option('--grace <ms>', `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`)
@@ -87,7 +89,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   const graceMs = flags.grace === undefined ? IMPORT_DEFAULTS.graceMs : wholeNumber('--grace', flags.grace);
   const { limit, ...input } = inputOptionsFrom(file, flags);
   const values = settings.values;
-  const concurrency = values.concurrency.value!;
+  const { concurrency, maxConcurrency } = concurrencyFrom(flags, values.concurrency.value, values.concurrency.source.kind);
 
   // An output that would destroy the input (or another output) is refused before the input is even opened.
   await checkOutputPaths([file], importOutputs(flags));
@@ -141,7 +143,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     client = new MemberApiClient({
       baseUrl: target.baseUrl,
       token: target.token,
-      connections: concurrency,
+      connections: concurrency ?? maxConcurrency,
       timeoutMs: values.timeoutMs.value!,
       retry: memberRetryPolicy(values.retries.value!),
       onRetry: (info) => onEvent({ type: 'retry', reason: info.reason, delayMs: info.delayMs, attempt: info.attempt }),
@@ -152,6 +154,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       batchSize: values.batchSize.value!,
       maxBatchBytes: values.maxBatchBytes.value!,
       concurrency,
+      maxConcurrency,
       limit,
       stopSignal: signals.stop,
       abortSignal: signals.abort,
@@ -193,6 +196,20 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     progress?.stop();
     await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), target?.close(), durable?.finish(undefined)]);
   }
+}
+
+/**
+ * --concurrency N (or a profile's or MEMBERCTL_CONCURRENCY's) fixes the number; else it adapts up to
+ * --max-concurrency. Typed together they contradict each other; a typed --max-concurrency beats a profile's fixed one.
+ */
+function concurrencyFrom(flags: ImportFlags, fixed: number | undefined, from: string): { concurrency?: number; maxConcurrency: number } {
+  if (flags.maxConcurrency === undefined) return { concurrency: fixed, maxConcurrency: IMPORT_DEFAULTS.maxConcurrency };
+  if (from === 'flag') {
+    throw new UsageError('--concurrency and --max-concurrency cannot be used together', { hint: '--concurrency N fixes the number of requests in flight; --max-concurrency N lets it adapt up to N.' });
+  }
+  const max = wholeNumber('--max-concurrency', flags.maxConcurrency);
+  if (max < 1 || max > 256) throw new UsageError(`--max-concurrency must be from 1 to 256, got ${max}`, { hint: 'For example --max-concurrency 64.' });
+  return { maxConcurrency: max };
 }
 
 function wholeNumber(flag: string, value: string): number {

@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { isLoopbackHost } from '../../core/connection.js';
 import { InputError, UsageError } from '../../errors.js';
-import { SandboxConfigError, startSandbox, StoreFileError, type SandboxFaults, type SandboxHandle } from '../../sandbox/index.js';
+import { DEFAULT_QUEUE_LIMIT, SandboxConfigError, startSandbox, StoreFileError, type SandboxFaults, type SandboxHandle } from '../../sandbox/index.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
@@ -17,6 +17,8 @@ interface SandboxFlags {
   latency?: number;
   failRate?: number;
   rateLimit?: number;
+  capacity?: number;
+  queueLimit?: number;
   dropRate?: number;
   rejectMemberId?: string[];
   seed?: number;
@@ -45,6 +47,7 @@ function describeFaults(faults: SandboxFaults): string {
     faults.latencyMs ? `latency ${faults.latencyMs} ms` : '',
     faults.failRate ? `fail rate ${faults.failRate} (503)` : '',
     faults.rateLimit ? `rate limit ${faults.rateLimit}/s (429)` : '',
+    faults.capacity ? `capacity ${faults.capacity} at once, ${faults.queueLimit} waiting (then 503)` : '',
     faults.dropRate ? `drop rate ${faults.dropRate} (reset after apply)` : '',
     faults.rejectMemberIds.length ? `refusing memberIds ${faults.rejectMemberIds.join(', ')} (400)` : '',
   ].filter(Boolean);
@@ -95,6 +98,8 @@ async function start(flags: SandboxFlags, output: Output): Promise<SandboxHandle
         latencyMs: flags.latency,
         failRate: flags.failRate,
         rateLimit: flags.rateLimit,
+        capacity: flags.capacity,
+        queueLimit: flags.queueLimit,
         dropRate: flags.dropRate,
         rejectMemberIds: flags.rejectMemberId,
       },
@@ -136,6 +141,8 @@ export function sandboxCommand(result: CommandResult): Command {
     .option('--latency <ms>', 'delay every API answer by this many milliseconds', wholeNumber(0))
     .option('--fail-rate <r>', 'share of API requests answered 503, not applied (0 to 1)', probability)
     .option('--rate-limit <n>', 'API requests per second; beyond it 429 with Retry-After', wholeNumber(0))
+    .option('--capacity <n>', 'import requests served at once; more wait (adding latency), see --queue-limit (default 0: no limit)', wholeNumber(0))
+    .option('--queue-limit <n>', `with --capacity: requests that may wait; more → 503 with Retry-After (default ${DEFAULT_QUEUE_LIMIT})`, wholeNumber(0))
     .option('--drop-rate <r>', 'share of requests applied and then cut without an answer (0 to 1)', probability)
     .option('--reject-member-id <id>', 'answer 400 to any import batch holding this memberId (repeatable)', collect)
     .option('--seed <n>', 'seed of the fault generator: same seed, same faults in arrival order (default 1)', wholeNumber(0))
@@ -151,6 +158,7 @@ Examples:
   $ memberctl sandbox --data sandbox.ndjson             keep members across restarts
   $ memberctl sandbox --fail-rate 0.1 --rate-limit 20 --drop-rate 0.02 --seed 7    a flaky server, reproducibly
   $ memberctl sandbox --port 0 --json                   any free port; one JSON line for a script to read
+  $ memberctl sandbox --capacity 8 --latency 50         a busy server: 8 served at once, 50 ms each, the rest queue
 
 The tokens printed are sandbox-only. Admin API (no auth, loopback): GET /_sandbox/members, /_sandbox/stats,
 /_sandbox/requests, /_sandbox/subscriptions; DELETE /_sandbox/members/{id}; POST /_sandbox/reset;

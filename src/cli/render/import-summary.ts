@@ -6,7 +6,7 @@ import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 
 /** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
-const JSON_FIELDS = ['rows', 'invalid', 'unchanged', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'durationMs'] as const;
+const JSON_FIELDS = ['rows', 'invalid', 'unchanged', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'concurrency', 'durationMs'] as const;
 export type ImportJson = Omit<Pick<ImportSummary, (typeof JSON_FIELDS)[number]>, 'unchanged'> & { unchanged?: number };
 
 export function importJson(summary: ImportSummary, options: { withUnchanged?: boolean } = {}): ImportJson {

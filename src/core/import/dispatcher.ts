@@ -7,6 +7,7 @@
  */
 import { causeKey } from '../../http/failure.js';
 import { batchBody, makeBatch, type Batch, type Batcher, type PendingRecord } from './batcher.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
 import type { ImportEvent } from './events.js';
 import { accountResponse, recordRange } from './response.js';
 import type { Settler } from './settle.js';
@@ -14,7 +15,8 @@ import type { ImportResponse, ImportTransport } from './types.js';
 
 export interface DispatcherOptions {
   transport: ImportTransport;
-  concurrency: number;
+  /** Requests allowed in flight, read at every send: it may change with every answer. */
+  limit: ConcurrencyLimit;
   batcher: Batcher;
   settler: Settler;
   emit: (event: ImportEvent) => void;
@@ -49,7 +51,9 @@ export class Dispatcher {
   pump(): void {
     // Answered batches still being accounted or synced count too: a slow onSettled hook (a journal's fsync) must
     // slow the sending down, not let answered batches pile up in memory behind it.
-    while (this.o.canSend() && this.inFlight < this.o.concurrency && this.busy + this.o.settler.unsynced < 2 * this.o.concurrency && this.ready.length > 0) {
+    while (this.o.canSend() && this.ready.length > 0) {
+      const limit = this.o.limit.current;
+      if (this.inFlight >= limit || this.busy + this.o.settler.unsynced >= 2 * limit) return;
       void this.send(this.ready.shift()!);
     }
   }
@@ -62,13 +66,14 @@ export class Dispatcher {
   private async send(batch: Batch): Promise<void> {
     this.inFlight++;
     this.busy++;
+    const observe = this.o.limit.track();
     const { records } = batch;
     const range = rangeOf(batch);
     this.o.emit({ type: 'batch-sent', batch: batch.id, ...range, size: records.length, bytes: batch.bytes, attempt: batch.attempt });
     const started = performance.now();
     let response: ImportResponse;
     try {
-      response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal);
+      response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal, observe);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       response = { kind: 'failed', message, retries: 0, cause: { kind: 'network', code: 'network', retries: 0, gaveUp: false, reachedServer: true } };

@@ -13,12 +13,14 @@ export interface Progress {
   /** Records the server confirmed (imported or updated) or skipped. */
   confirmed: number;
   inFlight: number;
+  /** Requests allowed in flight now (the adaptive limit moves). */
+  concurrency: number;
   bytesRead?: number;
   totalBytes?: number;
 }
 
 export type ImportEvent =
-  | { type: 'run-started'; batchSize: number; maxBatchBytes: number; concurrency: number; totalBytes?: number }
+  | { type: 'run-started'; batchSize: number; maxBatchBytes: number; concurrency: number; adaptive: boolean; totalBytes?: number }
   | { type: 'batch-sent'; batch: number; firstRecord: number; lastRecord: number; size: number; bytes: number; attempt: 'first' | 'bisect' | 'split' }
   | {
       type: 'batch-confirmed';

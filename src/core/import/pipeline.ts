@@ -9,6 +9,7 @@
 import { InputError } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
 import { Batcher, type PendingRecord } from './batcher.js';
+import { ADAPTIVE_DEFAULTS, createLimit } from './concurrency-limit.js';
 import { Dispatcher } from './dispatcher.js';
 import { FailFast } from './fail-fast.js';
 import { inputChunks } from './input-chunks.js';
@@ -20,7 +21,7 @@ import { StopControl } from './stop-control.js';
 import { Tally } from './tally.js';
 import type { ImportOptions, ImportSummary, PreSendDecision } from './types.js';
 
-export const IMPORT_DEFAULTS = { batchSize: 500, maxBatchBytes: 1024 * 1024, concurrency: 4, maxHeldRows: 10_000, graceMs: 10_000 } as const;
+export const IMPORT_DEFAULTS = { batchSize: 500, maxBatchBytes: 1024 * 1024, maxConcurrency: ADAPTIVE_DEFAULTS.max, maxHeldRows: 10_000, graceMs: 10_000 } as const;
 
 const PROGRESS_EVERY_MS = 200;
 /** A record's bytes before it is admitted (a row that fails with its member is never encoded). */
@@ -30,7 +31,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const started = performance.now();
   const batchSize = options.batchSize ?? IMPORT_DEFAULTS.batchSize;
   const maxBatchBytes = options.maxBatchBytes ?? IMPORT_DEFAULTS.maxBatchBytes;
-  const concurrency = options.concurrency ?? IMPORT_DEFAULTS.concurrency;
+  const limit = createLimit(options);
   const maxHeld = options.maxHeldRows ?? IMPORT_DEFAULTS.maxHeldRows;
   const hooks = options.hooks ?? {};
   // The input as read is kept until a record settles only for the rejects file: records waiting in queues
@@ -69,7 +70,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   });
   const dispatcher = new Dispatcher({
     transport: options.transport,
-    concurrency,
+    limit,
     batcher,
     settler,
     emit,
@@ -104,21 +105,21 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     lastProgress = performance.now();
     emit({
       type: 'progress',
-      progress: { recordsRead: tally.rows, settled: tally.settled, confirmed: tally.confirmed, inFlight: dispatcher.inFlight, bytesRead: options.bytesRead?.(), totalBytes: options.totalBytes },
+      progress: { recordsRead: tally.rows, settled: tally.settled, confirmed: tally.confirmed, inFlight: dispatcher.inFlight, concurrency: limit.current, bytesRead: options.bytesRead?.(), totalBytes: options.totalBytes },
     });
   };
 
-  emit({ type: 'run-started', batchSize, maxBatchBytes, concurrency, totalBytes: options.totalBytes });
+  emit({ type: 'run-started', batchSize, maxBatchBytes, concurrency: limit.current, adaptive: limit.phase !== 'fixed', totalBytes: options.totalBytes });
 
   // ---- reading: runs ahead of sending until the queue of closed batches or the held rows are full. The input comes
   // a chunk at a time (one promise per 64 KB read, not per record); the checks below still run after every record,
   // so a full queue, --limit or a stop pauses or ends the reading mid-chunk (the rest of that chunk is not counted).
   const { iterator, toCandidate } = inputChunks(options);
-  const limit = options.limit ?? Infinity;
+  const rowLimit = options.limit ?? Infinity;
   let exhausted = false;
   let inputError: InputError | undefined;
   try {
-    reading: while (!stop.stopping && tally.rows < limit) {
+    reading: while (!stop.stopping && tally.rows < rowLimit) {
       // No race against the stop here: a race per read would pile reactions onto one pending promise. The
       // caller closes the source on stop (the CLI does), which ends a read that is waiting on stdin.
       const next = await iterator.next();
@@ -140,13 +141,13 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
           if (taking) await taking;
         }
         if ((tally.rows & 511) === 0 && performance.now() - lastProgress > PROGRESS_EVERY_MS) progress();
-        while (!stop.stopping && (dispatcher.ready.length >= concurrency || order.held >= maxHeld)) {
+        while (!stop.stopping && (dispatcher.ready.length >= limit.current || order.held >= maxHeld)) {
           // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
           if (order.held >= maxHeld || dispatcher.ready.length === 0) flushOpen();
           dispatcher.pump();
           await changed;
         }
-        if (stop.stopping || tally.rows >= limit) break reading;
+        if (stop.stopping || tally.rows >= rowLimit) break reading;
       }
     }
   } catch (error) {
@@ -242,6 +243,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     stopReason: stop.reason,
     stopMessage: stop.message,
     finalBatchSize: batcher.maxItems,
+    concurrency: { final: limit.current, max: limit.peak },
     warnings,
     inputError,
   };

@@ -6,6 +6,7 @@ import type { InputError } from '../../errors.js';
 import type { Candidate } from '../candidate.js';
 import type { SourceRecord } from '../../io/source.js';
 import type { ImportResponse } from '../../http/member-api.js';
+import type { AttemptObserver } from './concurrency-limit.js';
 import type { ImportEvent } from './events.js';
 
 export type { ImportResponse, FailureCause } from '../../http/member-api.js';
@@ -15,8 +16,11 @@ export type { ImportResponse, FailureCause } from '../../http/member-api.js';
  * (429 pause, Retry-After, backoff on 5xx and network errors) happen inside `postImport`; what comes back is final.
  */
 export interface ImportTransport {
-  /** `body` is the JSON array as UTF-8; the signal aborts the request (and its retries). */
-  postImport(body: Uint8Array, signal?: AbortSignal): Promise<ImportResponse>;
+  /**
+   * `body` is the JSON array as UTF-8; the signal aborts the request (and its retries). `onAttempt` should hear
+   * every attempt (retries included) leave and end: the adaptive concurrency limit is sized by them.
+   */
+  postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptObserver): Promise<ImportResponse>;
   readonly stats: { requests: number; retries: number };
   /**
    * Ends requests already on the wire now. Aborting `signal` only stops retries and waits; this is for when
@@ -113,8 +117,10 @@ export interface ImportOptions {
   batchSize?: number;
   /** Bytes of JSON per request (default 1 MiB). A single larger item is sent alone. */
   maxBatchBytes?: number;
-  /** Requests in flight at once (default 4). */
+  /** Requests in flight at once, fixed. Without it the number adapts to the server (concurrency-limit.ts). */
   concurrency?: number;
+  /** The most requests in flight the adaptive limit may reach (default 32); ignored with `concurrency`. */
+  maxConcurrency?: number;
   /** Count only the first N records (invalid ones included); stop reading after them. */
   limit?: number;
   /** Later rows held back while an earlier row of the same member is in flight, over all members (default 10,000). */
@@ -162,6 +168,8 @@ export interface ImportSummary {
   stopMessage?: string;
   /** Batch size at the end of the run (lower than asked after a 413). */
   finalBatchSize: number;
+  /** Requests allowed in flight at the end of the run, and the most allowed at any time (equal when fixed). */
+  concurrency: { final: number; max: number };
   warnings: number;
   /** The input turned unreadable midway: what was read before it is accounted above; report this after (exit 2). */
   inputError?: InputError;

@@ -102,7 +102,6 @@ export const SETTING_KEYS = Object.keys(SETTING_SPECS) as SettingKey[];
 export const SETTING_DEFAULTS = {
   batchSize: 500,
   maxBatchBytes: 1024 * 1024,
-  concurrency: 4,
   retries: 5,
   timeoutMs: 30_000,
   allowInsecureHttp: false,

@@ -66,11 +66,12 @@ const reset: RouteHandler = (_req, res, ctx) => {
   ctx.store.clear();
   ctx.stats.reset();
   ctx.faults.restart();
+  ctx.capacity.resetCounters();
   ctx.changed();
   sendEmpty(res, 204);
 };
 
-const stats: RouteHandler = (_req, res, ctx) => sendJson(res, 200, ctx.stats.snapshot(storeSizes(ctx)));
+const stats: RouteHandler = (_req, res, ctx) => sendJson(res, 200, ctx.stats.snapshot(storeSizes(ctx), ctx.capacity.snapshot()));
 
 const requests: RouteHandler = (req, res, ctx) => {
   const { limit } = pageParams(req);
@@ -85,7 +86,9 @@ function changeFaults(mode: 'update' | 'replace'): RouteHandler {
     if (body.kind !== 'ok') return sendProblem(res, 413, 'faults body too large', req.url ?? '');
     try {
       const input = JSON.parse(body.body.toString('utf8') || '{}') as unknown;
-      sendJson(res, 200, mode === 'update' ? ctx.faults.update(input) : ctx.faults.replace(input));
+      const faults = mode === 'update' ? ctx.faults.update(input) : ctx.faults.replace(input);
+      ctx.capacity.admit();
+      sendJson(res, 200, faults);
     } catch (error) {
       if (error instanceof SyntaxError || error instanceof SandboxConfigError) return sendProblem(res, 400, error.message, req.url ?? '');
       throw error;

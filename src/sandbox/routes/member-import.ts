@@ -1,11 +1,13 @@
 /**
- * POST /member/v1/members/import. Order of checks: auth (401), content type (415), body size (413), latency,
- * faults (429, scripted, 503), JSON (400), item count (413), schema (400), refused memberIds (400), apply,
- * drop-after-apply. The JSON is parsed on arrival (before the latency) but a parse error answered in that order.
+ * POST /member/v1/members/import. Order of checks: auth (401), content type (415), body size (413), capacity (wait
+ * for a slot, or 503 when too many wait), then holding the slot: latency, faults (429, scripted, 503), JSON (400),
+ * item count (413), schema (400), refused memberIds (400), apply, drop-after-apply. The JSON is parsed on arrival (before the latency) but a parse error answered in that order.
  * Every answer of the member area is the error object {name, message, details}.
  */
 import type { SkippedEntry } from '../../schemas/index.js';
-import { carryOutFault, sleep, type RouteHandler } from '../context.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CAPACITY_RETRY_AFTER_SECONDS } from '../capacity.js';
+import { carryOutFault, sleep, type RequestRecord, type RouteHandler, type SandboxContext } from '../context.js';
 import { checkContentType, drainBody, readBody, utf8Text, sendError, sendJson } from '../http-util.js';
 import { ERASED_REASON } from '../store.js';
 import { authorizeMember } from '../tokens.js';
@@ -47,6 +49,23 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
     ctx.stats.batchReceived(parsed.length, body.body.length);
     res.once('close', ctx.stats.enterBatch(parsed));
   }
+  const slot = ctx.capacity.enter();
+  if (slot === 'full') {
+    record.fault = 'capacity';
+    const { capacity, queueLimit } = ctx.faults.capacity;
+    const why = `Over capacity: ${capacity} requests served at once and ${queueLimit} waiting; the batch was not applied.`;
+    return sendError(res, 503, why, null, { 'retry-after': String(CAPACITY_RETRY_AFTER_SECONDS) });
+  }
+  const release = await slot;
+  try {
+    await serve(req, res, ctx, record, parsed, parseError);
+  } finally {
+    release();
+  }
+};
+
+/** The request holds a slot of the capacity model from here to its answer (or its dropped connection). */
+async function serve(req: IncomingMessage, res: ServerResponse, ctx: SandboxContext, record: RequestRecord, parsed: unknown, parseError: string): Promise<void> {
   await sleep(ctx.faults.latencyMs);
   const decision = ctx.faults.decide('import', record.draw!);
   if (carryOutFault(decision, req, record, (status, reason, headers) => sendError(res, status, `${reason}; the batch was not applied.`, null, headers))) return;
@@ -80,4 +99,4 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
     return void req.socket.destroy();
   }
   sendJson(res, 200, { importedCount, updatedCount, skipped: skipped.length === 0 && ctx.faults.skippedAsNull ? null : skipped });
-};
+}

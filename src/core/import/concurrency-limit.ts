@@ -1,0 +1,189 @@
+/**
+ * How many import requests may be in flight at once. `--concurrency N` fixes it; by default it is found as the
+ * run goes, the way TCP Vegas and Netflix's concurrency-limits do it:
+ *
+ * - By Little's law, throughput = requests in flight / latency. While latency stays near its floor (the fastest
+ *   answer seen), more requests in flight means more rows per second, so the limit grows: doubling per window in
+ *   `slow-start`, then by √limit per window in `steady` (fast enough to follow a server 100 ms away, slow enough
+ *   to sit just above a busy server's capacity).
+ * - Latency above floor × tolerance + slack means requests queue at the server: more in flight would add waiting,
+ *   not throughput. The limit shrinks by the ratio (at least 10%, at most half).
+ * - A 429, a 503, a 504 or a timeout means the server is overloaded: the limit is cut by 30% at once.
+ *
+ * A window is about one round trip: as many answers as the limit allows in flight, all sent under the current
+ * limit (answers to requests sent before a change say nothing about the new limit, and an overload answered by
+ * several requests at once cuts only once). The limit grows only when the requests actually filled it: a run held
+ * back by its own reading (CPU) has nothing to gain from more requests. Pure logic, no clock: the samples carry
+ * their own durations, so tests feed them.
+ */
+
+/** One attempt of one request, as the transport saw it (a retry is a new attempt). */
+export interface AttemptSample {
+  /** Milliseconds from sending to the whole answer, or to the failure. */
+  ms: number;
+  /** HTTP status, when the server answered. */
+  status?: number;
+  /** Why there is no answer: "timeout", "ECONNRESET", ... */
+  reason?: string;
+}
+
+/**
+ * Called as each attempt of one request leaves (a retry is a new attempt); the function it returns takes how that
+ * attempt ended. An attempt belongs to the limit in force when it left, not when its request first did: a retry
+ * sent after a backoff meets the server as it is now.
+ */
+export type AttemptObserver = () => (attempt: AttemptSample) => void;
+
+/** `fixed`: --concurrency N. `slow-start`: doubling until latency rises or the server pushes back. `steady`: after. */
+export type LimitPhase = 'fixed' | 'slow-start' | 'steady';
+
+export interface ConcurrencyLimit {
+  /** Requests allowed in flight now (whole, ≥ 1). */
+  readonly current: number;
+  /** The highest limit of the run so far. */
+  readonly peak: number;
+  readonly phase: LimitPhase;
+  /** A request is leaving: the observer hears its attempts. */
+  track(): AttemptObserver;
+}
+
+export interface AdaptiveSettings {
+  initial: number;
+  min: number;
+  max: number;
+  /** Latency counts as near its floor up to floor × tolerance + slackMs. */
+  tolerance: number;
+  /** Absolute allowance: on loopback the floor is a fraction of a millisecond and the client's own work is noise. */
+  slackMs: number;
+  /** Multiplier on a 429, 503, 504 or timeout. */
+  overloadBackoff: number;
+}
+
+export const ADAPTIVE_DEFAULTS: AdaptiveSettings = { initial: 4, min: 1, max: 32, tolerance: 1.3, slackMs: 5, overloadBackoff: 0.7 };
+
+/** Fewest answers that close a window: one or two samples are too noisy to act on. */
+const MIN_WINDOW = 4;
+/** Per window, the floor may rise by this factor towards what is seen (the server's base latency can change). */
+const FLOOR_DRIFT = 1.01;
+const LATENCY_BACKOFF = { most: 0.5, least: 0.9 };
+
+/** Statuses and failures that mean "too much": the server queue is full, or answers stopped coming in time. */
+export function isOverload(attempt: AttemptSample): boolean {
+  return attempt.status === 429 || attempt.status === 503 || attempt.status === 504 || attempt.reason === 'timeout';
+}
+
+/** An answer whose duration measures the server's latency: anything but a 5xx or a failure to answer. */
+function isMeasure(attempt: AttemptSample): boolean {
+  return attempt.status !== undefined && attempt.status < 500 && attempt.status !== 429;
+}
+
+const ignore: AttemptObserver = () => () => undefined;
+
+export function fixedLimit(n: number): ConcurrencyLimit {
+  const current = Math.max(1, Math.floor(n));
+  return { current, peak: current, phase: 'fixed', track: () => ignore };
+}
+
+export class AdaptiveLimit implements ConcurrencyLimit {
+  readonly settings: AdaptiveSettings;
+  #limit: number;
+  #peak: number;
+  #phase: LimitPhase = 'slow-start';
+  /** Bumped on every change: samples of requests sent before it do not count. */
+  #epoch = 0;
+  #floorMs = Infinity;
+  /**
+   * Attempts on the wire. Not the dispatcher's requests in flight: those include requests sleeping before a retry,
+   * which fill the limit without loading the server.
+   */
+  #onWire = 0;
+  #window = { samples: 0, totalMs: 0, minMs: Infinity, filled: false };
+
+  constructor(settings: Partial<AdaptiveSettings> = {}) {
+    this.settings = { ...ADAPTIVE_DEFAULTS, ...settings };
+    const { min, max, initial } = this.settings;
+    if (!(min >= 1 && max >= min)) throw new RangeError(`concurrency limits: need 1 ≤ min ≤ max (min ${min}, max ${max})`);
+    this.#limit = clamp(initial, min, max);
+    this.#peak = this.current;
+  }
+
+  get current(): number {
+    return Math.floor(this.#limit);
+  }
+
+  get peak(): number {
+    return this.#peak;
+  }
+
+  get phase(): LimitPhase {
+    return this.#phase;
+  }
+
+  /** The fastest answer seen (with its slow drift), in ms; Infinity before any. */
+  get floorMs(): number {
+    return this.#floorMs;
+  }
+
+  track(): AttemptObserver {
+    return () => {
+      const epoch = this.#epoch;
+      const filled = ++this.#onWire >= this.current;
+      let ended = false;
+      return (attempt) => {
+        if (ended) return;
+        ended = true;
+        this.#onWire--;
+        this.#observe(epoch, filled, attempt);
+      };
+    };
+  }
+
+  #observe(epoch: number, filled: boolean, attempt: AttemptSample): void {
+    if (isOverload(attempt)) {
+      if (epoch === this.#epoch) this.#change(this.#limit * this.settings.overloadBackoff);
+      return;
+    }
+    if (!isMeasure(attempt)) return; // a 500 or a reset connection says nothing about capacity
+    this.#floorMs = Math.min(this.#floorMs, attempt.ms);
+    if (epoch !== this.#epoch) return;
+    const w = this.#window;
+    w.samples++;
+    w.totalMs += attempt.ms;
+    w.minMs = Math.min(w.minMs, attempt.ms);
+    w.filled ||= filled;
+    if (w.samples >= Math.max(this.current, MIN_WINDOW)) this.#closeWindow();
+  }
+
+  #closeWindow(): void {
+    const { samples, totalMs, minMs, filled } = this.#window;
+    this.#window = { samples: 0, totalMs: 0, minMs: Infinity, filled: false };
+    this.#floorMs = Math.min(minMs, this.#floorMs * FLOOR_DRIFT);
+    const meanMs = totalMs / samples;
+    const ceilingMs = this.#floorMs * this.settings.tolerance + this.settings.slackMs;
+    if (meanMs > ceilingMs) {
+      this.#change(this.#limit * clamp(ceilingMs / meanMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least));
+    } else if (filled && this.current < this.settings.max) {
+      const grown = this.#phase === 'slow-start' ? this.#limit * 2 : this.#limit + Math.sqrt(this.#limit);
+      this.#change(grown, true);
+    }
+  }
+
+  #change(next: number, growing = false): void {
+    if (!growing) this.#phase = 'steady';
+    this.#limit = clamp(next, this.settings.min, this.settings.max);
+    this.#peak = Math.max(this.#peak, this.current);
+    this.#epoch++;
+    this.#window = { samples: 0, totalMs: 0, minMs: Infinity, filled: false };
+  }
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}
+
+/** --concurrency N fixes the number; without it the limit adapts, up to `maxConcurrency`. */
+export function createLimit(options: { concurrency?: number; maxConcurrency?: number }): ConcurrencyLimit {
+  if (options.concurrency !== undefined) return fixedLimit(options.concurrency);
+  const max = Math.max(1, Math.floor(options.maxConcurrency ?? ADAPTIVE_DEFAULTS.max));
+  return new AdaptiveLimit({ max, initial: Math.min(ADAPTIVE_DEFAULTS.initial, max) });
+}
