@@ -4,8 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
-import type { Shard } from '../../state/shard.js';
 import { SyncState } from '../../state/sync-state.js';
+import { acquireLock } from '../../state/lock.js';
+import { shardLabel, type Shard } from '../../state/shard.js';
 import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
 import { checkShrink, DEFAULT_MAX_SHRINK } from './shrink-guard.js';
 import { openJournalSession, type JournalOptions, type JournalSession } from './journal-session.js';
@@ -69,9 +70,12 @@ export async function openImportState(
       hint: 'memberctl import members.csv --changed-only --state members.state (created on the first run).',
     });
   }
-  const state = options.statePath ? openState(options.statePath, options, warn) : undefined;
+  // one run at a time on a state (runs of different --shard may share one: their members are apart)
+  const stateLock = options.statePath ? await acquireLock(options.statePath, 'state', options.shard && `${options.statePath}.${shardLabel(options.shard)}.lock`) : undefined;
+  let state: SyncState | undefined;
   let journal: JournalSession | undefined;
   try {
+    state = options.statePath ? openState(options.statePath, options, warn) : undefined;
     if (state) {
       const lastGood = state.nightly.lastGoodRun();
       checkShrink({
@@ -87,6 +91,7 @@ export async function openImportState(
     journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
   } catch (error) {
     state?.close();
+    await stateLock?.release();
     throw error;
   }
   let finished: Promise<FinishedState> | undefined;
@@ -120,9 +125,14 @@ export async function openImportState(
       if (state && whole) absentFromInput = state.finishWholeRun(summary.rows + counters.otherShards);
     } finally {
       state?.close();
+      await stateLock?.release();
     }
-    const kept = await finishJournal(summary);
-    return absentFromInput === undefined ? { journalKept: kept } : { journalKept: kept, absentFromInput };
+    try {
+      const kept = await finishJournal(summary);
+      return absentFromInput === undefined ? { journalKept: kept } : { journalKept: kept, absentFromInput };
+    } finally {
+      await journal?.lock.release();
+    }
   }
 
   async function finishJournal(summary: ImportSummary | undefined): Promise<boolean> {

@@ -16,6 +16,7 @@ import { JournalCorruptError, JournalWriter, readJournal } from '../../state/jou
 import { ResumeIndex } from '../../state/resume-index.js';
 import { shardLabel, type Shard } from '../../state/shard.js';
 import { refuseOtherTarget } from '../../state/target-binding.js';
+import { acquireLock, type HeldLock } from '../../state/lock.js';
 
 export interface JournalOptions {
   /** The input path, '-' for standard input. */
@@ -38,6 +39,7 @@ export interface JournalSession {
   /** What earlier runs settled (with --resume and a journal). */
   resumed?: ResumeIndex;
   keep: boolean;
+  lock: HeldLock;
 }
 
 export function defaultJournalPath(input: string, shard?: Shard): string {
@@ -59,6 +61,17 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
     return undefined;
   }
   const path = options.path ?? defaultJournalPath(options.input, options.shard);
+  // one run at a time on a journal: taken before it is read, released by the session's owner when the run ends
+  const lock = await acquireLock(path, 'journal');
+  try {
+    return { ...(await openLocked(path, options, notice)), lock };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function openLocked(path: string, options: JournalOptions, notice: (message: string) => void): Promise<Omit<JournalSession, 'lock'>> {
   const existing = await readJournalOrExplain(path);
   if (existing?.header && !options.restart) {
     if (!options.resume) {

@@ -1,0 +1,56 @@
+/** Two runs on one journal or one state (issue 15 item 8): the second refuses at once; kill -9 leaves no stuck lock. */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { isolatedEnv, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
+
+let box: SandboxHandle | undefined;
+afterEach(async () => {
+  await box?.close();
+  box = undefined;
+});
+
+describe('locks', { timeout: 120_000 }, () => {
+  it('a second run on the same journal and state is refused naming the holder; after kill -9 the next run goes on', async () => {
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, faults: { latencyMs: 200 } });
+    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+    const dir = tempDir();
+    const file = membersCsv(dir, 400);
+    const state = join(dir, 'members.state');
+    const args = ['import', file, '--batch-size', '10', '--concurrency', '1', '--state', state];
+    const holder = spawnCli(args, env);
+    await until(() => box!.stats().importedCount > 0, 'the first run to be under way');
+
+    const second = await runCli([...args, '--resume'], env);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`is in use by another memberctl (pid ${holder.child.pid}`);
+    // another journal, the same state: refused too
+    const copy = membersCsv(dir, 5, undefined, 'other.csv');
+    const third = await runCli(['import', copy, '--state', state], env);
+    expect(third.code).toBe(2);
+    expect(third.stderr).toContain(`state ${state} is in use by another memberctl (pid ${holder.child.pid}`);
+
+    holder.child.kill('SIGKILL');
+    await holder.result;
+    expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(true); // left behind by the killed run
+    const resumed = await runCli([...args, '--resume', '--json'], env);
+    expect(resumed.code).toBe(0);
+    const report = JSON.parse(resumed.stdout) as { rows: number; importedCount: number; updatedCount: number; failed: number };
+    // (a batch in flight at the kill was applied but not journaled: sent again, it counts as updated)
+    expect(report).toMatchObject({ rows: 400, failed: 0 });
+    expect(report.importedCount + report.updatedCount).toBe(400);
+    expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(false);
+    expect(existsSync(`${state}.lock`)).toBe(false);
+  });
+
+  it('a lock left by a process that is not memberctl (a reused pid) or by nobody is taken over', async () => {
+    const dir = tempDir();
+    const file = membersCsv(dir, 3);
+    // pid 1 is alive but is not memberctl
+    writeFileSync(`${file}.memberctl-journal.lock`, JSON.stringify({ pid: 1, host: (await import('node:os')).hostname(), at: new Date().toISOString() }));
+    const run = await runCli(['import', file, '--sandbox'], isolatedEnv());
+    expect(run.code).toBe(0);
+    expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(false);
+  });
+});
