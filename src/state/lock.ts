@@ -150,8 +150,9 @@ function inUse(what: string, path: string, lockPath: string, holder: LockContent
 function cannotLock(what: string, path: string, lockPath: string, error: unknown): UsageError {
   const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   return new UsageError(`cannot lock ${what} ${path}: writing ${lockPath} failed: ${cause}`, {
-    code: 'locked',
+    code: 'lock-failed',
     details: { cause },
+    cause: error,
     hint: 'Check that its folder exists and is writable.',
   });
 }

@@ -9,7 +9,7 @@
  * confirmed) counts as no journal.
  */
 import { rm, stat } from 'node:fs/promises';
-import { UsageError, InputError } from '../../errors.js';
+import { UsageError, InputError, type MemberctlError } from '../../errors.js';
 import { fingerprintInput } from '../../state/input-fingerprint.js';
 import { JOURNAL_VERSION, type JournalHeader } from '../../state/journal-format.js';
 import { JournalCorruptError, JournalWriter, readJournal } from '../../state/journal.js';
@@ -62,7 +62,7 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
   }
   const path = options.path ?? defaultJournalPath(options.input, options.shard);
   // one run at a time on a journal: taken before it is read, released by the session's owner when the run ends
-  const lock = await acquireLock(path, 'journal');
+  const lock = await acquireLock(path, 'journal').catch((error: MemberctlError) => (error.code === 'lock-failed' ? cannotWrite(path, error.cause) : Promise.reject(error)));
   try {
     return { ...(await openLocked(path, options, notice)), lock };
   } catch (error) {
