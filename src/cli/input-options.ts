@@ -10,6 +10,7 @@ import type { InputFormat } from '../io/source.js';
 export interface InputFlags {
   format?: InputFormat;
   delimiter?: string;
+  encoding?: string;
   map?: string;
   ignoreUnknownColumns?: boolean;
   nullToken?: string;
@@ -21,7 +22,8 @@ export function addInputOptions(command: Command): Command {
   return command
     .addOption(new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices(['csv', 'json', 'ndjson']))
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
-    .option('--map <file>', 'JSON file mapping CSV headers to fields: {"columns": {"E-mail Address": "email", "Notes": null}}')
+    .option('--encoding <name>', 'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 BOM is recognised without it)')
+    .option('--map <file>', 'mapping file: columns to fields, with rules (format, timeZone, convert, values, transform, fields); docs/mapping.md; `memberctl map init FILE` writes one')
     .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
     .option('--null-token <text>', 'a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field (\'\' = --empty-as-null)')
     .option('--empty-as-null', 'an empty CSV cell is sent as null, clearing the field (default: empty = not given, the server keeps its value)')
@@ -33,6 +35,7 @@ export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOpti
     path: file,
     format: flags.format,
     delimiter: parseDelimiter(flags.delimiter),
+    encoding: flags.encoding,
     mapFile: flags.map,
     ignoreUnknownColumns: flags.ignoreUnknownColumns,
     nullToken: flags.nullToken,

@@ -77,7 +77,7 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
   try {
     if (options.outputPath) output = await openItemsWriter(options.outputPath);
     if (options.rejectsPath) {
-      rejects = await openRejectsWriter(options.rejectsPath, { headers: source.headers, delimiter: source.delimiter });
+      rejects = await openRejectsWriter(options.rejectsPath, { headers: source.headers, delimiter: source.delimiter, encoding: source.encoding });
     }
   } catch (error) {
     await Promise.allSettled([stream.close(), output?.close()]);

@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { SourceRecord } from './source.js';
 import { countNewlines, firstInvalidByte } from './utf8-check.js';
-import { maxSizeText } from './record-limits.js';
+import { maxSizeText, NOT_UTF8_HINT } from './record-limits.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
 
 /** The element's bytes: one slice of a chunk, or several when it crosses chunk boundaries. */
@@ -19,7 +19,7 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
       raw: bytes.toString('utf8'),
       error: {
         message: `not valid UTF-8 (byte 0x${bytes[at]!.toString(16).toUpperCase()} on line ${line + countNewlines(bytes.subarray(0, at))})`,
-        hint: 'the file must be UTF-8; convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8',
+        hint: NOT_UTF8_HINT,
       },
     };
   }

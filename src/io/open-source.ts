@@ -7,6 +7,7 @@ import { InputError, UsageError } from '../errors.js';
 import { openCsv } from './csv-reader.js';
 import { openInputBytes, type InputBytes } from './input-bytes.js';
 import { formatFromName, sniffFormat } from './input-format.js';
+import { checkEncodingName, decodeToUtf8, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
 import type { InputFormat, RecordSource, SourceOptions, SourceRecord } from './source.js';
@@ -19,12 +20,16 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
   }
   const file = options.path === '-' ? 'stdin' : options.path;
   const named = formatFromName(options.path);
-  const bytes = await openInputBytes({ path: options.path, file, gzip: named.gzip, stdin: options.stdin });
+  const raw = await openInputBytes({ path: options.path, file, gzip: named.gzip, stdin: options.stdin });
+  let bytes: InputBytes = raw;
+  let encoding: TextEncoding;
   let format: InputFormat;
   let batches: AsyncGenerator<SourceRecord[]>;
   let headers: string[] | undefined;
   let delimiter: string | undefined;
   try {
+    encoding = await textEncoding(raw, file, options);
+    if (encoding.name !== 'utf-8') bytes = decodeToUtf8(raw, encoding.name);
     const sniffed = await sniffContent(bytes);
     if (sniffed === undefined) throw emptyInput(file);
     format = options.format ?? named.format ?? sniffed;
@@ -58,6 +63,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
   return {
     file,
     format,
+    encoding,
     headers,
     delimiter,
     totalBytes: bytes.totalBytes,
@@ -72,6 +78,32 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     batches: () => batches,
     [Symbol.asyncIterator]: () => records(),
   };
+}
+
+/** The input's encoding, from --encoding and its first bytes; a workbook or an archive is named for what it is. */
+async function textEncoding(bytes: InputBytes, file: string, options: SourceOptions): Promise<TextEncoding> {
+  const seen: Buffer[] = [];
+  let size = 0;
+  for (let chunk = await bytes.next(); chunk !== undefined; chunk = size >= 512 ? undefined : await bytes.next()) {
+    seen.push(chunk);
+    size += chunk.length;
+  }
+  for (let i = seen.length - 1; i >= 0; i--) bytes.unshift(seen[i]!);
+  const head = Buffer.concat(seen);
+  const kind = sniffHead(head, options.path);
+  if (kind.kind === 'binary') throw notTextError(file, kind);
+  const given = options.encoding === undefined ? undefined : checkEncodingName(options.encoding);
+  if (kind.kind === 'utf16-no-bom') {
+    if (given === undefined) throw utf16WithoutBomError(file, kind.encoding);
+    return { name: given, bom: false };
+  }
+  if (given !== undefined && kind.encoding !== undefined && kind.encoding !== given) {
+    throw new UsageError(`${file} starts with a ${kind.encoding.toUpperCase()} byte order mark, but --encoding says ${given}`, {
+      code: 'encoding',
+      hint: `Leave --encoding out (the mark tells), or give --encoding ${kind.encoding}.`,
+    });
+  }
+  return { name: given ?? kind.encoding ?? 'utf-8', bom: kind.bom };
 }
 
 /** Reads up to the first non-blank byte and puts the chunks back; the format that byte suggests, or undefined for an empty input. */

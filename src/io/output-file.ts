@@ -33,6 +33,8 @@ export interface OutputOptions {
   mode?: number;
   /** Refuse a path where a file exists already (template --out without --force). */
   noClobber?: boolean;
+  /** Turns each chunk of text into the bytes written (a rejects CSV in the input's encoding, with its BOM); default UTF-8. */
+  encode?: (text: string) => string | Buffer;
 }
 
 /** One output the command will write: `flag` names it in errors (e.g. "--rejects"). */
@@ -87,7 +89,7 @@ export async function openOutputFile(path: string, purpose: string, options: Out
   } catch (error) {
     throw cannotWrite(path, purpose, error, 'open');
   }
-  return lineWriter(handle, path, purpose, temp, Boolean(options.noClobber));
+  return lineWriter(handle, path, purpose, temp, Boolean(options.noClobber), options.encode);
 }
 
 /** Writes a whole small file (a report, a template) the same safe way. */
@@ -102,7 +104,7 @@ export async function writeOutputFile(path: string, purpose: string, text: strin
   }
 }
 
-function lineWriter(handle: FileHandle, path: string, purpose: string, temp: string | undefined, noClobber: boolean): LineWriter {
+function lineWriter(handle: FileHandle, path: string, purpose: string, temp: string | undefined, noClobber: boolean, encode?: (text: string) => string | Buffer): LineWriter {
   let failure: unknown;
   // one write at a time, in order; a caller that does not wait still has its lines written after the earlier ones
   let writing: Promise<void> = Promise.resolve();
@@ -113,11 +115,12 @@ function lineWriter(handle: FileHandle, path: string, purpose: string, temp: str
   const flush = (): Promise<void> | undefined => {
     if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');
     if (pending.length === 0) return undefined;
-    const chunk = pending.join('');
+    const text = pending.join('');
+    const chunk = encode ? encode(text) : text;
     pending = [];
     pendingBytes = 0;
     writing = writing.then(async () => {
-      if (failure === undefined) await handle.write(chunk).catch((error: unknown) => void (failure ??= error));
+      if (failure === undefined) await (typeof chunk === 'string' ? handle.write(chunk) : handle.write(chunk)).catch((error: unknown) => void (failure ??= error));
     });
     return writing.then(() => {
       if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');

@@ -11,11 +11,14 @@ export function maxSizeText(): string {
   return `${MAX_RECORD_BYTES / 1024 / 1024} MB`;
 }
 
+/** The bytes are not UTF-8 (UTF-16 and workbooks are recognised before this): most likely Excel's Windows-1252. */
+export const NOT_UTF8_HINT = 'the file is not UTF-8: name its encoding, e.g. --encoding windows-1252 (Excel\'s "CSV" on Windows) or --encoding latin1';
+
 export function invalidUtf8Error(bad: BadByte): { message: string; hint: string } {
   const byte = bad.byte.toString(16).toUpperCase().padStart(2, '0');
   return {
     message: `not valid UTF-8 (byte 0x${byte} on line ${bad.line})`,
-    hint: 'the file must be UTF-8; from Excel/Latin-1 convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 in.csv > out.csv',
+    hint: NOT_UTF8_HINT,
   };
 }
 

@@ -7,6 +7,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { csvLine } from './csv-line.js';
 import { openOutputFile, type LineWriter } from './output-file.js';
+import { iconv, type TextEncoding } from './input-encoding.js';
 
 export type RejectStage = 'invalid' | 'skipped' | 'rejected' | 'failed';
 
@@ -24,6 +25,8 @@ export interface RejectsWriterOptions {
   /** The CSV input's header; required for a .csv rejects file. */
   headers?: readonly string[];
   delimiter?: string;
+  /** The input's encoding: a CSV rejects file is written in it, with its BOM, so it opens as the input did. */
+  encoding?: TextEncoding;
 }
 
 export interface RejectsWriter {
@@ -53,7 +56,9 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   }
   // cells under an earlier stage/error pair (a rejects file fed back) are dropped, not reported as extra
   const width = options.headers?.length ?? 0;
-  const file = await openOutputFile(path, 'rejects');
+  const encoding = format === 'csv' ? options.encoding : undefined;
+  const encoder = encoding && (encoding.name !== 'utf-8' || encoding.bom) ? iconv().getEncoder(encoding.name, { addBOM: encoding.bom }) : undefined;
+  const file = await openOutputFile(path, 'rejects', encoder ? { encode: (text) => encoder.write(text) } : {});
   if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close() };
   return csvRejects(file, headers!, width, options.delimiter ?? ',');
 }

@@ -2,6 +2,8 @@
  * The contract every input reader fulfils: an async iterable of records, streamed, each with its number
  * and the physical line where it starts, so every message can point at it.
  */
+import type { TextEncoding } from './input-encoding.js';
+
 export type InputFormat = 'csv' | 'json' | 'ndjson';
 
 export interface SourceRecord {
@@ -39,6 +41,8 @@ export interface SourceOptions {
   format?: InputFormat;
   /** CSV delimiter override (one character, or "tab"); otherwise the most frequent of , ; tab | in the header line. */
   delimiter?: string;
+  /** --encoding: the text's encoding (iconv-lite names); otherwise UTF-8, or UTF-16 when the file starts with its BOM. */
+  encoding?: string;
   /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
   stdin?: NodeJS.ReadableStream;
 }
@@ -51,6 +55,8 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   readonly headers?: string[];
   /** CSV only: the detected or given delimiter. */
   readonly delimiter?: string;
+  /** The text's encoding and whether it started with a BOM (the rejects CSV is written the same way). */
+  readonly encoding?: TextEncoding;
   /** Bytes of the file read so far (compressed bytes for .gz), for progress and ETA. */
   bytesRead(): number;
   /** Size of the file in bytes, when known (not for stdin). */

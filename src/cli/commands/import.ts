@@ -122,7 +122,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     const warn = (message: string) => (jsonLog ? jsonLog.log('warn', 'warning', { message }) : progress ? progress.log(`warning: ${message}`) : output.warn(message));
     warnLate = warn;
     for (const message of [...target.warnings, ...stream.warnings]) warn(message);
-    if (flags.rejects) rejects = await openRejectsWriter(flags.rejects, { headers: stream.source.headers, delimiter: stream.source.delimiter });
+    if (flags.rejects) rejects = await openRejectsWriter(flags.rejects, { headers: stream.source.headers, delimiter: stream.source.delimiter, encoding: stream.source.encoding });
     if (flags.report) await checkWritable(flags.report);
     // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is exit 2)
     const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));

@@ -1,7 +1,7 @@
 /** `memberctl map init FILE`: a starter mapping file (docs/mapping.md) from an export's headers and first rows. */
 import { Command, Option } from 'commander';
 import { initMapping } from '../../core/map-init/map-init.js';
-import { writeTextOutput } from '../../io/text-output.js';
+import { checkOutputPaths, writeOutputFile } from '../../io/output-file.js';
 import type { InputFormat } from '../../io/source.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
@@ -11,6 +11,7 @@ interface MapInitFlags {
   force?: boolean;
   format?: InputFormat;
   delimiter?: string;
+  encoding?: string;
   json?: boolean;
 }
 
@@ -34,6 +35,7 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
       .option('--force', 'replace --out if it exists')
       .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson']))
       .option('--delimiter <char>', 'CSV delimiter (default: detected)')
+      .option('--encoding <name>', 'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 BOM is recognised)')
       .option('--json', 'print {file, format, out, mapping, notes} on stdout')
       .addHelpText(
         'after',
@@ -48,9 +50,10 @@ Examples:
       .action(async (file: string, flags: MapInitFlags) => {
         const output = createOutput();
         const delimiter = flags.delimiter === 'tab' ? '\t' : flags.delimiter;
-        const init = await initMapping({ path: file, format: flags.format, delimiter });
+        if (flags.out) await checkOutputPaths([file], [{ flag: '--out', path: flags.out }]);
+        const init = await initMapping({ path: file, format: flags.format, delimiter, encoding: flags.encoding });
         const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
-        if (flags.out) await writeTextOutput(flags.out, text, { force: flags.force, inputs: file === '-' ? [] : [file], purpose: 'mapping file' });
+        if (flags.out) await writeOutputFile(flags.out, 'mapping', text, { noClobber: !flags.force, mode: 0o644 & ~process.umask() });
         if (flags.json) output.out(JSON.stringify({ file: init.file, format: init.format, out: flags.out ?? null, mapping: init.mapping, notes: init.notes }));
         else if (!flags.out) process.stdout.write(text);
         if (!flags.json) {

@@ -1,0 +1,97 @@
+/** Encodings: --encoding through iconv-lite, UTF-16 by its BOM, files that are not text named for what they are. */
+import iconv from 'iconv-lite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputError, UsageError } from '../../src/errors.js';
+import { openRejectsWriter } from '../../src/io/rejects-writer.js';
+import { readFileSync } from 'node:fs';
+import { readAll, stdinOf, tempDir } from './reader-helpers.js';
+
+const dir = tempDir('encoding');
+afterAll(() => dir.remove());
+
+const TEXT = 'memberId;firstName;lastName;isActive;createdAt\r\nm-1;Zoë;Müller;yes;2024-05-01\r\nm-2;François;Ørsted;no;2024-05-02\r\n';
+const CELLS = [
+  ['m-1', 'Zoë', 'Müller', 'yes', '2024-05-01'],
+  ['m-2', 'François', 'Ørsted', 'no', '2024-05-02'],
+];
+const failure = async (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
+
+describe('input encodings', () => {
+  it('windows-1252 with --encoding; without it, each record is invalid with a hint naming --encoding, not iconv', async () => {
+    const path = dir.write('excel.csv', iconv.encode(TEXT, 'windows-1252'));
+    const read = await readAll({ path, encoding: 'windows-1252' });
+    expect(read.source.headers).toEqual(['memberId', 'firstName', 'lastName', 'isActive', 'createdAt']);
+    expect(read.records.map((r) => r.raw)).toEqual(CELLS);
+    expect(read.source.encoding).toEqual({ name: 'windows-1252', bom: false });
+    const plain = await readAll({ path });
+    expect(plain.records.map((r) => r.error?.hint)).toEqual([expect.stringContaining('--encoding windows-1252'), expect.stringContaining('--encoding windows-1252')]);
+    expect(plain.records[0]!.error!.hint).not.toContain('iconv');
+  });
+
+  it.each(['utf-16le', 'utf-16be'] as const)('%s is recognised by its BOM, from a file and from stdin in odd chunks', async (encoding) => {
+    const bytes = iconv.encode(TEXT, encoding, { addBOM: true });
+    const read = await readAll({ path: dir.write(`${encoding}.csv`, bytes) });
+    expect(read.records.map((r) => r.raw)).toEqual(CELLS);
+    expect(read.records.map((r) => r.line)).toEqual([2, 3]);
+    expect(read.source.encoding).toEqual({ name: encoding, bom: true });
+    const piped = await readAll({ path: '-', stdin: stdinOf(bytes, 7) });
+    expect(piped.records.map((r) => r.raw)).toEqual(CELLS);
+  });
+
+  it('UTF-16 JSON too', async () => {
+    const bytes = iconv.encode(JSON.stringify([{ memberId: 'm-1', firstName: 'Zoë' }]), 'utf-16le', { addBOM: true });
+    const read = await readAll({ path: dir.write('u16.json', bytes) });
+    expect(read.records.map((r) => r.raw)).toEqual([{ memberId: 'm-1', firstName: 'Zoë' }]);
+  });
+
+  it('UTF-16 without a BOM is named as UTF-16, with the flag that reads it; with the flag it reads', async () => {
+    const path = dir.write('nobom.csv', iconv.encode(TEXT, 'utf-16le'));
+    const error = await failure(readAll({ path }));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error!.message).toBe(`${path} looks like UTF-16LE text without a byte order mark`);
+    expect((error as InputError).hint).toBe('Read it with --encoding utf-16le.');
+    expect((await readAll({ path, encoding: 'utf-16le' })).records.map((r) => r.raw)).toEqual(CELLS);
+  });
+
+  it('a workbook or archive is named for what it is, never with an encoding hint', async () => {
+    const zipHead = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('[Content_Types].xml xl/workbook.xml')]);
+    const cases: [string, Buffer, string][] = [
+      ['saved-as.csv', zipHead, 'is an Excel workbook (.xlsx)'],
+      ['old.xls', Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(100)]), 'is an Excel 97–2003 workbook (.xls), which memberctl does not read'],
+      ['sheet.ods', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('mimetypeapplication/vnd.oasis.opendocument.spreadsheet')]), 'is an OpenDocument spreadsheet (.ods)'],
+      ['list.numbers', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('Index/Document.iwa')]), 'is an Apple Numbers document'],
+    ];
+    for (const [name, bytes, what] of cases) {
+      const error = await failure(readAll({ path: dir.write(name, bytes) }));
+      expect(error, name).toBeInstanceOf(InputError);
+      expect(error!.message).toContain(what);
+      expect(`${error!.message} ${(error as InputError).hint}`).not.toMatch(/iconv|--encoding|not valid UTF-8/i);
+    }
+  });
+
+  it('an unknown --encoding is a usage error with a did-you-mean; a BOM that contradicts it too', async () => {
+    const path = dir.write('plain.csv', TEXT);
+    const unknown = await failure(readAll({ path, encoding: 'windows1525' }));
+    expect(unknown).toBeInstanceOf(UsageError);
+    expect(unknown!.message).toBe('--encoding windows1525: unknown encoding (did you mean windows-1252?)');
+    const bom = dir.write('bom16.csv', iconv.encode(TEXT, 'utf-16le', { addBOM: true }));
+    expect((await failure(readAll({ path: bom, encoding: 'windows-1252' })))!.message).toContain('starts with a UTF-16LE byte order mark, but --encoding says windows-1252');
+  });
+});
+
+describe('the rejects CSV', () => {
+  it.each([
+    [{ name: 'windows-1252', bom: false }, 'windows-1252'],
+    [{ name: 'utf-16le', bom: true }, 'utf-16le'],
+    [{ name: 'utf-8', bom: true }, 'utf-8'],
+  ] as const)('is written in the input\'s encoding, with its BOM (%j)', async (encoding, iconvName) => {
+    const path = dir.path(`rejects-${encoding.name}-${encoding.bom}.csv`);
+    const writer = await openRejectsWriter(path, { headers: ['memberId', 'firstName'], delimiter: ';', encoding });
+    await writer.write({ record: 1, line: 2, memberId: 'm-1', stage: 'invalid', reason: 'isActive: required', input: ['m-1', 'Zoë'] });
+    await writer.close();
+    const bytes = readFileSync(path);
+    const bom = iconv.encode('', iconvName, { addBOM: true });
+    expect(bom.length > 0 && bytes.subarray(0, bom.length).equals(bom)).toBe(encoding.bom);
+    expect(iconv.decode(bytes, iconvName)).toBe('memberId;firstName;stage;error\nm-1;Zoë;invalid;isActive: required\n');
+  });
+});
