@@ -4,7 +4,7 @@
  * prompts, Ctrl-C and the output modes.
  */
 import { Command } from 'commander';
-import { checkSubscription, draftProblems, missingFields, sendSubscription, subscribeCategory, formatProblem, type PreparedSubscription, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
+import { checkSubscription, sendSubscription, subscribeCategory, formatProblem, type PreparedSubscription, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';
@@ -12,7 +12,8 @@ import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-forma
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
-import { PromptInterrupted, promptMissing } from './subscribe-prompt.js';
+import { askMissing, readGiven, watchCtrlC, type Given } from './subscribe-gather.js';
+import { keysLookedFor } from '../render/subscribe-blob.js';
 import { invalidSubscriptionError, missingError, platformEntries, PLATFORM_SPELLING, type ValueSources } from '../render/subscribe-problems.js';
 import { resolveTarget } from '../target.js';
 
@@ -27,6 +28,7 @@ interface SubscribeFlags {
   cleanToken?: boolean;
   timeout?: string;
   json?: boolean;
+  from?: string;
 }
 
 export function subscribeCommand(result: CommandResult): Command {
@@ -36,6 +38,7 @@ export function subscribeCommand(result: CommandResult): Command {
     .option('--token-handle <token>', 'the device token the push hub uses to reach the device (1-255 characters)')
     .option('--platform <platform>', 'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (legacy Android, deprecated); the words ios, android, huawei and the like work too (see below)')
     .option('--installation-id <id>', 'unique id of the app installation on the device (1-50 characters)')
+    .option('--from <file>', 'read the device token, platform and installation id from a JSON object in FILE, or - for standard input, as apps and logs print it (flags win)')
     .option('--clean-token', 'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log)')
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
     .option('--token-file <file>', 'file whose first line is the push token (else MEMBERCTL_PUSH_TOKEN, else the profile)')
@@ -51,7 +54,15 @@ Examples:
       --platform apns --installation-id iphone-test-1 --sandbox
   $ MEMBERCTL_PUSH_TOKEN=... memberctl subscribe cust-42 --token-handle "$DEVICE_TOKEN" --platform FcmV1 \\
       --installation-id pixel-7 --base-url https://api.example.com --json
+  $ pbpaste | memberctl subscribe cust-42 --from - --sandbox
+      reads {"deviceToken": …, "os": "iOS", "installationId": …} as an app or a log prints it
   $ memberctl subscribe cust-42        on a terminal, asks for the missing values
+
+--from reads these keys (any case, with or without _ or -, at the top or one object down, e.g. {"device": {…}}):
+  device token     ${wrap(keysLookedFor('tokenHandle'), 19)}
+  platform         ${wrap(keysLookedFor('platform'), 19)}
+  installation id  ${wrap(`${keysLookedFor('installationId')} (deviceId only when none of the others is there)`, 19)}
+Two different values for one field are an error; a flag given too wins over the blob.
 
 Platforms: ${platformEntries().slice(0, 3).join(', ')},
            ${platformEntries().slice(3).join(', ')}; ${PLATFORM_SPELLING}.
@@ -63,30 +74,41 @@ ${exitCodesHelp('subscribe')}`,
     });
 }
 
+/** Words wrapped at 110 columns, continuation lines indented to `indent` (the help's second column). */
+function wrap(text: string, indent: number): string {
+  const lines = [''];
+  for (const word of text.split(' ')) {
+    if (lines.at(-1)!.length + word.length + 1 > 110 - indent) lines.push('');
+    lines[lines.length - 1] = lines.at(-1) === '' ? word : `${lines.at(-1)} ${word}`;
+  }
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
 async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<number> {
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
   const output = logFormatFromArgv(process.argv) === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
   const json = Boolean(flags.json);
-  let draft: SubscriptionDraft = { customerId, tokenHandle: flags.tokenHandle, platform: flags.platform, installationId: flags.installationId };
-  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !json;
-  if (!interactive && missingFields(draft).length > 0) throw missingError(missingFields(draft));
-  // Values that were typed are checked before any question, so a wrong flag is not discovered after the prompts.
-  const sources: ValueSources = {};
-  const typedProblems = draftProblems(draft, { cleanToken: flags.cleanToken }).filter((problem) => problem.kind !== 'missing');
-  if (typedProblems.length > 0) throw invalidSubscriptionError(typedProblems, sources);
+  const ctrlC = watchCtrlC();
+  let given: Given | 'cancelled';
+  try {
+    given = await readGiven(customerId, flags, output, ctrlC.signal);
+  } finally {
+    ctrlC.dispose();
+  }
+  if (given === 'cancelled') return cancelled(output, 'while reading --from -');
   const settings = loadCommandSettings(command, 'push');
   const target = await resolveTarget('push', flags, settings);
   try {
     for (const warning of target.warnings) output.warn(warning);
-    if (missingFields(draft).length > 0) {
-      const answered = await askForMissing(draft);
-      if (answered === 'interrupted') {
-        output.err('\ninterrupted at the prompt: nothing was sent');
-        return exitCodeFor('cancelled');
-      }
-      draft = answered;
+    const ctrlCAtPrompt = watchCtrlC();
+    let draft: SubscriptionDraft | 'cancelled';
+    try {
+      draft = await askMissing(given, ctrlCAtPrompt.signal);
+    } finally {
+      ctrlCAtPrompt.dispose();
     }
-    const prepared = prepare(draft, flags, sources);
+    if (draft === 'cancelled') return cancelled(output, 'at the prompt');
+    const prepared = prepare(draft, flags, given.sources);
     for (const warning of prepared.warnings) output.warn(warning);
     if (prepared.cleanedFrom !== undefined) output.err(`note: sending the cleaned device token ${prepared.request.tokenHandle}`);
     if (target.isSandbox) output.err(`note: sending to ${target.description}`);
@@ -129,19 +151,10 @@ function prepare(draft: SubscriptionDraft, flags: SubscribeFlags, sources: Value
   throw missing.length > 0 ? missingError(missing) : invalidSubscriptionError(checked.problems, sources);
 }
 
-/** The prompts, with Ctrl-C turned from a silent death into 'interrupted' (the caller says nothing was sent). */
-async function askForMissing(draft: SubscriptionDraft): Promise<SubscriptionDraft | 'interrupted'> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  try {
-    return await promptMissing(draft, { input: process.stdin, output: process.stderr }, stop.signal);
-  } catch (error) {
-    if (error instanceof PromptInterrupted) return 'interrupted';
-    throw error;
-  } finally {
-    process.off('SIGINT', onSignal);
-  }
+/** Ctrl-C before anything was sent: say so (after the ^C the terminal echoed), exit 130. */
+function cancelled(output: Output, when: string): number {
+  output.err(`\ninterrupted ${when}: nothing was sent`);
+  return exitCodeFor('cancelled');
 }
 
 const HINTS: Partial<Record<SubscribeOutcome['kind'], string>> = {

@@ -1,0 +1,172 @@
+/**
+ * `subscribe --from`: the three device values out of a JSON object as apps and logs print it. Keys are matched
+ * without regard to case, `_`, `-`, `.` or spaces (`installation_id`, `installationID` and `InstallationId` are one
+ * key), at the top level or one object down (`{"device": {…}}`, an event's `data`). Two different values for one
+ * field are an error, never a guess. Nothing here echoes a value: problems name keys, never their contents.
+ */
+import type { SubscriptionDraft } from '../subscribe-input.js';
+import { normalizePlatform } from './platforms.js';
+
+export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';
+export const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'installationId'];
+
+/**
+ * The keys read for each field, in the spelling documented. `fallback` keys count only when no `keys` key is
+ * there: a `deviceId` is often the installation id in test apps, but an app that prints both means two things.
+ */
+export const BLOB_KEYS: Readonly<Record<DeviceField, { keys: readonly string[]; fallback: readonly string[] }>> = {
+  tokenHandle: {
+    keys: ['tokenHandle', 'deviceToken', 'token', 'pushToken', 'devicePushToken', 'pushChannel', 'registrationId', 'registrationToken', 'fcmToken', 'apnsToken', 'hmsToken', 'firebaseToken'],
+    fallback: [],
+  },
+  platform: { keys: ['platform', 'os', 'platformName', 'osName', 'devicePlatform', 'pushPlatform'], fallback: [] },
+  installationId: { keys: ['installationId', 'installId', 'appInstallationId'], fallback: ['deviceId'] },
+};
+
+/** A value found in the blob and where: `key` is the path as written there ("deviceToken", "device.os"). */
+export interface BlobValue {
+  value: string;
+  key: string;
+}
+
+/** A field's value the blob holds in a way that cannot be used; moot when a flag gives that field. */
+export type FieldProblem = { kind: 'ambiguous'; field: DeviceField; keys: string[] } | { kind: 'not-text'; field: DeviceField; key: string; got: JsonKind };
+
+export type BlobProblem = { kind: 'empty' } | { kind: 'too-large'; limitBytes: number } | { kind: 'not-json' } | { kind: 'not-object'; got: JsonKind } | FieldProblem;
+
+export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
+
+export type DeviceBlob =
+  | {
+      kind: 'read';
+      values: Partial<Record<DeviceField, BlobValue>>;
+      fieldProblems: FieldProblem[];
+      /** The blob's own keys (top level and one down), to say what it had when a field is missing. */
+      keysSeen: string[];
+      /** Characters of log text around the JSON object that were left out (a pasted log line). */
+      ignoredChars: number;
+    }
+  | { kind: 'invalid'; problems: BlobProblem[] };
+
+export type ReadBlob = Extract<DeviceBlob, { kind: 'read' }>;
+
+const squash = (key: string) => key.toLowerCase().replace(/[\s_.-]+/g, '');
+const kindOf = (value: unknown): JsonKind => (value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as JsonKind));
+const isObject = (value: unknown): value is Record<string, unknown> => kindOf(value) === 'object';
+
+/** The JSON object in `text`: the whole text, or the `{…}` inside a log line (from the first `{` to the last `}`). */
+function findObject(text: string): { json: unknown; ignoredChars: number } | undefined {
+  try {
+    return { json: JSON.parse(text), ignoredChars: 0 };
+  } catch {
+    const start = text.indexOf('{');
+    const end = text.lastIndexOf('}');
+    if (start < 0 || end < start) return undefined;
+    try {
+      const json: unknown = JSON.parse(text.slice(start, end + 1));
+      return isObject(json) ? { json, ignoredChars: text.length - (end + 1 - start) } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+interface Found {
+  key: string;
+  raw: unknown;
+}
+
+/** Every key of one field in one object, by its squashed name. */
+function lookUp(object: Record<string, unknown>, names: readonly string[], prefix: string): Found[] {
+  const wanted = new Set(names.map(squash));
+  return Object.entries(object)
+    .filter(([key, raw]) => wanted.has(squash(key)) && raw !== null && raw !== undefined)
+    .map(([key, raw]) => ({ key: prefix + key, raw }));
+}
+
+/** Top level first; one object down only when the top level has none (the nearer key is the meant one). */
+function candidates(root: Record<string, unknown>, names: readonly string[]): Found[] {
+  const top = lookUp(root, names, '');
+  if (top.length > 0) return top;
+  return Object.entries(root).flatMap(([key, child]) => (isObject(child) ? lookUp(child, names, `${key}.`) : []));
+}
+
+/** Installation ids printed as numbers are taken as their digits; a token or platform must be text. */
+function asText(field: DeviceField, raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (field === 'installationId' && typeof raw === 'number' && Number.isSafeInteger(raw)) return String(raw);
+  return undefined;
+}
+
+/** Values mean the same: equal text, or for platforms the same platform (`"os": "iOS"` and `"platform": "apns"`). */
+function sameValue(field: DeviceField, a: string, b: string): boolean {
+  if (a === b) return true;
+  return field === 'platform' && normalizePlatform(a) !== undefined && normalizePlatform(a) === normalizePlatform(b);
+}
+
+function readField(root: Record<string, unknown>, field: DeviceField): { value?: BlobValue; problem?: FieldProblem } {
+  const { keys, fallback } = BLOB_KEYS[field];
+  let found = candidates(root, keys);
+  if (found.length === 0) found = candidates(root, fallback);
+  if (found.length === 0) return {};
+  const values: BlobValue[] = [];
+  for (const { key, raw } of found) {
+    const value = asText(field, raw);
+    if (value === undefined) return { problem: { kind: 'not-text', field, key, got: kindOf(raw) } };
+    values.push({ value, key });
+  }
+  const differing = values.filter((v) => !sameValue(field, v.value, values[0]!.value));
+  if (differing.length > 0) return { problem: { kind: 'ambiguous', field, keys: values.map((v) => v.key) } };
+  return { value: values[0] };
+}
+
+export const BLOB_LIMIT_BYTES = 1024 * 1024;
+
+export function parseDeviceBlob(text: string): DeviceBlob {
+  const trimmed = text.replace(/^\uFEFF/, '').trim();
+  if (trimmed === '') return { kind: 'invalid', problems: [{ kind: 'empty' }] };
+  const found = findObject(trimmed);
+  if (!found) return { kind: 'invalid', problems: [{ kind: 'not-json' }] };
+  if (!isObject(found.json)) return { kind: 'invalid', problems: [{ kind: 'not-object', got: kindOf(found.json) }] };
+  const root = found.json;
+  const values: Partial<Record<DeviceField, BlobValue>> = {};
+  const fieldProblems: FieldProblem[] = [];
+  for (const field of DEVICE_FIELDS) {
+    const { value, problem } = readField(root, field);
+    if (problem) fieldProblems.push(problem);
+    if (value) values[field] = value;
+  }
+  const keysSeen = Object.entries(root).flatMap(([key, child]) => (isObject(child) ? [key, ...Object.keys(child).map((k) => `${key}.${k}`)] : [key]));
+  return { kind: 'read', values, fieldProblems, keysSeen, ignoredChars: found.ignoredChars };
+}
+
+/** Where each draft value came from, for messages: a blob key, or the command line when absent. */
+export type BlobSources = Partial<Record<DeviceField, string>>;
+
+export interface MergedBlob {
+  draft: SubscriptionDraft;
+  sources: BlobSources;
+  /** Fields where a flag replaced a different blob value, so the user can be told. */
+  overridden: { field: DeviceField; key: string }[];
+  /** The blob's field problems that still matter: those of fields no flag gave. */
+  problems: FieldProblem[];
+}
+
+/** The draft with the blob's values filled in where the command line gave none: flags win. */
+export function mergeBlob(draft: SubscriptionDraft, blob: ReadBlob): MergedBlob {
+  const merged: SubscriptionDraft = { ...draft };
+  const sources: BlobSources = {};
+  const overridden: MergedBlob['overridden'] = [];
+  for (const field of DEVICE_FIELDS) {
+    const found = blob.values[field];
+    if (!found) continue;
+    if (draft[field] === undefined) {
+      merged[field] = found.value;
+      sources[field] = found.key;
+    } else if (!sameValue(field, draft[field], found.value)) {
+      overridden.push({ field, key: found.key });
+    }
+  }
+  const problems = blob.fieldProblems.filter((problem) => draft[problem.field] === undefined);
+  return { draft: merged, sources, overridden, problems };
+}

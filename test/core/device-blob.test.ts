@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { BLOB_KEYS, mergeBlob, parseDeviceBlob } from '../../src/core/subscribe/device-blob.js';
+
+const read = (text: string) => {
+  const blob = parseDeviceBlob(text);
+  if (blob.kind !== 'read') throw new Error(`not read: ${JSON.stringify(blob.problems)}`);
+  if (blob.fieldProblems.length > 0) throw new Error(`field problems: ${JSON.stringify(blob.fieldProblems)}`);
+  return blob;
+};
+const values = (json: unknown) => Object.fromEntries(Object.entries(read(JSON.stringify(json)).values).map(([field, v]) => [field, v.value]));
+
+describe('parseDeviceBlob: the keys apps print', () => {
+  it('reads the API names', () => {
+    expect(read('{"tokenHandle": "t1", "platform": "Apns", "installationId": "i1"}').values).toEqual({
+      tokenHandle: { value: 't1', key: 'tokenHandle' },
+      platform: { value: 'Apns', key: 'platform' },
+      installationId: { value: 'i1', key: 'installationId' },
+    });
+  });
+
+  it.each(BLOB_KEYS.tokenHandle.keys)('token from %s', (key) => expect(values({ [key]: 'tok' }).tokenHandle).toBe('tok'));
+  it.each(BLOB_KEYS.platform.keys)('platform from %s', (key) => expect(values({ [key]: 'ios' }).platform).toBe('ios'));
+  it.each([...BLOB_KEYS.installationId.keys, ...BLOB_KEYS.installationId.fallback])('installation id from %s', (key) =>
+    expect(values({ [key]: 'inst' }).installationId).toBe('inst'),
+  );
+
+  it('ignores case, _ and - in keys', () => {
+    expect(values({ installation_id: 'a' }).installationId).toBe('a');
+    expect(values({ installationID: 'b' }).installationId).toBe('b');
+    expect(values({ 'Installation-Id': 'c' }).installationId).toBe('c');
+    expect(values({ DEVICE_TOKEN: 't', OS: 'android' })).toEqual({ tokenHandle: 't', platform: 'android' });
+  });
+
+  it('keeps the extra fields out and says which keys it saw', () => {
+    const blob = read(JSON.stringify({ userId: 'u1', appVersion: '3.2', deviceToken: 't', os: 'iOS', installationId: 'i', accessToken: 'secret' }));
+    expect(blob.values.tokenHandle).toEqual({ value: 't', key: 'deviceToken' });
+    expect(blob.keysSeen).toEqual(['userId', 'appVersion', 'deviceToken', 'os', 'installationId', 'accessToken']);
+  });
+
+  it('looks one object down when the top level has none, and names the path', () => {
+    const blob = read(JSON.stringify({ event: 'push_registered', device: { pushToken: 't', platform: 'huawei', installId: 'h1' } }));
+    expect(blob.values).toEqual({
+      tokenHandle: { value: 't', key: 'device.pushToken' },
+      platform: { value: 'huawei', key: 'device.platform' },
+      installationId: { value: 'h1', key: 'device.installId' },
+    });
+    // the top level is nearer: its key wins over one below without any ambiguity
+    expect(values({ token: 'top', device: { token: 'below' } }).tokenHandle).toBe('top');
+    // two levels down is not looked at
+    expect(values({ a: { b: { token: 'deep' } } }).tokenHandle).toBeUndefined();
+  });
+
+  it('deviceId counts only when no installation-id key is there', () => {
+    expect(values({ deviceId: 'd1' }).installationId).toBe('d1');
+    expect(values({ deviceId: 'd1', installationId: 'i1' }).installationId).toBe('i1');
+  });
+
+  it('null is absent; a whole-number installation id is taken as its digits', () => {
+    expect(values({ deviceToken: 't', installationId: null, deviceId: null })).toEqual({ tokenHandle: 't' });
+    expect(values({ installationId: 40213 }).installationId).toBe('40213');
+  });
+
+  it('reads the JSON object inside a pasted log line', () => {
+    const blob = read('2026-11-25T12:00:01Z INFO push: registered {"deviceToken":"t","os":"android","installation_id":"p1"} (12 ms)');
+    expect(blob.values.platform?.value).toBe('android');
+    expect(blob.ignoredChars).toBe(51); // the 43 characters before the object and the 8 after it
+  });
+});
+
+describe('parseDeviceBlob: never a guess', () => {
+  const problems = (text: string) => {
+    const blob = parseDeviceBlob(text);
+    return blob.kind === 'invalid' ? blob.problems : blob.fieldProblems;
+  };
+
+  it('two different tokens are an error naming both keys', () => {
+    expect(problems('{"apnsToken": "aa", "fcmToken": "bb"}')).toEqual([{ kind: 'ambiguous', field: 'tokenHandle', keys: ['apnsToken', 'fcmToken'] }]);
+    expect(problems('{"device": {"token": "aa"}, "auth": {"token": "bb"}}')).toEqual([{ kind: 'ambiguous', field: 'tokenHandle', keys: ['device.token', 'auth.token'] }]);
+  });
+
+  it('the same value twice, or two spellings of one platform, is no conflict', () => {
+    expect(values({ token: 'aa', deviceToken: 'aa' }).tokenHandle).toBe('aa');
+    expect(values({ os: 'iOS', platform: 'Apns' }).platform).toBe('iOS');
+    expect(problems('{"os": "iOS", "platform": "android"}')).toEqual([{ kind: 'ambiguous', field: 'platform', keys: ['os', 'platform'] }]);
+  });
+
+  it('a token that is not text is named with what it is', () => {
+    expect(problems('{"token": {"value": "x"}}')).toEqual([{ kind: 'not-text', field: 'tokenHandle', key: 'token', got: 'object' }]);
+    expect(problems('{"platform": 3}')).toEqual([{ kind: 'not-text', field: 'platform', key: 'platform', got: 'number' }]);
+  });
+
+  it.each([
+    ['', { kind: 'empty' }],
+    ['  \n', { kind: 'empty' }],
+    ['hello world', { kind: 'not-json' }],
+    ['{"deviceToken": "abc', { kind: 'not-json' }],
+    ["{'deviceToken': 'abc'}", { kind: 'not-json' }],
+    ['[{"token": "t"}]', { kind: 'not-object', got: 'array' }],
+    ['"just a token"', { kind: 'not-object', got: 'string' }],
+  ])('%j → %j', (text, problem) => expect(problems(text)).toEqual([problem]));
+
+  it('a byte-order mark is not content', () => expect(read('\uFEFF{"token": "t"}').values.tokenHandle?.value).toBe('t'));
+});
+
+describe('mergeBlob: flags win', () => {
+  it('fills only what the flags left out and reports a flag that replaced a different blob value', () => {
+    const blob = read('{"deviceToken": "t", "os": "android", "installationId": "from-blob"}');
+    const merged = mergeBlob({ customerId: 'c', installationId: 'from-flag', platform: 'FcmV1' }, blob);
+    expect(merged.draft).toEqual({ customerId: 'c', tokenHandle: 't', platform: 'FcmV1', installationId: 'from-flag' });
+    expect(merged.sources).toEqual({ tokenHandle: 'deviceToken' });
+    // --platform FcmV1 is what "android" means: no note; the installation id differs: a note
+    expect(merged.overridden).toEqual([{ field: 'installationId', key: 'installationId' }]);
+    expect(merged.problems).toEqual([]);
+  });
+
+  it("a field's problem in the blob is moot when a flag gives that field", () => {
+    const blob = parseDeviceBlob('{"apnsToken": "a", "fcmToken": "b", "os": "ios"}');
+    if (blob.kind !== 'read') throw new Error('not read');
+    expect(mergeBlob({ customerId: 'c' }, blob).problems).toEqual([{ kind: 'ambiguous', field: 'tokenHandle', keys: ['apnsToken', 'fcmToken'] }]);
+    expect(mergeBlob({ customerId: 'c', tokenHandle: 'a' }, blob).problems).toEqual([]);
+  });
+});
