@@ -3,8 +3,11 @@
  * flight (the adaptive limit moves), and an ETA from the bytes read of the file's size (rows are not known in
  * advance, bytes are). Drawn only on a terminal; warnings printed while it runs go above it rather than through it.
  */
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
 import type { ImportEvent } from '../core/import/index.js';
+import { lazy } from '../lazy.js';
+
+const progressBars = lazy<typeof cliProgress>('cli-progress');
 
 export interface ImportProgress {
   onEvent(event: ImportEvent): void;
@@ -34,9 +37,9 @@ export function createImportProgress(stream: NodeJS.WriteStream = process.stderr
     const format = knownSize
       ? '{bar} {percentage}% | {read} read | {confirmed} confirmed | {rate} rows/s | concurrency {concurrency} | ETA {eta_formatted}'
       : '{read} read | {confirmed} confirmed | {rate} rows/s | concurrency {concurrency}';
-    multibar = new cliProgress.MultiBar(
+    multibar = new (progressBars().MultiBar)(
       { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 },
-      cliProgress.Presets.shades_classic,
+      progressBars().Presets.shades_classic,
     );
     bar = multibar.create(knownSize ? totalBytes! : 1, 0, payload(0, 0, concurrency));
   }

@@ -5,8 +5,10 @@
 import { lookup } from 'node:dns/promises';
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { Agent, request } from 'undici';
+import { lazy } from '../lazy.js';
 
+
+const undici = lazy<typeof import('undici')>('undici');
 export interface StepResult {
   step: 'dns' | 'tcp' | 'tls';
   ok: boolean;
@@ -100,6 +102,7 @@ export type ProbeOutcome =
  * credentials first answers 400 (credentials fine) or 401/403 (refused) and nothing can be written.
  */
 export async function probeImportEndpoint(baseUrl: URL, token: string, timeoutMs: number): Promise<ProbeOutcome> {
+  const { Agent, request } = undici();
   const agent = new Agent({ connect: { timeout: timeoutMs } });
   try {
     const response = await request(new URL('member/v1/members/import', baseUrl), {

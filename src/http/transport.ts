@@ -3,7 +3,8 @@
  * timeout, retries by policy honouring Retry-After. It answers with the final response (read, capped, redacted)
  * or with why there is none; the clients map that to their own outcome types.
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { lazy } from '../lazy.js';
 import { PauseGate } from './pause-gate.js';
 import { readBodyCapped, headerValue, ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES, type ReadBody } from './response-body.js';
 import { backoffDelay, parseRetryAfter, isRetryableStatus, DEFAULT_MAX_RETRY_AFTER_MS, type RetryPolicy } from './retry-policy.js';
@@ -12,6 +13,8 @@ import { describeErrorBody, describeNetworkError, networkCause, networkErrorReas
 import { defaultUserAgent } from './user-agent.js';
 import { redactHeaders, redactor, type Redactor } from './redact.js';
 
+
+const undici = lazy<typeof import('undici')>('undici');
 export interface RetryInfo {
   /** The retry about to be made (1 = first retry). */
   attempt: number;
@@ -63,7 +66,7 @@ export class RetryingTransport {
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#mask = redactor([options.token]);
-    this.#pool = new Pool(options.baseUrl.origin, {
+    this.#pool = new (undici().Pool)(options.baseUrl.origin, {
       connections: Math.max(1, options.connections),
       pipelining: 1,
       keepAliveTimeout: 30_000,

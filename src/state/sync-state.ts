@@ -16,13 +16,16 @@
  * earlier in this run is compared with its new hash, never the one from before), and READ_SPAN_MS after it
  * began at the latest, so it never holds back another process's checkpoint for long.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { lazy } from '../lazy.js';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { InputError, MemberctlError } from '../errors.js';
 import { refuseOtherTarget } from './target-binding.js';
 import { ITEM_HASH_NAME } from './item-hash.js';
 import { addNightlyColumns, NightlyState } from './nightly-state.js';
 import { stateError } from './state-errors.js';
+
+const sqlite = lazy<typeof Database>('better-sqlite3');
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS member_state (
@@ -103,7 +106,7 @@ export class SyncState {
       }
     }
     try {
-      const state = new SyncState(new Database(path, { fileMustExist: true, timeout: 30_000 }), path);
+      const state = new SyncState(new (sqlite())(path, { fileMustExist: true, timeout: 30_000 }), path);
       try {
         if (options.target !== undefined) state.bindTarget(options.target);
       } catch (error) {

@@ -1,6 +1,6 @@
 /**
- * --resume end to end: the built CLI is killed with SIGKILL at several points of an import against a sandbox with
- * latency (so requests are really in flight), then resumed; the sandbox must end exactly as after a clean run,
+ * --resume end to end: the built CLI is killed with SIGKILL at several points of an import against a sandbox, while
+ * a proxy holds requests in flight (holding-proxy.ts), then resumed; the sandbox must end exactly as after a clean run,
  * and the last summary must account for every row of the file across all runs.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -9,15 +9,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { readJournal } from '../../src/state/journal.js';
 import { ResumeIndex } from '../../src/state/resume-index.js';
-import { isolatedEnv, runCli, spawnCli, tempDir, until } from './import-helper.js';
+import { startHoldingProxy } from './holding-proxy.js';
+import { isolatedEnv, runCli, spawnCli, tempDir } from './import-helper.js';
 
 const boxes: SandboxHandle[] = [];
 afterEach(async () => {
   await Promise.all(boxes.splice(0).map((box) => box.close()));
 });
 
-async function sandbox(latencyMs = 0) {
-  const box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, faults: { latencyMs } });
+async function sandbox() {
+  const box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
   boxes.push(box);
   return { box, env: isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken }) };
 }
@@ -26,6 +27,14 @@ async function sandbox(latencyMs = 0) {
 async function journaled(path: string): Promise<ResumeIndex> {
   const contents = existsSync(path) ? await readJournal(path) : undefined;
   return ResumeIndex.fromEntries(contents?.entries ?? []);
+}
+
+/** Polls until `check` holds: a state the test froze, so how long it takes does not matter. */
+async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let polls = 0; !(await check()); polls++) {
+    if (polls > 6000) throw new Error(`never reached: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const memberOfRecord = (r: number) => `m${(r * 7) % 250}`;
@@ -64,36 +73,39 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
     const cleanReport = JSON.parse(cleanRun.stdout) as Report;
     expect(sum(cleanReport)).toBe(rows);
 
-    const { box, env } = await sandbox(150);
+    const { box, env } = await sandbox();
     box.erase('m14');
     const valid = rows - invalid;
-    let settled = 0; // records the journal on disk holds, polled while the import runs
-    const points: [string, () => boolean][] = [
-      ['before the first confirmation', () => box.stats().inFlight > 0 && box.stats().importedCount + box.stats().updatedCount === 0],
-      ['mid-run', () => settled >= valid / 2 && box.stats().inFlight > 0],
+    // Each run goes through a proxy that stops forwarding once the records settled before it plus those it let
+    // through reach the point's threshold: the run then has requests in flight that never end, and the kill lands
+    // exactly there, however slow the machine (nothing races a latency).
+    const points: [string, number][] = [
+      ['before the first confirmation', 0],
+      ['mid-run', valid / 2],
       // what is left fits in the requests in flight (concurrency 3 × 25)
-      ['during the last batch', () => settled >= valid - 75 && box.stats().inFlight > 0],
+      ['during the last batch', valid - 75],
     ];
     let run = 0;
-    for (const [point, reached] of points) {
+    for (const [point, threshold] of points) {
+      const settledBefore = (await journaled(journal)).settled;
+      let forwarded = 0;
+      const proxy = await startHoldingProxy(box.url, (records) => {
+        if (settledBefore + forwarded >= threshold) return true;
+        forwarded += records;
+        return false;
+      });
       const args = ['import', file, ...ARGS, ...(run++ === 0 ? [] : ['--resume'])];
-      const running = spawnCli(args, env);
-      let polling = true;
-      const poll = (async () => {
-        while (polling) {
-          settled = (await journaled(journal)).settled;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      })();
-      await until(reached, point, 60_000);
+      const running = spawnCli(args, { ...env, MEMBERCTL_BASE_URL: proxy.url });
+      // held requests are in flight; everything answered before them is in the journal
+      await eventually(point, async () => proxy.held() > 0 && proxy.answeredRecords() === forwarded && (await journaled(journal)).settled === settledBefore + forwarded);
       running.child.kill('SIGKILL');
-      polling = false;
-      await poll;
       const killed = await running.result;
+      await proxy.close();
       expect(killed.code, `${point}: ${killed.stderr}`).toBeNull();
       expect(killed.stdout, point).toBe(''); // died before any summary
       // the journal never claims more than the server has: every record it settled as confirmed is stored
       const index = await journaled(journal);
+      expect(index.settled, point).toBeGreaterThanOrEqual(threshold);
       for (let r = 1; r <= rows; r++) {
         const outcome = index.get(r)?.outcome;
         if (outcome === 'imported' || outcome === 'updated') expect(box.getMember(memberOfRecord(r)), `${point}: record ${r}`).toBeDefined();

@@ -2,8 +2,11 @@
  * validate's progress bar on stderr, for large files on a terminal: bytes read of the file's size, records,
  * rate and ETA. Never drawn when stderr is not a TTY or with --json (scripts read stdout; cron logs stay clean).
  */
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
 import type { ValidateEvents } from '../../core/validate.js';
+import { lazy } from '../../lazy.js';
+
+const progressBars = lazy<typeof cliProgress>('cli-progress');
 
 export interface ValidateProgress extends Pick<ValidateEvents, 'onStart' | 'onProgress'> {
   stop(): void;
@@ -21,7 +24,7 @@ export function createValidateProgress(stream: NodeJS.WriteStream = process.stde
     onStart({ totalBytes }) {
       knownSize = totalBytes !== undefined && totalBytes > 0;
       const format = knownSize ? '{bar} {percentage}% | {rows} records | {rate} rows/s | ETA {eta_formatted}' : '{rows} records | {rate} rows/s';
-      bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 }, cliProgress.Presets.shades_classic);
+      bar = new (progressBars().SingleBar)({ format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 }, progressBars().Presets.shades_classic);
       bar.start(knownSize ? totalBytes! : 1, 0, payload(0));
     },
     onProgress({ rows, bytesRead }) {
