@@ -11,8 +11,10 @@ export interface HoldingProxy {
   url: string;
   /** Requests held open right now. */
   held(): number;
-  /** Import records forwarded and answered through the proxy. */
+  /** Import records forwarded and answered through the proxy since the last release. */
   answeredRecords(): number;
+  /** Drops the requests held (their client is gone or about to be) and starts counting afresh. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,12 @@ export async function startHoldingProxy(target: string, hold: (records: number) 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     held: () => held,
     answeredRecords: () => answered,
+    release: () => {
+      for (const res of open) res.destroy();
+      open.clear();
+      held = 0;
+      answered = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();

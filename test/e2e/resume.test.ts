@@ -12,7 +12,7 @@ import { ResumeIndex } from '../../src/state/resume-index.js';
 import { startHoldingProxy } from './holding-proxy.js';
 import { isolatedEnv, runCli, spawnCli, tempDir } from './import-helper.js';
 
-const boxes: SandboxHandle[] = [];
+const boxes: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(boxes.splice(0).map((box) => box.close()));
 });
@@ -85,22 +85,29 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
       // what is left fits in the requests in flight (concurrency 3 × 25)
       ['during the last batch', valid - 75],
     ];
+    // one proxy (so one target URL) for the three runs; only its threshold changes
+    let threshold = 0;
+    let settledBefore = 0;
+    let forwarded = 0;
+    const proxy = await startHoldingProxy(box.url, (records) => {
+      if (settledBefore + forwarded >= threshold) return true;
+      forwarded += records;
+      return false;
+    });
+    boxes.push(proxy);
+    const proxied = { ...env, MEMBERCTL_BASE_URL: proxy.url };
     let run = 0;
-    for (const [point, threshold] of points) {
-      const settledBefore = (await journaled(journal)).settled;
-      let forwarded = 0;
-      const proxy = await startHoldingProxy(box.url, (records) => {
-        if (settledBefore + forwarded >= threshold) return true;
-        forwarded += records;
-        return false;
-      });
+    for (const [point, pointThreshold] of points) {
+      settledBefore = (await journaled(journal)).settled;
+      forwarded = 0;
+      threshold = pointThreshold;
+      proxy.release();
       const args = ['import', file, ...ARGS, ...(run++ === 0 ? [] : ['--resume'])];
-      const running = spawnCli(args, { ...env, MEMBERCTL_BASE_URL: proxy.url });
+      const running = spawnCli(args, proxied);
       // held requests are in flight; everything answered before them is in the journal
       await eventually(point, async () => proxy.held() > 0 && proxy.answeredRecords() === forwarded && (await journaled(journal)).settled === settledBefore + forwarded);
       running.child.kill('SIGKILL');
       const killed = await running.result;
-      await proxy.close();
       expect(killed.code, `${point}: ${killed.stderr}`).toBeNull();
       expect(killed.stdout, point).toBe(''); // died before any summary
       // the journal never claims more than the server has: every record it settled as confirmed is stored
@@ -115,13 +122,15 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
     expect((await journaled(journal)).settled).toBeGreaterThanOrEqual(valid - 75);
 
     // without --resume the journal is in the way: exit 2, naming both ways out
-    const refused = await runCli(['import', file, ...ARGS], env);
+    threshold = Infinity; // the proxy passes everything from here on
+    proxy.release();
+    const refused = await runCli(['import', file, ...ARGS], proxied);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/journal of an earlier import .* exists/);
     expect(refused.stderr).toMatch(/--resume.*--restart/);
 
     const sentBefore = box.stats().itemsReceived;
-    const final = await runCli(['import', file, ...ARGS, '--resume', '--json'], env);
+    const final = await runCli(['import', file, ...ARGS, '--resume', '--json'], proxied);
     expect(final.stderr).toMatch(/^resuming from .*members\.csv\.memberctl-journal: \d+ records settled by [23] earlier runs \(\d+ imported, \d+ updated, \d+ skipped, 0 rejected\); sending the rest$/m);
     expect(final.code).toBe(3);
     const report = JSON.parse(final.stdout) as Report;
