@@ -4,27 +4,19 @@
  * signals, the progress bar and the output modes.
  */
 import { Command, Option } from 'commander';
-import { fanOut, importCategory, runImport, IMPORT_DEFAULTS, type ImportEvent } from '../../core/import/index.js';
-import { readCandidates } from '../../core/read-candidates.js';
-import { CredentialsError, NotConfirmedError, UsageError } from '../../errors.js';
+import { z } from 'zod';
+import { importFile, IMPORT_DEFAULTS } from '../../core/import/index.js';
+import { settingValues, type ResolvedSettings } from '../../core/settings/index.js';
+import { UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
-import { MemberApiClient } from '../../http/member-api.js';
-import { memberRetryPolicy } from '../../http/retry-policy.js';
-import { countRows } from '../../io/count-rows.js';
 import { checkOutputPaths, openOutputFile, writeOutputFile } from '../../io/output-file.js';
-import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { installStopSignals } from '../import-signals.js';
 import { resolveTarget, type Target } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
-import { openImportState, type ImportStateSession } from '../../core/import-state/index.js';
-import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateNotes, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
-import { createJsonLog, jsonStderrOutput, logFinished, logFormatFromArgv } from '../log-format.js';
-import { packageVersion } from '../../version.js';
-import { hostname } from 'node:os';
-import { createOutput, renderError } from '../output.js';
+import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
 import type { CommandResult } from '../program.js';
-import { createImportProgress, type ImportProgress } from '../progress.js';
-import { importJson, renderImportSummary } from '../render/import-summary.js';
+import { createImportView } from '../render/import-view.js';
+import { importJson } from '../render/import-summary.js';
 import { loadCommandSettings } from '../settings-flags.js';
 
 interface ImportFlags extends InputFlags, ImportStateFlags {
@@ -82,120 +74,66 @@ ${exitCodesHelp('import')}`,
 }
 
 async function runImportCommand(file: string, flags: ImportFlags, command: Command): Promise<number> {
-  let output = createOutput();
   const settings = loadCommandSettings(command, 'member');
-  const logJson = logFormatFromArgv(process.argv) === 'json';
-  let jsonLog = logJson ? createJsonLog({ context: { command: 'import' } }) : undefined;
-  const graceMs = flags.grace === undefined ? IMPORT_DEFAULTS.graceMs : wholeNumber('--grace', flags.grace);
-  const { limit, ...input } = inputOptionsFrom(file, flags);
-  const values = settings.values;
-  const { concurrency, maxConcurrency } = concurrencyFrom(flags, values.concurrency.value, values.concurrency.source.kind);
-
+  const { sending, grace } = parseFlags(settings, flags);
   // An output that would destroy the input (or another output) is refused before the input is even opened.
   await checkOutputPaths([file], importOutputs(flags));
-  // The input first: a wrong file or mapping is reported before any server is contacted.
-  // (warnings about the input's end come once it is read: by then `warn` below is set)
-  let warnLate: (message: string) => void = (message) => output.warn(message);
-  const stream = await readCandidates({ ...input, onEndWarning: (message) => warnLate(message), holdUnterminated: flags.changedOnly });
+  if (flags.report) await checkWritable(flags.report);
+  const view = createImportView(command, flags, { file, profile: settings.profile?.value });
+  const signals = installStopSignals((count) => view.stopping(count, grace));
   let target: Target | undefined;
-  let rejects: RejectsWriter | undefined;
-  let client: MemberApiClient | undefined;
-  let progress: ImportProgress | undefined;
-  let durable: ImportStateSession | undefined;
-  const signals = installStopSignals((count) => {
-    const message =
-      count === 1
-        ? `stopping: nothing new is sent; waiting up to ${(graceMs / 1000).toFixed(0)} s for requests in flight. Ctrl-C again to stop at once.`
-        : 'stopping at once: requests in flight are abandoned (their records count as failed).';
-    if (jsonLog) jsonLog.log('warn', 'signal', { count, message });
-    else if (!flags.quiet || count > 1) (progress ? progress.log(message) : output.err(message));
-    void stream.close();
-  });
   try {
-    target = await resolveTarget('member', flags, settings);
-    // from here on the log knows the token, to mask it should it ever appear in a message
-    if (logJson) {
-      const runStarted = { input: file, profile: settings.profile?.value ?? null, target: target.description, version: packageVersion(), host: hostname() };
-      jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [target.token], runStarted });
-      output = jsonStderrOutput(output, jsonLog);
-    }
-    const warn = (message: string) => (jsonLog ? jsonLog.log('warn', 'warning', { message }) : progress ? progress.log(`warning: ${message}`) : output.warn(message));
-    warnLate = warn;
-    for (const message of [...target.warnings, ...stream.warnings]) warn(message);
-    if (flags.rejects) rejects = await openRejectsWriter(flags.rejects, { headers: stream.source.headers, delimiter: stream.source.delimiter, encoding: stream.source.encoding });
-    if (flags.report) await checkWritable(flags.report);
-    // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is exit 2)
-    const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));
-    // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/nightly.md)
-    const inputRows = flags.state ? (await countRows(file, stream.source.format))?.rows : undefined;
-    const stateOptions = { ...importStateOptionsFrom(file, flags), sourceKey: stream.sourceKey, inputRows, limited: limit !== undefined, endedSuspect: () => stream.end.unterminated, target: target.name };
-    durable = await openImportState(stateOptions, notice, warn);
-
-    const showProgress = output.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog;
-    progress = showProgress ? createImportProgress() : undefined;
-    const log = jsonLog;
-    const onEvent = fanOut(
-      // the finished line is written below, once the exit code is known
-      log ? (event: ImportEvent) => void (event.type !== 'finished' && log.onImportEvent(event)) : undefined,
-      progress?.onEvent.bind(progress),
-      !jsonLog ? (event: ImportEvent) => void (event.type === 'warning' && warn(event.message)) : undefined,
-    );
-    client = new MemberApiClient({
-      baseUrl: target.baseUrl,
-      token: target.token,
-      connections: concurrency ?? maxConcurrency,
-      timeoutMs: values.timeoutMs.value!,
-      retry: memberRetryPolicy(values.retries.value!),
-      onRetry: (info) => onEvent({ type: 'retry', reason: info.reason, delayMs: info.delayMs, attempt: info.attempt }),
-    });
-    const summary = await runImport({
-      chunks: stream,
-      transport: client,
-      batchSize: values.batchSize.value!,
-      maxBatchBytes: values.maxBatchBytes.value!,
-      concurrency,
-      maxConcurrency,
-      limit,
+    const request = {
+      input: inputOptionsFrom(file, flags),
+      sending: { ...sending, graceMs: grace },
+      rejectsPath: flags.rejects,
+      state: importStateOptionsFrom(file, flags),
       stopSignal: signals.stop,
       abortSignal: signals.abort,
-      graceMs,
-      rejects,
-      hooks: durable.hooks,
-      onEvent,
-      bytesRead: () => stream.source.bytesRead(),
-      totalBytes: stream.source.totalBytes,
-    });
-    progress?.stop();
-    await rejects?.close();
-    rejects = undefined;
-    const finished = await durable.finish(summary);
+    };
+    const openTarget = async () => {
+      target = await resolveTarget('member', flags, settings);
+      view.knowTarget(target);
+      return target;
+    };
+    const report = await importFile(request, { openTarget }, (event) => view.onEvent(event));
+    view.finish();
     const withUnchanged = Boolean(flags.changedOnly);
-    const report = { ...importJson(summary, { withUnchanged }), ...importStateJson(durable, finished) };
-    if (flags.report) await writeReport(flags.report, report);
-    if (flags.json) output.out(JSON.stringify(report));
-    else if (!flags.quiet) {
-      renderImportSummary(summary, { file: stream.source.file, target: target.description, rejectsPath: flags.rejects, reportPath: flags.report, withUnchanged }, output);
-      for (const note of importStateNotes(durable, finished, summary.failed)) output.out(output.color.dim(note));
-    }
-    if (summary.stopReason === 'credentials') {
-      // the summary is out; the error says why and what to check (never the token itself)
-      renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${target.isSandbox ? 'the sandbox' : 'the configured token'}`), output);
-    }
-    if (summary.stopReason === 'unreachable') {
-      // on stderr with --json too: a script's log must say why nothing was imported
-      const hint = flags.journal === false ? 'fix it, then run the same command again' : 'fix it, then run the same command with --resume (if the fix is another --base-url, with --restart instead)';
-      renderError(new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint }), output);
-    }
-    // unreadable input midway: the summary above accounts for the records before it; then the error, exit 2
-    if (summary.inputError) renderError(summary.inputError, output);
-    const exitCode = exitCodeFor(importCategory(summary));
-    if (log) logFinished(log, summary, exitCode, importStateJson(durable, finished));
+    const stateJson = importStateJson(report.state);
+    const json = { ...importJson(report.summary, { withUnchanged }), ...stateJson };
+    if (flags.report) await writeReport(flags.report, json);
+    const exitCode = exitCodeFor(report.category);
+    view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, exitCode, stateJson });
     return exitCode;
   } finally {
     signals.dispose();
-    progress?.stop();
-    await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), target?.close(), durable?.finish(undefined)]);
+    view.finish();
+    await target?.close();
   }
+}
+
+/** The sending settings (flag > env > profile > default, already checked by resolution) as the numbers core needs. */
+const sendingSchema = z.object({
+  batchSize: z.number().int().positive(),
+  maxBatchBytes: z.number().int().positive(),
+  /** Fixed by --concurrency, MEMBERCTL_CONCURRENCY or a profile; else it adapts up to maxConcurrency. */
+  concurrency: z.number().int().positive().optional(),
+  retries: z.number().int().nonnegative(),
+  timeoutMs: z.number().int().positive(),
+});
+
+const graceSchema = z
+  .string()
+  .regex(/^\d+$/)
+  .transform(Number)
+  .optional();
+
+function parseFlags(settings: ResolvedSettings, flags: ImportFlags) {
+  const grace = graceSchema.safeParse(flags.grace);
+  if (!grace.success) throw new UsageError(`--grace must be a whole number, got "${flags.grace}"`, { hint: 'For example --grace 10000.' });
+  const sending = sendingSchema.parse(settingValues(settings));
+  const concurrency = concurrencyFrom(flags, sending.concurrency, settings.values.concurrency.source.kind);
+  return { sending: { ...sending, ...concurrency }, grace: grace.data ?? IMPORT_DEFAULTS.graceMs };
 }
 
 /**
@@ -209,7 +147,7 @@ function concurrencyFrom(flags: ImportFlags, fixed: number | undefined, from: st
   }
   const max = wholeNumber('--max-concurrency', flags.maxConcurrency);
   if (max < 1 || max > 256) throw new UsageError(`--max-concurrency must be from 1 to 256, got ${max}`, { hint: 'For example --max-concurrency 64.' });
-  return { maxConcurrency: max };
+  return { concurrency: undefined, maxConcurrency: max };
 }
 
 function wholeNumber(flag: string, value: string): number {

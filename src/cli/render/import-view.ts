@@ -1,0 +1,111 @@
+/**
+ * What an import shows while it runs and when it ends, in one place: the progress bar, warnings and notices on
+ * stderr (or JSON lines with --log-format json), the messages on Ctrl-C, then the summary or the --json object
+ * on stdout and the error that ended the run. The command hands it core's events and report; it draws only.
+ */
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { fanOut, type ImportFileEvent, type ImportReport } from '../../core/import/index.js';
+import { CredentialsError } from '../../errors.js';
+import { importStateNotes } from '../import-state-flags.js';
+import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../log-format.js';
+import { packageVersion } from '../../version.js';
+import { createOutput, renderError, type Output } from '../output.js';
+import { createImportProgress, type ImportProgress } from '../progress.js';
+import { renderImportSummary } from './import-summary.js';
+
+export interface ImportViewFlags {
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** What the view needs to know about where the records went (never the token, except to mask it). */
+export interface ViewTarget {
+  token: string;
+  description: string;
+  isSandbox: boolean;
+}
+
+export interface ImportView {
+  onEvent(event: ImportFileEvent): void;
+  /** The target is known: from here on the JSON log masks its token, should it ever appear in a message. */
+  knowTarget(target: ViewTarget): void;
+  /** Ctrl-C number `count`. */
+  stopping(count: number, graceMs: number): void;
+  /** Stops the progress bar; safe to call twice. */
+  finish(): void;
+  render(report: ImportReport, json: Record<string, unknown>, context: RenderContext): void;
+}
+
+export interface RenderContext {
+  withUnchanged: boolean;
+  rejectsPath?: string;
+  reportPath?: string;
+  exitCode: number;
+  /** The --json fields the durable state adds (journal, shard...): the JSON log's finished line carries them too. */
+  stateJson: Record<string, unknown>;
+}
+
+/** `run.file` is the input as given, `run.profile` the settings profile: the JSON log's run-started line names them. */
+export function createImportView(command: Command, flags: ImportViewFlags, run: { file: string; profile?: string }): ImportView {
+  const globals = command.optsWithGlobals() as { logFormat?: string; color?: boolean };
+  const plain = createOutput({ noColor: globals.color === false });
+  const logJson = globals.logFormat === 'json';
+  let jsonLog: JsonLog | undefined = logJson ? createJsonLog({ context: { command: 'import' } }) : undefined;
+  let output: Output = jsonLog ? jsonStderrOutput(plain, jsonLog) : plain;
+  let target: ViewTarget | undefined;
+  const progress: ImportProgress | undefined = plain.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog ? createImportProgress() : undefined;
+  const warn = (message: string) => (jsonLog ? undefined : progress ? progress.log(`warning: ${message}`) : output.warn(message));
+  const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));
+  const others = (event: ImportFileEvent) => {
+    if (event.type === 'warning') warn(event.message);
+    else if (event.type === 'notice') notice(event.message);
+  };
+  const pipelineEvents = fanOut(
+    // the JSON log's finished line is written by render, once the exit code is known
+    (event) => void (event.type !== 'finished' && jsonLog?.onImportEvent(event)),
+    progress?.onEvent.bind(progress),
+  );
+
+  return {
+    onEvent(event) {
+      others(event);
+      if (event.type !== 'notice') pipelineEvents(event);
+    },
+    knowTarget(known) {
+      target = known;
+      if (logJson) {
+        const runStarted = { input: run.file, profile: run.profile ?? null, target: known.description, version: packageVersion(), host: hostname() };
+        jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [known.token], runStarted });
+        output = jsonStderrOutput(plain, jsonLog);
+      }
+    },
+    stopping(count, graceMs) {
+      const message =
+        count === 1
+          ? `stopping: nothing new is sent; waiting up to ${(graceMs / 1000).toFixed(0)} s for requests in flight. Ctrl-C again to stop at once.`
+          : 'stopping at once: requests in flight are abandoned (their records count as failed).';
+      if (jsonLog) jsonLog.log('warn', 'signal', { count, message });
+      else if (!flags.quiet || count > 1) (progress ? progress.log(message) : output.err(message));
+    },
+    finish() {
+      progress?.stop();
+    },
+    render(report, json, context) {
+      const { summary } = report;
+      if (flags.json) output.out(JSON.stringify(json));
+      else if (!flags.quiet) {
+        renderImportSummary(summary, { file: report.file, target: target?.description ?? '', ...context }, output);
+        for (const note of importStateNotes(report.state, summary.failed)) output.out(output.color.dim(note));
+      }
+      if (summary.stopReason === 'credentials') {
+        // the summary is out; the error says why and what to check (never the token itself)
+        const from = target?.isSandbox ? 'the sandbox' : 'the configured token';
+        renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`), output);
+      }
+      // unreadable input midway: the summary above accounts for the records before it; then the error (a usage error)
+      if (summary.inputError) renderError(summary.inputError, output);
+      if (jsonLog) logFinished(jsonLog, summary, context.exitCode, context.stateJson);
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The import use case's one entry point: `importFile(request, ports, onEvent)` owns a run's whole life — open the
+ * input, find the target, open the rejects file and the durable state (journal, --changed-only state, --shard),
+ * connect, run the pipeline, finish the state — and returns what happened. The command line only parses flags,
+ * draws the events and renders the report; nothing it hands down comes back up.
+ */
+import type { ResultCategory } from '../../errors.js';
+import { MemberApiClient } from '../../http/member-api.js';
+import { memberRetryPolicy } from '../../http/retry-policy.js';
+import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
+import { countRows } from '../../io/count-rows.js';
+import type { Shard } from '../../state/shard.js';
+import { openImportState, type ImportStateOptions, type ImportStateSession } from '../import-state/index.js';
+import { readCandidates, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
+import { importCategory } from './category.js';
+import type { ImportEvent } from './events.js';
+import { runImport, IMPORT_DEFAULTS } from './pipeline.js';
+import type { ImportSummary, ImportTransport } from './types.js';
+
+export interface ImportRequest {
+  /** The input and how to read it (--format, --map, --limit...). */
+  input: CandidateOptions;
+  /** `concurrency` fixes the requests in flight; without it they adapt to the server up to `maxConcurrency`. */
+  sending: { batchSize: number; maxBatchBytes: number; concurrency?: number; maxConcurrency?: number; retries: number; timeoutMs: number; graceMs?: number };
+  /** --rejects FILE: every record not imported or updated. */
+  rejectsPath?: string;
+  /** --resume, --journal, --changed-only, --state, --shard. */
+  state: Omit<ImportStateOptions, 'sourceKey' | 'target' | 'inputRows' | 'limited' | 'endedSuspect'>;
+  /** First Ctrl-C: read no more, let requests in flight settle for graceMs. */
+  stopSignal?: AbortSignal;
+  /** Second Ctrl-C: abandon requests in flight. */
+  abortSignal?: AbortSignal;
+}
+
+/** Where to send: resolved only once the input is open, so a wrong file is reported before any server is contacted. */
+export interface ImportTarget {
+  baseUrl: URL;
+  token: string;
+  /** What a journal and a --state file record as their target (state/target-binding.ts). */
+  name: string;
+  warnings: readonly string[];
+}
+
+export type ImportConnection = ImportTransport & { close(): Promise<void> };
+
+export interface ImportPorts {
+  openTarget(): Promise<ImportTarget>;
+  /** The HTTP client; the real undici one by default (tests pass an in-memory transport). */
+  connect?(target: ImportTarget, options: ConnectOptions): ImportConnection;
+}
+
+export interface ConnectOptions {
+  connections: number;
+  timeoutMs: number;
+  retries: number;
+  onRetry: (info: { reason: string; delayMs: number; attempt: number }) => void;
+}
+
+/** The pipeline's events, plus what happens before it runs: warnings about the input or target, the journal's notices. */
+export type ImportFileEvent = ImportEvent | { type: 'notice'; message: string };
+
+/** What the durable side did: what --json and the summary add after the counts. */
+export interface ImportStateReport {
+  resumedRecords: number;
+  shard?: Shard;
+  otherShards: number;
+  /** Unchanged members sent again (--refresh-after). */
+  refreshed: number;
+  /** Members in the state this run's input did not hold (after a run that read its input whole). */
+  absentFromInput?: number;
+  journalPath?: string;
+  journalKept: boolean;
+}
+
+export interface ImportReport {
+  /** The input's display name ("members.csv", "standard input"). */
+  file: string;
+  summary: ImportSummary;
+  state: ImportStateReport;
+  category: ResultCategory;
+}
+
+export async function importFile(request: ImportRequest, ports: ImportPorts, onEvent: (event: ImportFileEvent) => void = () => undefined): Promise<ImportReport> {
+  const { limit, ...input } = request.input;
+  // The input first: a wrong file or mapping is reported before any server is contacted.
+  // warnings about the input's end come once it is read
+  const onEndWarning = (message: string) => onEvent({ type: 'warning', code: 'input', message });
+  const stream = await readCandidates({ ...input, onEndWarning, holdUnterminated: request.state.changedOnly });
+  // a stop must also end a read blocked on a pipe that sends nothing
+  const closeInput = () => void stream.close();
+  request.stopSignal?.addEventListener('abort', closeInput, { once: true });
+  let rejects: RejectsWriter | undefined;
+  let client: ImportConnection | undefined;
+  let durable: ImportStateSession | undefined;
+  try {
+    const target = await ports.openTarget();
+    for (const message of target.warnings) onEvent({ type: 'warning', code: 'target', message });
+    for (const message of stream.warnings) onEvent({ type: 'warning', code: 'input', message });
+    if (request.rejectsPath) rejects = await openRejectsWriter(request.rejectsPath, { headers: stream.source.headers, delimiter: stream.source.delimiter, encoding: stream.source.encoding });
+    // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is a usage error)
+    durable = await openDurableState(request, stream, target, limit, onEvent);
+    client = connect(ports, target, request, onEvent);
+    const summary = await run(stream, { request, limit, client, rejects, durable, onEvent });
+    await rejects?.close();
+    rejects = undefined;
+    const { journalKept, absentFromInput } = await durable.finish(summary);
+    const { resumedRecords, shard, journalPath, counters } = durable;
+    const state = { resumedRecords, shard, otherShards: counters.otherShards, refreshed: counters.refreshed, absentFromInput, journalPath, journalKept };
+    return { file: stream.source.file, summary, state, category: importCategory(summary) };
+  } finally {
+    request.stopSignal?.removeEventListener('abort', closeInput);
+    await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), durable?.finish(undefined)]);
+  }
+}
+
+async function openDurableState(request: ImportRequest, stream: CandidateStream, target: ImportTarget, limit: number | undefined, onEvent: (event: ImportFileEvent) => void): Promise<ImportStateSession> {
+  // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/nightly.md)
+  const inputRows = request.state.statePath ? (await countRows(request.input.path, stream.source.format))?.rows : undefined;
+  const options = { ...request.state, sourceKey: stream.sourceKey, inputRows, limited: limit !== undefined, endedSuspect: () => stream.end.unterminated, target: target.name };
+  const notice = (message: string) => onEvent({ type: 'notice', message });
+  return openImportState(options, notice, (message) => onEvent({ type: 'warning', code: 'state', message }));
+}
+
+function connect(ports: ImportPorts, target: ImportTarget, request: ImportRequest, onEvent: (event: ImportFileEvent) => void): ImportConnection {
+  const { concurrency, maxConcurrency, timeoutMs, retries } = request.sending;
+  const options: ConnectOptions = { connections: concurrency ?? maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency, timeoutMs, retries, onRetry: (info) => onEvent({ type: 'retry', ...info }) };
+  if (ports.connect) return ports.connect(target, options);
+  return new MemberApiClient({ baseUrl: target.baseUrl, token: target.token, connections: options.connections, timeoutMs, retry: memberRetryPolicy(retries), onRetry: options.onRetry });
+}
+
+interface RunParts {
+  request: ImportRequest;
+  limit?: number;
+  client: ImportConnection;
+  rejects?: RejectsWriter;
+  durable: ImportStateSession;
+  onEvent: (event: ImportFileEvent) => void;
+}
+
+function run(stream: CandidateStream, { request, limit, client, rejects, durable, onEvent }: RunParts): Promise<ImportSummary> {
+  const { batchSize, maxBatchBytes, concurrency, maxConcurrency, graceMs } = request.sending;
+  return runImport({
+    chunks: stream,
+    transport: client,
+    batchSize,
+    maxBatchBytes,
+    concurrency,
+    maxConcurrency,
+    limit,
+    stopSignal: request.stopSignal,
+    abortSignal: request.abortSignal,
+    graceMs: graceMs ?? IMPORT_DEFAULTS.graceMs,
+    rejects,
+    hooks: durable.hooks,
+    onEvent,
+    bytesRead: () => stream.source.bytesRead(),
+    totalBytes: stream.source.totalBytes,
+  });
+}

@@ -1,0 +1,73 @@
+/** importFile: the import use case's one entry point owns open → run → finish, and the command only draws. */
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importFile, type ImportFileEvent, type ImportRequest } from '../../src/core/import/index.js';
+import { MemoryTransport } from './memory-transport.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'memberctl-import-file-'));
+
+function csv(name: string, rows: number): string {
+  const path = join(dir, name);
+  const lines = ['memberId,isActive,createdAt'];
+  for (let r = 1; r <= rows; r++) lines.push(`m${r},${r === 3 ? 'maybe' : 'true'},2024-01-02T03:04:05Z`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+function request(path: string, extra: Partial<ImportRequest> = {}): ImportRequest {
+  return {
+    input: { path },
+    sending: { batchSize: 4, maxBatchBytes: 1 << 20, concurrency: 2, retries: 0, timeoutMs: 1000 },
+    state: { input: path, journal: { disabled: true } },
+    ...extra,
+  };
+}
+
+const target = { baseUrl: new URL('http://127.0.0.1:9/'), token: 't', name: 'http://127.0.0.1:9/', warnings: ['a target warning'] };
+
+describe('importFile', () => {
+  it('opens the input, the rejects file and the client, runs, closes them all, and says what became of the run', async () => {
+    const path = csv('mixed.csv', 10);
+    const rejectsPath = join(dir, 'mixed-rejects.ndjson');
+    const transport = new MemoryTransport({ refuse: new Set(['m7']) });
+    const events: ImportFileEvent[] = [];
+    const report = await importFile(request(path, { rejectsPath }), { openTarget: async () => target, connect: () => transport }, (e) => events.push(e));
+    expect(report.file).toBe(path);
+    expect(report.category).toBe('partial');
+    expect(report.summary).toMatchObject({ rows: 10, invalid: 1, rejected: 1, importedCount: 8, failed: 0 });
+    expect(report.state).toMatchObject({ resumedRecords: 0, otherShards: 0, refreshed: 0, journalKept: false });
+    expect(transport.closed).toBe(true);
+    expect(transport.store.size).toBe(8);
+    const rejects = readFileSync(rejectsPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { record: number; stage: string });
+    expect(rejects.map((r) => [r.record, r.stage])).toEqual([[3, 'invalid'], [7, 'rejected']]);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([{ type: 'warning', code: 'target', message: 'a target warning' }]);
+    expect(events.at(-1)?.type).toBe('finished');
+  });
+
+  it('a wrong input is reported before the target is resolved (no server contacted)', async () => {
+    let asked = false;
+    const run = importFile(request(join(dir, 'missing.csv')), { openTarget: async () => ((asked = true), target) });
+    await expect(run).rejects.toMatchObject({ category: 'usage' });
+    expect(asked).toBe(false);
+  });
+
+  it('a refused target leaves no rejects file half-made and the client unopened', async () => {
+    const path = csv('target.csv', 3);
+    const rejectsPath = join(dir, 'target-rejects.ndjson');
+    const run = importFile(request(path, { rejectsPath }), { openTarget: async () => Promise.reject(new Error('no token')) });
+    await expect(run).rejects.toThrow('no token');
+    expect(existsSync(rejectsPath)).toBe(false);
+  });
+
+  it('requests that fail are not confirmed: category not-confirmed, the journal kept for --resume', async () => {
+    const path = csv('fail.csv', 8);
+    const transport = new MemoryTransport({ failRequest: (n) => n === 1 });
+    const state = { input: path, journal: { path: join(dir, 'fail.journal') } };
+    const report = await importFile(request(path, { state }), { openTarget: async () => target, connect: () => transport });
+    expect(report.category).toBe('not-confirmed');
+    expect(report.summary.failed).toBeGreaterThan(0);
+    expect(report.state).toMatchObject({ journalPath: join(dir, 'fail.journal'), journalKept: true });
+  });
+});
