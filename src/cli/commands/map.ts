@@ -5,6 +5,7 @@ import { checkOutputPaths, writeOutputFile } from '../../io/output-file.js';
 import type { InputFormat } from '../../io/source.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
+import { exitCodeFor } from '../exit-codes.js';
 
 interface MapInitFlags {
   out?: string;
@@ -60,7 +61,7 @@ Examples:
           for (const note of init.notes) output.err(`note: ${note}`);
           if (flags.out) output.err(`wrote ${flags.out}: check it, then: memberctl validate ${file} --map ${flags.out}`);
         }
-        result.exitCode = 0;
+        result.exitCode = exitCodeFor('ok');
       }),
   );
   return map;
