@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli } from './config-cli-helper.js';
 
+/** `echo '…' | npx memberctl …`: the quoted text is the command's standard input (a pasted device blob). */
+const PIPED = /^echo '([^']*)' \| (npx memberctl .*)$/;
+
 const guidesDir = join(import.meta.dirname, '..', '..', 'docs', 'guides');
 const guides = readdirSync(guidesDir)
   .filter((name) => name.endsWith('.md'))
@@ -17,7 +20,7 @@ const guides = readdirSync(guidesDir)
 
 /** The lines a reader would paste: `npx memberctl …`, except those that need a real server's profile. */
 function runnableLines(text: string): string[] {
-  return text.split('\n').filter((line) => line.startsWith('npx memberctl ') && !line.includes('--profile'));
+  return text.split('\n').filter((line) => (line.startsWith('npx memberctl ') || PIPED.test(line)) && !line.includes('--profile'));
 }
 
 /** Splits a shell line into words (the guides use no quotes), dropping a trailing comment. */
@@ -47,7 +50,8 @@ describe('the guides in docs/guides', () => {
       const env = isolatedEnv();
       const results: { line: string; code: number | null; expected: number; stderr?: string }[] = [];
       for (const line of guide.lines) {
-        const { code, stderr } = await runCli(words(line.replaceAll('/tmp/demo', demo)), env);
+        const piped = PIPED.exec(line);
+        const { code, stderr } = await runCli(words((piped?.[2] ?? line).replaceAll('/tmp/demo', demo)), env, piped?.[1]);
         const expected = /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
         results.push({ line, code, expected, ...(code === expected ? {} : { stderr: stderr.slice(-800) }) });
       }
