@@ -11,6 +11,7 @@ export interface InputFlags {
   format?: InputFormat;
   delimiter?: string;
   encoding?: string;
+  sheet?: string;
   map?: string;
   ignoreUnknownColumns?: boolean;
   nullToken?: string;
@@ -20,8 +21,9 @@ export interface InputFlags {
 
 export function addInputOptions(command: Command): Command {
   return command
-    .addOption(new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices(['csv', 'json', 'ndjson']))
+    .addOption(new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices(['csv', 'json', 'ndjson', 'xlsx']))
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
+    .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
     .option('--encoding <name>', 'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 BOM is recognised without it)')
     .option('--map <file>', 'mapping file: columns to fields, with rules (format, timeZone, convert, values, transform, fields); docs/mapping.md; `memberctl map init FILE` writes one')
     .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
@@ -36,6 +38,7 @@ export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOpti
     format: flags.format,
     delimiter: parseDelimiter(flags.delimiter),
     encoding: flags.encoding,
+    sheet: flags.sheet,
     mapFile: flags.map,
     ignoreUnknownColumns: flags.ignoreUnknownColumns,
     nullToken: flags.nullToken,

@@ -95,7 +95,7 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
   function endWarnings(last: SourceRecord | undefined): void {
     end.unterminated = last?.unterminated === true;
     if (!options.onEndWarning) return;
-    if (!last) options.onEndWarning(`${source.file}${source.format === 'csv' ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
+    if (!last) options.onEndWarning(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
     else if (last.unterminated) {
       const held = options.holdUnterminated ? '; with --changed-only it is not sent unless unchanged' : '';
       options.onEndWarning(`${source.file} line ${last.line}: the file ends without a line break after the last record: was the export cut short? Its last value may be incomplete${held}`);

@@ -123,7 +123,7 @@ export async function runValidate(options: ValidateOptions, events: ValidateEven
   await Promise.all([output?.close(), rejects?.close(), stream.close()]);
   events.onProgress?.(progress());
   if (rows === 0) {
-    events.onWarning?.(`${source.file}${source.format === 'csv' ? ' line 1: a header and no records' : ': no records'}: nothing to validate`);
+    events.onWarning?.(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to validate`);
   }
   return {
     file: source.file,

@@ -19,7 +19,7 @@ export interface RowCount {
 
 /** The count, or undefined for input that cannot be read twice (stdin, a pipe) or a JSON array (not line-based). */
 export async function countRows(path: string, format: InputFormat): Promise<RowCount | undefined> {
-  if (path === '-' || format === 'json') return undefined;
+  if (path === '-' || format === 'json' || format === 'xlsx') return undefined;
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile()) return undefined;
   // unreadable or broken gzip: no count here; the run itself reports the problem, with its line

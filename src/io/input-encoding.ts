@@ -76,7 +76,7 @@ function zipKind(head: Buffer, lower: string): HeadKind {
     return { kind: 'binary', what: 'an Apple Numbers document, which memberctl does not read', hint: 'In Numbers: File → Export To → Excel or CSV, then read that file.' };
   }
   if (text.includes('xl/') || text.includes('[Content_Types].xml') || lower.endsWith('.xlsx') || lower.endsWith('.xlsm')) {
-    return { kind: 'binary', what: 'an Excel workbook (.xlsx)', hint: 'Name it .xlsx and memberctl reads its first sheet (or --sheet NAME); or save it as CSV.' };
+    return { kind: 'binary', what: 'an Excel workbook (.xlsx)', hint: 'Read it with --format xlsx (or name it .xlsx): memberctl reads its first sheet, or the one --sheet NAME names.' };
   }
   return { kind: 'binary', what: 'a zip archive, not a CSV, JSON or NDJSON file', hint: 'Unzip it and read the file inside.' };
 }

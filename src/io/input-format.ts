@@ -15,6 +15,8 @@ const EXTENSIONS: Record<string, InputFormat> = {
   '.json': 'json',
   '.ndjson': 'ndjson',
   '.jsonl': 'ndjson',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
 };
 
 export function formatFromName(path: string): NameInfo {

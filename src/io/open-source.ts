@@ -10,42 +10,30 @@ import { formatFromName, sniffFormat } from './input-format.js';
 import { checkEncodingName, decodeToUtf8, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
+import { openXlsx } from './xlsx-reader.js';
+import { Readable } from 'node:stream';
 import type { InputFormat, RecordSource, SourceOptions, SourceRecord } from './source.js';
 
-const FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson'];
+const FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'xlsx'];
 
 export async function openRecordSource(options: SourceOptions): Promise<RecordSource> {
   if (options.format !== undefined && !FORMATS.includes(options.format)) {
-    throw new UsageError(`--format ${String(options.format)}: expected csv, json or ndjson`, { code: 'format' });
+    throw new UsageError(`--format ${String(options.format)}: expected csv, json, ndjson or xlsx`, { code: 'format' });
   }
   const file = options.path === '-' ? 'stdin' : options.path;
   const named = formatFromName(options.path);
+  if (options.sheet !== undefined && (options.format ?? named.format) !== 'xlsx') {
+    throw new UsageError(`--sheet applies to workbooks only (.xlsx; ${file} is not one)`, { code: 'xlsx-only-option', hint: 'For a workbook with another name, add --format xlsx.' });
+  }
   const raw = await openInputBytes({ path: options.path, file, gzip: named.gzip, stdin: options.stdin });
-  let bytes: InputBytes = raw;
-  let encoding: TextEncoding;
-  let format: InputFormat;
-  let batches: AsyncGenerator<SourceRecord[]>;
-  let headers: string[] | undefined;
-  let delimiter: string | undefined;
+  let opened: Opened;
   try {
-    encoding = await textEncoding(raw, file, options);
-    if (encoding.name !== 'utf-8') bytes = decodeToUtf8(raw, encoding.name);
-    const sniffed = await sniffContent(bytes);
-    if (sniffed === undefined) throw emptyInput(file);
-    format = options.format ?? named.format ?? sniffed;
-    if (options.delimiter !== undefined && format !== 'csv') {
-      throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
-    }
-    if (format === 'csv') {
-      const csv = await openCsv(bytes, file, options.delimiter);
-      ({ headers, delimiter } = csv);
-      batches = csv.records as AsyncGenerator<SourceRecord[]>;
-    } else if (format === 'json') batches = readJsonArray(bytes, file);
-    else batches = readNdjson(bytes);
+    opened = (options.format ?? named.format) === 'xlsx' ? await openWorkbook(raw, file, options) : await openText(raw, file, options, named.format);
   } catch (error) {
-    await bytes.close();
+    await raw.close();
     throw error;
   }
+  const { format, encoding, headers, delimiter, batches } = opened;
 
   let closed = false;
   async function* records(): AsyncGenerator<SourceRecord> {
@@ -66,18 +54,54 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     encoding,
     headers,
     delimiter,
-    totalBytes: bytes.totalBytes,
-    bytesRead: () => bytes.bytesRead(),
+    totalBytes: raw.totalBytes,
+    bytesRead: () => raw.bytesRead(),
     async close() {
       if (closed) return;
       closed = true;
-      await bytes.close();
+      await raw.close();
       // ends a generator paused at a yield; one still waiting for bytes sees the end of input and returns
       void batches.return(undefined).catch(() => undefined);
     },
     batches: () => batches,
     [Symbol.asyncIterator]: () => records(),
   };
+}
+
+interface Opened {
+  format: InputFormat;
+  encoding: TextEncoding;
+  headers?: string[];
+  delimiter?: string;
+  batches: AsyncGenerator<SourceRecord[]>;
+}
+
+async function openWorkbook(raw: InputBytes, file: string, options: SourceOptions): Promise<Opened> {
+  if (options.delimiter !== undefined || options.encoding !== undefined) {
+    throw new UsageError(`--${options.delimiter !== undefined ? 'delimiter' : 'encoding'} applies to text input only (${file} is a workbook)`, { code: 'csv-only-option' });
+  }
+  const workbook = await openXlsx(Readable.from(chunksOf(raw)), file, options.sheet);
+  return { format: 'xlsx', encoding: { name: 'utf-8', bom: false }, headers: workbook.headers, batches: workbook.records };
+}
+
+async function openText(raw: InputBytes, file: string, options: SourceOptions, named: InputFormat | undefined): Promise<Opened> {
+  const encoding = await textEncoding(raw, file, options);
+  const bytes = encoding.name === 'utf-8' ? raw : decodeToUtf8(raw, encoding.name);
+  const sniffed = await sniffContent(bytes);
+  if (sniffed === undefined) throw emptyInput(file);
+  const format = options.format ?? named ?? sniffed;
+  if (options.delimiter !== undefined && format !== 'csv') {
+    throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
+  }
+  if (format === 'csv') {
+    const csv = await openCsv(bytes, file, options.delimiter);
+    return { format, encoding, headers: csv.headers, delimiter: csv.delimiter, batches: csv.records as AsyncGenerator<SourceRecord[]> };
+  }
+  return { format, encoding, batches: format === 'json' ? readJsonArray(bytes, file) : readNdjson(bytes) };
+}
+
+async function* chunksOf(bytes: InputBytes): AsyncGenerator<Buffer> {
+  for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) yield chunk;
 }
 
 /** The input's encoding, from --encoding and its first bytes; a workbook or an archive is named for what it is. */

@@ -4,7 +4,7 @@
  */
 import type { TextEncoding } from './input-encoding.js';
 
-export type InputFormat = 'csv' | 'json' | 'ndjson';
+export type InputFormat = 'csv' | 'json' | 'ndjson' | 'xlsx';
 
 export interface SourceRecord {
   /** 1-based position among the records of the input (CSV header not counted). */
@@ -41,6 +41,8 @@ export interface SourceOptions {
   format?: InputFormat;
   /** CSV delimiter override (one character, or "tab"); otherwise the most frequent of , ; tab | in the header line. */
   delimiter?: string;
+  /** --sheet: the workbook sheet to read (.xlsx); the first one otherwise. */
+  sheet?: string;
   /** --encoding: the text's encoding (iconv-lite names); otherwise UTF-8, or UTF-16 when the file starts with its BOM. */
   encoding?: string;
   /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
@@ -51,7 +53,7 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   /** Display name for messages: the path as given, or "stdin". */
   readonly file: string;
   readonly format: InputFormat;
-  /** CSV only: the header cells as written (BOM and surrounding whitespace removed). Known when openRecordSource resolves. */
+  /** CSV and workbooks: the header cells as written (BOM and surrounding whitespace removed). Known when openRecordSource resolves. */
   readonly headers?: string[];
   /** CSV only: the detected or given delimiter. */
   readonly delimiter?: string;

@@ -13,6 +13,7 @@ interface MapInitFlags {
   format?: InputFormat;
   delimiter?: string;
   encoding?: string;
+  sheet?: string;
   json?: boolean;
 }
 
@@ -34,8 +35,9 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
       .argument('<file>', 'the export: CSV, JSON array or NDJSON (optionally .gz)')
       .option('--out <file>', 'write the mapping here (default: stdout); never the input, never through a symlink')
       .option('--force', 'replace --out if it exists')
-      .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson']))
+      .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson', 'xlsx']))
       .option('--delimiter <char>', 'CSV delimiter (default: detected)')
+      .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
       .option('--encoding <name>', 'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 BOM is recognised)')
       .option('--json', 'print {file, format, out, mapping, notes} on stdout')
       .addHelpText(
@@ -52,7 +54,7 @@ Examples:
         const output = createOutput();
         const delimiter = flags.delimiter === 'tab' ? '\t' : flags.delimiter;
         if (flags.out) await checkOutputPaths([file], [{ flag: '--out', path: flags.out }]);
-        const init = await initMapping({ path: file, format: flags.format, delimiter, encoding: flags.encoding });
+        const init = await initMapping({ path: file, format: flags.format, delimiter, encoding: flags.encoding, sheet: flags.sheet });
         const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
         if (flags.out) await writeOutputFile(flags.out, 'mapping', text, { noClobber: !flags.force, mode: 0o644 & ~process.umask() });
         if (flags.json) output.out(JSON.stringify({ file: init.file, format: init.format, out: flags.out ?? null, mapping: init.mapping, notes: init.notes }));

@@ -70,7 +70,7 @@ ${exitCodesHelp('validate')}`,
     }
     progress?.stop();
     if (json) json.finish(stats);
-    else renderValidateSummary(stats, output, stats.format === 'csv' ? 'csv' : 'ndjson');
+    else renderValidateSummary(stats, output, stats.format === 'csv' || stats.format === 'xlsx' ? 'csv' : 'ndjson');
     result.exitCode = exitCodeFor(validateCategory(stats));
   });
 }

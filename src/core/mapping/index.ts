@@ -30,7 +30,8 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
   let memberIdOf: (raw: unknown) => string | undefined = () => undefined;
   let warnings: string[] = [];
   let sourceKey: RecordMapper['sourceKey'];
-  if (format === 'csv') {
+  // a workbook's rows are cells under a header, as a CSV file's
+  if (format === 'csv' || format === 'xlsx') {
     const csv = buildCsvMapper(headers ?? [], options);
     map = csv.toCandidate;
     memberIdOf = (raw) => (Array.isArray(raw) ? csv.memberIdOf(raw) : undefined);
