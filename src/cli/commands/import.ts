@@ -41,24 +41,35 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
 export function importCommand(result: CommandResult): Command {
   const command = new Command('import')
     .description('send a file of member records to the import endpoint in batches, and account for every record')
-    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)')
+    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)');
+  // --help in groups, as gh and the sf CLI show theirs: input, target, sending, resume and sync, output
+  command.optionsGroup('Input options:');
+  addInputOptions(command);
+  command.optionsGroup('Target options:');
+  command
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
     .option('--token-file <file>', 'file whose first line is the member token (else MEMBERCTL_TOKEN, else the profile)')
     .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback (the token would cross the network in clear)')
     .option('--sandbox', 'import into a local sandbox started for this run (no real server, no token needed)')
-    .option('--sandbox-data <file>', 'with --sandbox: keep the sandbox\'s members in this file (inspect with `memberctl sandbox --data FILE`)')
+    .option('--sandbox-data <file>', 'with --sandbox: keep the sandbox\'s members in this file (inspect with `memberctl sandbox --data FILE`)');
+  command.optionsGroup('Sending options:');
+  command
     .option('--batch-size <n>', `records per request (default ${IMPORT_DEFAULTS.batchSize}; lowered for the run after a 413)`)
     .option('--max-batch-bytes <n>', `JSON bytes per request (default ${IMPORT_DEFAULTS.maxBatchBytes})`)
     .option('--concurrency <n>', 'requests in flight at once, fixed (default: adapts to the server, see --max-concurrency)')
     .option('--max-concurrency <n>', `the most requests in flight the adaptive default may reach (default ${IMPORT_DEFAULTS.maxConcurrency})`)
     .option('--retries <n>', 'retries after 429, 5xx, timeouts and connection errors (default 5)')
     .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
-    .option('--grace <ms>', `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`)
+    .option('--grace <ms>', `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`);
+  command.optionsGroup('Resume and sync options:');
+  addImportStateOptions(command);
+  command.optionsGroup('Output options:');
+  command
     .option('--rejects <file>', 'write every record not imported or updated: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
     .option('--report <file>', 'also write the --json object to this file (mode 0600), e.g. for cron logs')
     .option('--json', 'print one JSON object on stdout: {rows, invalid, importedCount, updatedCount, skipped, rejected, failed, batches, requests, retries, durationMs}')
     .addOption(new Option('--quiet', 'no progress bar and no summary; warnings and errors only').conflicts('json'));
-  addInputOptions(addImportStateOptions(command)).addHelpText(
+  command.addHelpText(
     'after',
     `
 Examples:
