@@ -5,27 +5,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, type RunResult } from './config-cli-helper.js';
+import { APNS, FCM, usePushSandbox } from './push-sandbox-helper.js';
 import { hasScript, runOnTerminal } from './terminal-helper.js';
 
-const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
-const FCM = `dXk3R2pTQ0eXa1b2:APA91b${'Hq3fK9xLmN2pQ7rStUvWxYz_-'.repeat(6)}`;
 const PUSH_TOKEN = 'sandbox-push-token-from-2b7d';
 const SECRET = 'eyJhbGciOiJIUzI1NiJ9.session-secret-4f1c';
-
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  sandbox = await startSandbox({ pushToken: PUSH_TOKEN, strictTokens: true });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-beforeEach(() => sandbox.reset());
-
-const env = () => isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url, MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN });
-const pushRequests = () => sandbox.requests().filter((r) => r.endpoint.includes('/push/'));
+const { sandbox, env, pushRequests } = usePushSandbox(PUSH_TOKEN);
 const fromStdin = (blob: string, extra: string[] = []): Promise<RunResult> => runCli(['subscribe', 'cust-9', '--from', '-', ...extra], env(), blob);
 
 function blobFile(text: string): string {
@@ -48,7 +35,7 @@ describe('subscribe --from: reading the blob', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Subscribed device iphone-1 of customer cust-9 to push notifications (Apns, iOS)');
     expect(run.stderr).toContain('note: --from stdin: device token from "tokenHandle", platform from "platform", installation id from "installationId"');
-    expect(sandbox.subscriptions()).toMatchObject([{ customerId: 'cust-9', tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-1' }]);
+    expect(sandbox().subscriptions()).toMatchObject([{ customerId: 'cust-9', tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-1' }]);
   });
 
   it('from a file, with the spellings an Android app prints', async () => {
@@ -56,14 +43,14 @@ describe('subscribe --from: reading the blob', () => {
     const run = await runCli(['subscribe', 'cust-9', '--from', file, '--json'], env());
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ customerId: 'cust-9', installationId: 'pixel-7', platform: 'FcmV1', status: 204 });
-    expect(sandbox.subscriptions()[0]?.tokenHandle).toBe(FCM);
+    expect(sandbox().subscriptions()[0]?.tokenHandle).toBe(FCM);
   });
 
   it('a blob with extra fields: they are left alone and none of their values is shown', async () => {
     const blob = { userId: 'u-77', appVersion: '4.1.0', accessToken: SECRET, device: { model: 'iPhone15,2' }, deviceToken: APNS, os: 'iOS', installationId: 'iphone-2' };
     const run = await fromStdin(JSON.stringify(blob));
     expect(run.code, run.stderr).toBe(0);
-    expect(sandbox.subscriptions()).toMatchObject([{ tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-2' }]);
+    expect(sandbox().subscriptions()).toMatchObject([{ tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-2' }]);
     expect(run.stdout + run.stderr).not.toContain(SECRET);
     expect(run.stdout + run.stderr).not.toContain(PUSH_TOKEN);
   });
@@ -74,14 +61,14 @@ describe('subscribe --from: reading the blob', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('note: --from stdin: read the JSON object inside the text (41 characters around it left out)');
     expect(run.stderr).toContain('device token from "device.pushToken", platform from "device.platform", installation id from "installId"');
-    expect(sandbox.subscriptions()).toMatchObject([{ installationId: 'ipad-1', platform: 'Apns' }]);
+    expect(sandbox().subscriptions()).toMatchObject([{ installationId: 'ipad-1', platform: 'Apns' }]);
   });
 
   it('flags win over the blob, and a flag that replaced a different value is mentioned', async () => {
     const run = await fromStdin(JSON.stringify({ deviceToken: APNS, os: 'ios', installationId: 'from-blob' }), ['--installation-id', 'from-flag']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('note: --installation-id wins over "installationId" in the --from blob');
-    expect(sandbox.subscriptions()[0]?.installationId).toBe('from-flag');
+    expect(sandbox().subscriptions()[0]?.installationId).toBe('from-flag');
   });
 });
 
@@ -151,7 +138,7 @@ describe.skipIf(!hasScript)('subscribe --from on a terminal', () => {
     const run = await runOnTerminal(['subscribe', 'cust-9', '--from', '-'], env(), [{ when: 'installation id: ', send: 'iphone-3\n' }], `printf '%s' '${blob}'`);
     expect(run.code, run.screen).toBe(0);
     expect(run.screen).toContain('Subscribed device iphone-3 of customer cust-9');
-    expect(sandbox.subscriptions()).toMatchObject([{ tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-3' }]);
+    expect(sandbox().subscriptions()).toMatchObject([{ tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-3' }]);
   });
 
   it('Ctrl-C while pasting into --from -: exit 130, nothing sent', async () => {

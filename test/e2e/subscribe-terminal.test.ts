@@ -2,25 +2,12 @@
  * `memberctl subscribe` at a real terminal (a pseudo-terminal from util-linux `script`): what a support person sees
  * when they leave values out, press Ctrl-C, or mistype a flag.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { isolatedEnv } from './config-cli-helper.js';
+import { describe, expect, it } from 'vitest';
+import { APNS, usePushSandbox } from './push-sandbox-helper.js';
 import { hasScript, runOnTerminal } from './terminal-helper.js';
 
-const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
 const PUSH_TOKEN = 'sandbox-push-token-terminal-51e0';
-
-let sandbox: SandboxHandle;
-beforeAll(async () => {
-  sandbox = await startSandbox({ pushToken: PUSH_TOKEN, strictTokens: true });
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-beforeEach(() => sandbox.reset());
-
-const env = () => isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url, MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN });
-const pushRequests = () => sandbox.requests().filter((r) => r.endpoint.includes('/push/'));
+const { sandbox, env, pushRequests } = usePushSandbox(PUSH_TOKEN);
 
 describe.skipIf(!hasScript)('memberctl subscribe on a terminal', () => {
   it('asks for what is missing, with "did you mean" at the platform choice, then subscribes', async () => {
@@ -33,7 +20,7 @@ describe.skipIf(!hasScript)('memberctl subscribe on a terminal', () => {
     expect(run.code, run.screen).toBe(0);
     expect(run.screen).toContain('"iso" is not one of the choices; did you mean Apns (ios)?');
     expect(run.screen).toContain('Subscribed device iphone-7 of customer cust-7');
-    expect(sandbox.subscriptions()).toMatchObject([{ customerId: 'cust-7', platform: 'Apns', installationId: 'iphone-7' }]);
+    expect(sandbox().subscriptions()).toMatchObject([{ customerId: 'cust-7', platform: 'Apns', installationId: 'iphone-7' }]);
   });
 
   it('Ctrl-C at a prompt: exit 130 and a word that nothing was sent', async () => {
