@@ -90,6 +90,11 @@ async function main() {
     const { runStateBench } = await import('./resume-and-sync.mjs');
     missed += (await runStateBench({ rows: ROWS, file: files.csv })).missed; // issue 6; skip with BENCH_STATE=0
   }
+  if (process.env.BENCH_MAPPING !== '0' && existsSync(`${root}bench/mapping.mjs`)) {
+    console.log('');
+    const { runMappingBench } = await import('./mapping.mjs');
+    missed += (await runMappingBench({ rows: ROWS, file: files.csv })).missed; // issue 17; skip with BENCH_MAPPING=0
+  }
   if (missed > 0) process.exitCode = 1;
 }
 

@@ -29,7 +29,7 @@ describe('map init', () => {
       'E-mail Address': 'email',
       Mobile: 'phone',
       Country: { field: 'address.countryCode', convert: 'countryCode' },
-      Status: { field: 'isActive', values: { Active: true, lapsed: false, 'on hold': null } },
+      Status: { field: 'isActive', values: { active: true, lapsed: false, 'on hold': null } },
       'Date of birth': { field: 'birthdate', format: 'dd-MM-yyyy' },
       'Create Date': { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'Europe/Oslo' },
       'Lead Score': null,

@@ -43,13 +43,22 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
   const fields: Record<string, unknown> = {};
   const notes: string[] = [];
   const taken = new Set<string>();
+  const guesses = names.map((name) => guessTarget(name));
   names.forEach((name, index) => {
-    const target = guessTarget(name);
-    if (target === undefined || taken.has(target)) {
+    const target = guesses[index];
+    if (target === undefined) {
       columns[name] = null;
       return;
     }
+    const same = names.filter((_, i) => guesses[i] === target);
+    if (taken.has(target)) return;
     taken.add(target);
+    if (same.length > 1) {
+      // Work Email, Home Email: the first non-empty of them
+      fields[target] = { firstOf: same };
+      notes.push(`${target}: ${same.map((h) => `"${h}"`).join(', ')} look alike; fields["${target}"] takes the first non-empty of them, in that order`);
+      return;
+    }
     columns[name] = ruleFor(name, target, cellsOf(name, index), localZone, notes);
   });
   for (const field of REQUIRED_FIELDS) {
@@ -70,6 +79,7 @@ function ruleFor(name: string, target: string, cells: string[], localZone: strin
       notes.push(`"${name}" → ${target}: no date format reads its first cells; set "format" (docs/mapping.md#format)`);
       return target;
     }
+    if (guess.misses > 0) notes.push(`"${name}" → ${target}: ${guess.misses} of its first ${cells.length} cells are not dates${guess.format ? ` in "${guess.format}"` : ''}: check them`);
     if (!guess.format) return target;
     if (!guess.local) return { field: target, format: guess.format };
     notes.push(`"${name}" → ${target}: times without an offset; assumed "timeZone": "${localZone}" (this computer's zone): check it`);

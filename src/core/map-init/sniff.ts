@@ -53,14 +53,26 @@ export interface DateGuess {
   format?: string;
   /** The format has a time but no offset: the cells are local times and need a zone. */
   local: boolean;
+  /** Sampled cells the format does not read (a typo in the export, or 31-02: worth a look). */
+  misses: number;
 }
 
-/** A format reading every sampled cell; {} when they are ISO already; undefined when the cells are not dates. */
+/** Most cells a guess must read: one bad date in an export should not hide its format. */
+const READS = 0.8;
+
+/** The format reading the most sampled cells (at least 80%); no format when they are ISO already; undefined for non-dates. */
 export function guessDateFormat(cells: readonly string[]): DateGuess | undefined {
   if (cells.length === 0) return undefined;
-  if (cells.every((c) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c))) return { local: false };
-  const format = DATE_PATTERNS.find((f) => cells.every((c) => f.parse(c) !== undefined));
-  return format ? { format: format.pattern, local: format.hasTime && !format.hasOffset } : undefined;
+  const iso = cells.filter((c) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c)).length;
+  if (iso >= cells.length * READS) return { local: false, misses: cells.length - iso };
+  let best: { format: (typeof DATE_PATTERNS)[number]; reads: number } | undefined;
+  for (const format of DATE_PATTERNS) {
+    const reads = cells.filter((c) => format.parse(c) !== undefined).length;
+    if (!best || reads > best.reads) best = { format, reads };
+    if (reads === cells.length) break;
+  }
+  if (!best || best.reads < cells.length * READS) return undefined;
+  return { format: best.format.pattern, local: best.format.hasTime && !best.format.hasOffset, misses: cells.length - best.reads };
 }
 
 const TRUE_WORDS = /^(active|enabled|current|subscribed|member|live|open|valid|customer|paid)$/i;
@@ -68,7 +80,10 @@ const FALSE_WORDS = /^(inactive|disabled|lapsed|cancell?ed|expired|churned|close
 
 /** A values map for a boolean field whose cells are words, not true/false; undefined when they read as booleans. */
 export function guessValues(cells: readonly string[]): Record<string, boolean | null> | undefined {
-  const distinct = [...new Set(cells)];
+  // keys match in any case: one key per spelling
+  const byLower = new Map<string, string>();
+  for (const cell of cells) if (!byLower.has(cell.toLowerCase())) byLower.set(cell.toLowerCase(), cell.toLowerCase());
+  const distinct = [...byLower.values()];
   if (distinct.every((c) => !(toBoolean(c) instanceof Problem))) return undefined;
   const values: Record<string, boolean | null> = {};
   for (const cell of distinct.slice(0, 12)) {
@@ -78,7 +93,7 @@ export function guessValues(cells: readonly string[]): Record<string, boolean | 
   return values;
 }
 
-/** True when the cells are country names or alpha-3 codes that convert: "countryCode" would read them. */
+/** True when the cells are mostly country names or alpha-3 codes that convert: "countryCode" would read them. */
 export function needsCountryConversion(cells: readonly string[]): boolean {
-  return cells.some((c) => !/^[A-Za-z]{2}$/.test(c)) && cells.every((c) => toCountryCode(c) !== undefined);
+  return cells.some((c) => !/^[A-Za-z]{2}$/.test(c)) && cells.filter((c) => toCountryCode(c) !== undefined).length >= cells.length * READS;
 }
