@@ -10,6 +10,9 @@ import { createOutput, errorToJson, renderError } from './output.js';
 import { buildProgram, type CommandResult } from './program.js';
 import { createJsonLog, logError, logFormatFromArgv } from './log-format.js';
 
+/** 128 + SIGPIPE (13). */
+const EXIT_BROKEN_PIPE = 141;
+
 async function main(argv: string[]): Promise<number> {
   const result: CommandResult = { exitCode: exitCodeFor('ok') };
   const program: Command = buildProgram(result);
@@ -35,6 +38,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// The reader of stdout (or stderr) went away (`memberctl validate big.csv --json | head`): stop quietly with the
+// status a tool killed by SIGPIPE has, as `cat` or `grep` would; nothing is left to tell anyone.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_BROKEN_PIPE);
+    throw error;
+  });
+}
+
 const code = await main(process.argv);
 // Let stdout drain before exiting: a piped --json result must arrive whole.
-process.stdout.write('', () => process.exit(code));
+process.stdout.write('', (error) => process.exit((error as NodeJS.ErrnoException | null)?.code === 'EPIPE' ? EXIT_BROKEN_PIPE : code));

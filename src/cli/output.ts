@@ -4,6 +4,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import { isMemberctlError } from '../errors.js';
+import { printable } from './printable.js';
 
 export interface Output {
   /** Colors for stderr (diagnostics, human summaries are drawn on stdout with `out`). */
@@ -25,12 +26,15 @@ export function colorEnabled(noColorFlag: boolean): boolean {
 }
 
 export function createOutput(options: { noColor?: boolean } = {}): Output {
-  const color = new Chalk({ level: colorEnabled(options.noColor ?? false) ? 1 : 0 });
+  const styled = colorEnabled(options.noColor ?? false);
+  const color = new Chalk({ level: styled ? 1 : 0 });
+  // Every line goes out printable: control characters from the data are escaped here, once for all renderers.
+  const line = (text: string) => printable(text.endsWith('\n') ? text : `${text}\n`, styled);
   return {
     color,
-    out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-    err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-    warn: (text) => void process.stderr.write(`${color.yellow('warning:')} ${text}\n`),
+    out: (text) => void process.stdout.write(line(text)),
+    err: (text) => void process.stderr.write(line(text)),
+    warn: (text) => void process.stderr.write(line(`${color.yellow('warning:')} ${text}`)),
     stderrIsTTY: Boolean(process.stderr.isTTY),
   };
 }

@@ -81,6 +81,21 @@ export async function readTokenFile(path: string): Promise<{ token: string; warn
   return { token, warnings };
 }
 
+/**
+ * A bearer token travels in an HTTP header, which carries visible ASCII only: a token with a control character,
+ * a space or an accent cannot be sent at all, so it is a usage error now (naming the place, never the token)
+ * rather than a request that fails and is retried.
+ */
+export function checkTokenCharacters(token: string, source: string): void {
+  const at = [...token].findIndex((char) => char < '!' || char > '~');
+  if (at === -1) return;
+  const code = token.codePointAt([...token].slice(0, at).join('').length)!;
+  throw new UsageError(`bad token in ${source}: character ${at + 1} is U+${code.toString(16).toUpperCase().padStart(4, '0')}, which an HTTP header cannot carry`, {
+    code: 'bad-token',
+    hint: 'copy the token again: it is printable ASCII with no spaces, line breaks or accents (a token file holds it on its first line)',
+  });
+}
+
 export async function resolveConnection(options: ConnectionOptions): Promise<Connection> {
   const env = options.env ?? process.env;
   const settings =
@@ -108,10 +123,12 @@ export async function resolveConnection(options: ConnectionOptions): Promise<Con
   if (tokenRef?.value.from === 'file') {
     const { path } = tokenRef.value;
     const { token, warnings } = await readTokenFile(path);
+    checkTokenCharacters(token, `token file ${path}`);
     const tokenSource = tokenRef.source.kind === 'flag' ? `--token-file ${path}` : `token file ${path} (${describeProvenance(tokenRef.source)})`;
     return { baseUrl, token, tokenSource, warnings };
   }
   const token = env[envName]?.trim();
+  if (token) checkTokenCharacters(token, envName);
   if (!token) {
     throw new UsageError(`no ${options.area} token`, {
       code: 'no-token',
