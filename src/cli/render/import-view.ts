@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { fanOut, type ImportFileEvent, type ImportReport } from '../../core/import/index.js';
-import { CredentialsError } from '../../errors.js';
+import { CredentialsError, NotConfirmedError } from '../../errors.js';
 import { importStateNotes } from '../import-state-flags.js';
 import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../log-format.js';
 import { packageVersion } from '../../version.js';
@@ -17,6 +17,8 @@ import { renderImportSummary } from './import-summary.js';
 export interface ImportViewFlags {
   json?: boolean;
   quiet?: boolean;
+  /** false with --no-journal: advice then cannot say --resume. */
+  journal?: string | false;
 }
 
 /** What the view needs to know about where the records went (never the token, except to mask it). */
@@ -102,6 +104,11 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
         // the summary is out; the error says why and what to check (never the token itself)
         const from = target?.isSandbox ? 'the sandbox' : 'the configured token';
         renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`), output);
+      }
+      if (summary.stopReason === 'unreachable') {
+        // on stderr with --json too: a script's log must say why nothing was imported
+        const hint = flags.journal === false ? 'fix it, then run the same command again' : 'fix it, then run the same command with --resume (if the fix is another --base-url, with --restart instead)';
+        renderError(new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint }), output);
       }
       // unreadable input midway: the summary above accounts for the records before it; then the error (a usage error)
       if (summary.inputError) renderError(summary.inputError, output);
