@@ -7,7 +7,9 @@
  *   `slow-start`, then by √limit per window in `steady` (fast enough to follow a server 100 ms away, slow enough
  *   to sit just above a busy server's capacity).
  * - Latency above floor × tolerance + slack means requests queue at the server: more in flight would add waiting,
- *   not throughput. The limit shrinks by the ratio (at least 10%, at most half).
+ *   not throughput. The limit shrinks by the ratio (at least 10%, at most half). A window's latency is its fastest
+ *   answer, as Linux's TCP Vegas takes it: a queue at the server delays every request of the window, while the
+ *   client's own busy moments (parsing the next chunk while an answer waits to be read) delay only some.
  * - A 429, a 503, a 504 or a timeout means the server is overloaded: the limit is cut by 30% at once.
  *
  * A window is about one round trip: as many answers as the limit allows in flight, all sent under the current
@@ -97,7 +99,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
    * which fill the limit without loading the server.
    */
   #onWire = 0;
-  #window = { samples: 0, totalMs: 0, minMs: Infinity, filled: false };
+  #window = { samples: 0, minMs: Infinity, filled: false };
 
   constructor(settings: Partial<AdaptiveSettings> = {}) {
     this.settings = { ...ADAPTIVE_DEFAULTS, ...settings };
@@ -148,20 +150,18 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     if (epoch !== this.#epoch) return;
     const w = this.#window;
     w.samples++;
-    w.totalMs += attempt.ms;
     w.minMs = Math.min(w.minMs, attempt.ms);
     w.filled ||= filled;
     if (w.samples >= Math.max(this.current, MIN_WINDOW)) this.#closeWindow();
   }
 
   #closeWindow(): void {
-    const { samples, totalMs, minMs, filled } = this.#window;
-    this.#window = { samples: 0, totalMs: 0, minMs: Infinity, filled: false };
+    const { minMs, filled } = this.#window;
+    this.#window = { samples: 0, minMs: Infinity, filled: false };
     this.#floorMs = Math.min(minMs, this.#floorMs * FLOOR_DRIFT);
-    const meanMs = totalMs / samples;
     const ceilingMs = this.#floorMs * this.settings.tolerance + this.settings.slackMs;
-    if (meanMs > ceilingMs) {
-      this.#change(this.#limit * clamp(ceilingMs / meanMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least));
+    if (minMs > ceilingMs) {
+      this.#change(this.#limit * clamp(ceilingMs / minMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least));
     } else if (filled && this.current < this.settings.max) {
       const grown = this.#phase === 'slow-start' ? this.#limit * 2 : this.#limit + Math.sqrt(this.#limit);
       this.#change(grown, true);
@@ -173,7 +173,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#limit = clamp(next, this.settings.min, this.settings.max);
     this.#peak = Math.max(this.#peak, this.current);
     this.#epoch++;
-    this.#window = { samples: 0, totalMs: 0, minMs: Infinity, filled: false };
+    this.#window = { samples: 0, minMs: Infinity, filled: false };
   }
 }
 
