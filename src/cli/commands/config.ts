@@ -7,6 +7,7 @@ import {
   describeProvenance,
   loadConfigFile,
   SETTING_KEYS,
+  SETTING_SPECS,
   type ResolvedSettings,
   type Setting,
   type TokenRef,
@@ -54,7 +55,7 @@ function renderShow(settings: ResolvedSettings, configPath: string, output: Outp
   const { color } = output;
   const rows: [string, string, string][] = SETTING_KEYS.map((key) => {
     const { value, source } = settings.values[key];
-    return [key, value === undefined ? color.dim('not set') : String(value), value === undefined ? '' : describeProvenance(source)];
+    return [key, value === undefined ? color.dim(SETTING_SPECS[key].whenUnset ?? 'not set') : String(value), value === undefined ? '' : describeProvenance(source)];
   });
   rows.push(['member token', describeToken(settings.tokens.member), ''], ['push token', describeToken(settings.tokens.push), '']);
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;

@@ -31,6 +31,8 @@ interface SettingSpec {
   flag: string;
   description: string;
   kind: 'string' | 'path' | 'int' | 'boolean';
+  /** What happens when it is set nowhere and has no default ("not set" otherwise). */
+  whenUnset?: string;
 }
 
 export const SETTING_SPECS: Record<SettingKey, SettingSpec> = {
@@ -73,6 +75,7 @@ export const SETTING_SPECS: Record<SettingKey, SettingSpec> = {
     flag: '--concurrency',
     description: 'import requests in flight at once',
     kind: 'int',
+    whenUnset: 'adapts to the server (up to --max-concurrency, 32)',
   },
   retries: {
     schema: z.number().int().min(0).max(100),
