@@ -30,12 +30,16 @@ export interface Given {
   ask: 'stdin' | 'tty' | undefined;
 }
 
-/** Ctrl-C while gathering becomes an abort the caller can act on, instead of a silent exit 130. */
-export function watchCtrlC(): { signal: AbortSignal; dispose(): void } {
+/** Runs `work` with Ctrl-C turned into an abort it can act on (instead of a silent exit 130), and no longer. */
+export async function untilCtrlC<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
-  return { signal: stop.signal, dispose: () => process.off('SIGINT', onSignal) };
+  try {
+    return await work(stop.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
 }
 
 /** The controlling terminal, when stdin is taken by `--from -` but a person is at the keyboard. */
@@ -85,7 +89,9 @@ async function readBlob(path: string, output: Output, signal: AbortSignal): Prom
   if (path === '-' && process.stdin.isTTY) output.err('note: paste the device JSON, then press Ctrl-D on an empty line (Ctrl-C cancels)');
   const cancelled = new Promise<'cancelled'>((resolve) => signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
   const file = path === '-' ? 'stdin' : path;
-  const read = await Promise.race([readWholeInput(path, BLOB_LIMIT_BYTES, { label: `--from ${file}` }), cancelled]);
+  const reading = readWholeInput(path, BLOB_LIMIT_BYTES, { label: `--from ${file}` });
+  reading.catch(() => undefined); // after a Ctrl-C nobody waits for the read: its failure must not surface as unhandled
+  const read = await Promise.race([reading, cancelled]);
   if (read === 'cancelled') return read;
   if (read.kind === 'too-large') throw blobError(file, [tooLargeProblem]);
   return { text: read.text, file };

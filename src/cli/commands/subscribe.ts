@@ -12,7 +12,7 @@ import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-forma
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
-import { askMissing, readGiven, watchCtrlC, type Given } from './subscribe-gather.js';
+import { askMissing, readGiven, untilCtrlC } from './subscribe-gather.js';
 import { keysLookedFor } from '../render/subscribe-blob.js';
 import { invalidSubscriptionError, missingError, platformEntries, PLATFORM_SPELLING, type ValueSources } from '../render/subscribe-problems.js';
 import { resolveTarget } from '../target.js';
@@ -88,25 +88,13 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
   const output = logFormatFromArgv(process.argv) === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
   const json = Boolean(flags.json);
-  const ctrlC = watchCtrlC();
-  let given: Given | 'cancelled';
-  try {
-    given = await readGiven(customerId, flags, output, ctrlC.signal);
-  } finally {
-    ctrlC.dispose();
-  }
+  const given = await untilCtrlC((signal) => readGiven(customerId, flags, output, signal));
   if (given === 'cancelled') return cancelled(output, 'while reading --from -');
   const settings = loadCommandSettings(command, 'push');
   const target = await resolveTarget('push', flags, settings);
   try {
     for (const warning of target.warnings) output.warn(warning);
-    const ctrlCAtPrompt = watchCtrlC();
-    let draft: SubscriptionDraft | 'cancelled';
-    try {
-      draft = await askMissing(given, ctrlCAtPrompt.signal);
-    } finally {
-      ctrlCAtPrompt.dispose();
-    }
+    const draft = await untilCtrlC((signal) => askMissing(given, signal));
     if (draft === 'cancelled') return cancelled(output, 'at the prompt');
     const prepared = prepare(draft, flags, given.sources);
     for (const warning of prepared.warnings) output.warn(warning);
