@@ -95,6 +95,11 @@ async function main() {
     const { runMappingBench } = await import('./mapping.mjs');
     missed += (await runMappingBench({ rows: ROWS, file: files.csv })).missed; // issue 17; skip with BENCH_MAPPING=0
   }
+  if (process.env.BENCH_NIGHTLY !== '0' && existsSync(`${root}bench/nightly.mjs`)) {
+    console.log('');
+    const { runNightlyBench } = await import('./nightly.mjs');
+    await runNightlyBench({ rows: ROWS, file: files.csv }); // issue 18: the guards' cost; skip with BENCH_NIGHTLY=0
+  }
   if (missed > 0) process.exitCode = 1;
 }
 

@@ -1,18 +1,19 @@
 /**
  * What a nightly sync keeps besides the members' hashes, in the same SQLite file:
  * - the last good run's row count (state_meta `last_good_rows`), for the shrink guard;
- * - which members this run's input held (a TEMP table, so it never touches the state file, and its pages spill to
- *   a temporary file instead of memory as the export grows), and after a whole run, which members of the state
- *   were absent from it (member_state.absent_since, added in place like source_hash);
+ * - which members this run's input held (seen-set.ts: 64-bit hashes in memory, never the state file), and after a
+ *   whole run, which members of the state were absent from it (member_state.absent_since, added in place like
+ *   source_hash);
  * - when each member was last confirmed (member_state.updated_at), for --refresh-after.
  * All additive: a state file from before gets the column when opened, and older memberctl versions ignore it.
  */
 import type Database from 'better-sqlite3';
+import { SeenSet } from './seen-set.js';
 import { fnv1a32 } from './shard.js';
 
-/** memberIds seen are inserted in batches of this many (one transaction each, or inside the open read). */
-const SEEN_BATCH = 2000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Members read per statement at the end of a run. */
+const PAGE = 20_000;
 
 export interface AbsentMember {
   memberId: string;
@@ -30,8 +31,7 @@ export function addNightlyColumns(db: Database.Database): void {
 }
 
 export class NightlyState {
-  private seen: string[] = [];
-  private seenTable = false;
+  private seen = new SeenSet();
   private readonly confirmedAtStatement: Database.Statement<[string], number>;
 
   constructor(private readonly db: Database.Database) {
@@ -47,21 +47,7 @@ export class NightlyState {
 
   /** Remembers that this run's input holds the member (valid row or not: it is in the export, not absent). */
   markSeen(memberId: string): void {
-    if (this.seen.push(memberId) >= SEEN_BATCH) this.flushSeen();
-  }
-
-  private flushSeen(): void {
-    if (!this.seenTable) {
-      this.db.exec('CREATE TEMP TABLE IF NOT EXISTS seen (member_id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID');
-      this.seenTable = true;
-    }
-    const insert = this.db.prepare<[string]>('INSERT OR IGNORE INTO temp.seen (member_id) VALUES (?)');
-    const ids = this.seen;
-    this.seen = [];
-    const run = () => ids.forEach((id) => insert.run(id));
-    // inside the shared read transaction the inserts simply join it (TEMP is private to this connection)
-    if (this.db.inTransaction) run();
-    else this.db.transaction(run)();
+    this.seen.add(memberId);
   }
 
   /**
@@ -70,15 +56,24 @@ export class NightlyState {
    * last good run's. Returns how many members are absent. Called outside any read transaction.
    */
   finishWholeRun(rows: number, now = Date.now()): number {
-    this.flushSeen();
+    // one pass over the state in key order, a page of memberIds at a time: plain strings through pluck() are ~4×
+    // faster to read than rows as arrays (1M members: 0.65 s against 2.4 s, on a loaded machine). Then the few
+    // members already absent, to see who came back; then the changes (nothing can write while a page is read).
+    const gone: string[] = [];
+    const page = this.db.prepare<[string], string>(`SELECT member_id FROM member_state WHERE member_id > ? AND absent_since IS NULL ORDER BY member_id LIMIT ${PAGE}`).pluck();
+    for (let ids = page.all(''); ids.length > 0; ids = ids.length < PAGE ? [] : page.all(ids[ids.length - 1]!)) {
+      for (const memberId of ids) if (!this.seen.has(memberId)) gone.push(memberId);
+    }
+    const absent = this.db.prepare<[], string>('SELECT member_id FROM member_state WHERE absent_since IS NOT NULL').pluck().all();
+    const back = absent.filter((memberId) => this.seen.has(memberId));
+    this.seen = new SeenSet();
     return this.db.transaction(() => {
-      const missing = 'member_id NOT IN (SELECT member_id FROM temp.seen)';
-      this.db.prepare(`UPDATE member_state SET absent_since = ? WHERE absent_since IS NULL AND ${missing}`).run(now);
-      this.db.prepare(`UPDATE member_state SET absent_since = NULL WHERE absent_since IS NOT NULL AND NOT (${missing})`).run();
+      const mark = this.db.prepare<[number | null, string]>('UPDATE member_state SET absent_since = ? WHERE member_id = ?');
+      for (const memberId of gone) mark.run(now, memberId);
+      for (const memberId of back) mark.run(null, memberId);
       const upsert = this.db.prepare<[string, string]>('INSERT OR REPLACE INTO state_meta (key, value) VALUES (?, ?)');
       upsert.run('last_good_rows', String(rows));
       upsert.run('last_good_at', new Date(now).toISOString());
-      this.db.exec('DELETE FROM temp.seen');
       return this.absentCount();
     })();
   }

@@ -1,7 +1,7 @@
 /**
  * The guides must run as written: every `npx memberctl` line of docs/guides/*.md that targets the sandbox is run in
  * order (as `node bin/memberctl.js`, with /tmp/demo swapped for a temp folder of that guide), and each must end with
- * the exit code the guide promises (3 where it says some records are invalid).
+ * the exit code the guide promises (3 where it says some records are invalid; N where the line ends in `# exit N`).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,7 +52,8 @@ describe('the guides in docs/guides', () => {
       for (const line of guide.lines) {
         const piped = PIPED.exec(line);
         const { code, stderr } = await runCli(words((piped?.[2] ?? line).replaceAll('/tmp/demo', demo)), env, piped?.[1]);
-        const expected = /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
+        const declared = /#\s*exit (\d+)\s*$/.exec(line);
+        const expected = declared ? Number(declared[1]) : /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
         results.push({ line, code, expected, ...(code === expected ? {} : { stderr: stderr.slice(-800) }) });
       }
       expect(results.filter((r) => r.code !== r.expected)).toEqual([]);
