@@ -1,0 +1,206 @@
+/**
+ * The books of an import, and the only writer of its buckets: every record counted read ends in exactly one of
+ * invalid, unchanged, imported/updated, skipped, rejected or failed, and every record not imported or updated goes
+ * to the rejects file with its stage and reason. The reader counts what it reads here; the sender settles what the
+ * server answered here. So the invariant
+ *   rows = invalid + unchanged + importedCount + updatedCount + skipped + rejected + failed
+ * holds by construction as long as each record is settled once (test/core/ledger.test.ts checks it against a model).
+ *
+ * Settling a sent record also tells the hooks (a journal, a sync state) and releases the member's next row: every
+ * path that ends a sent record (response, bisect, 413, failure, stop) comes through `settleAnswered` or
+ * `settleFailed`.
+ */
+import type { RecordIssue } from '../candidate.js';
+import { ReasonCounter } from '../reason-counter.js';
+import type { PendingRecord } from './batcher.js';
+import type { MemberOrder } from './member-order.js';
+import { LATER_ROW_COUNT_AS, laterRowReason, settledRecord, type AnsweredBatch, type Settler, type SettlerLinks } from './settle.js';
+import type { ImportHooks, ImportSummary, RejectsSink, SettledBatch, Stage } from './types.js';
+
+export interface RecordInfo {
+  record: number;
+  line: number;
+  memberId?: string;
+  raw: unknown;
+}
+
+/** What the summary takes from the books. */
+export type Books = Pick<ImportSummary, 'rows' | 'invalid' | 'unchanged' | 'importedCount' | 'updatedCount' | 'skipped' | 'rejected' | 'failed' | 'topReasons'>;
+
+type SentStage = Exclude<Stage, 'invalid'>;
+
+export class Ledger implements Settler {
+  readonly #counts = { rows: 0, invalid: 0, unchanged: 0, importedCount: 0, updatedCount: 0, rejected: 0, failed: 0 };
+  readonly #skipped: ImportSummary['skipped'] = [];
+  /** Invalid records count per issue, as validate counts them, so both commands show the same reasons. */
+  readonly #invalidReasons = new ReasonCounter();
+  readonly #reasons: Record<SentStage, ReasonCounter> = { skipped: new ReasonCounter(), rejected: new ReasonCounter(), failed: new ReasonCounter() };
+  /** Responses are counted one at a time, in the order they were answered (the hook is called in that order too). */
+  #queue: Promise<void> = Promise.resolve();
+  /** onSettled calls not resolved yet, and the first failure among them. */
+  readonly #pending = new Set<Promise<void>>();
+  #hookFailure: { error: unknown } | undefined;
+
+  constructor(
+    private readonly order: MemberOrder,
+    private readonly hooks: ImportHooks,
+    private readonly links: SettlerLinks,
+    private readonly rejects?: RejectsSink,
+  ) {}
+
+  // ---- what the reader counts
+
+  /** A record read and counted (after --limit and --shard). */
+  read(): void {
+    this.#counts.rows++;
+  }
+
+  /** With --changed-only: the same as last confirmed, not sent. */
+  unchanged(): void {
+    this.#counts.unchanged++;
+  }
+
+  invalid(info: RecordInfo, issues: readonly RecordIssue[], reason: string): Promise<void> | void {
+    this.#counts.invalid++;
+    this.#invalidReasons.addIssues(issues);
+    return this.#write(info, 'invalid', reason);
+  }
+
+  /** --resume: a record an earlier run settled for good, counted as it ended then and not sent again. */
+  settledEarlier(info: RecordInfo, outcome: 'imported' | 'updated' | 'skipped' | 'rejected', reason?: string): Promise<void> | void {
+    if (outcome === 'imported') return void this.#counts.importedCount++;
+    if (outcome === 'updated') return void this.#counts.updatedCount++;
+    return this.#reject(info, outcome, reason ?? `${outcome} in an earlier run`);
+  }
+
+  /** A later row of a member whose earlier row failed: never sent. */
+  failedWithEarlier(record: RecordInfo, earlier: { record: number; line: number }): Promise<void> | void {
+    return this.#reject(record, 'failed', laterRowReason(earlier), LATER_ROW_COUNT_AS);
+  }
+
+  // ---- what the sender settles (Settler)
+
+  get unsynced(): number {
+    return this.#pending.size;
+  }
+
+  async synced(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+    if (this.#hookFailure) throw this.#hookFailure.error;
+  }
+
+  settleAnswered(batch: AnsweredBatch): Promise<void> {
+    // The hook is called at once, in response order, and not awaited: the records count and their members' next
+    // rows go right away. Waiting for a journal's fsync before that was costly (docs/performance.md), and it is not
+    // what keeps a resume right: the journal writes entries in call order and each sync covers every earlier write,
+    // so after a crash it holds a prefix of the responses, and never a member's later row without the earlier one.
+    // The pipeline finishes only after all calls resolved, and sends nothing new while 2 × concurrency responses
+    // are answered but not yet synced (dispatcher.ts), which bounds the memory.
+    this.#track(this.#callHook(batch));
+    return this.#serial(async () => {
+      this.#counts.importedCount += batch.importedCount;
+      this.#counts.updatedCount += batch.updatedCount;
+      for (const { record, reason } of batch.skipped) await this.#reject(record, 'skipped', reason);
+      for (const { record, reason, countAs } of batch.rejected) await this.#reject(record, 'rejected', reason, countAs);
+      const done = [...batch.confirmed, ...batch.skipped.map((s) => s.record), ...batch.rejected.map((s) => s.record)];
+      for (const record of done) {
+        const { next } = this.order.settle(record, false);
+        if (next) this.links.release(next);
+      }
+    });
+  }
+
+  /** Records not confirmed. Their members' later rows, held or still to come, fail too. */
+  settleFailed(records: readonly PendingRecord[], reason: string, countAs: string): Promise<void> {
+    return this.#serial(async () => {
+      for (const record of records) {
+        await this.#reject(record, 'failed', reason, countAs);
+        const { failedRows, earlier } = this.order.settle(record, true);
+        for (const row of failedRows) await this.failedWithEarlier(row, earlier!);
+      }
+    });
+  }
+
+  // ---- reading the books
+
+  get rows(): number {
+    return this.#counts.rows;
+  }
+
+  /** Records with a final outcome. */
+  get settled(): number {
+    const c = this.#counts;
+    return c.invalid + c.unchanged + c.importedCount + c.updatedCount + this.#skipped.length + c.rejected + c.failed;
+  }
+
+  /** Records the server answered for (imported, updated or skipped). */
+  get confirmed(): number {
+    return this.#counts.importedCount + this.#counts.updatedCount + this.#skipped.length;
+  }
+
+  books(): Books {
+    const topReasons = {
+      invalid: this.#invalidReasons.top(5),
+      skipped: this.#reasons.skipped.top(5),
+      rejected: this.#reasons.rejected.top(5),
+      failed: this.#reasons.failed.top(5),
+    };
+    const { rows, invalid, unchanged, importedCount, updatedCount, rejected, failed } = this.#counts;
+    return { rows, invalid, unchanged, importedCount, updatedCount, skipped: this.#skipped, rejected, failed, topReasons };
+  }
+
+  // ---- inside
+
+  /**
+   * Counts a record in a rejects stage. `countAs` separates the reason shown in the rejects file (specific) from
+   * the one counted for "most common reasons" (free of member values).
+   */
+  #reject(info: RecordInfo, stage: SentStage, reason: string, countAs: string = reason): Promise<void> | void {
+    if (stage === 'skipped') this.#skipped.push({ memberId: info.memberId ?? null, reason, record: info.record, line: info.line });
+    else this.#counts[stage]++;
+    this.#reasons[stage].add(countAs);
+    return this.#write(info, stage, reason);
+  }
+
+  #write(info: RecordInfo, stage: Stage, reason: string): Promise<void> | void {
+    return this.rejects?.write({ record: info.record, line: info.line, memberId: info.memberId, stage, reason, input: info.raw });
+  }
+
+  #serial(work: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #callHook(batch: AnsweredBatch): Promise<void> {
+    if (!this.hooks.onSettled) return Promise.resolve();
+    const records = [
+      ...batch.confirmed.map((r) => settledRecord(r, 'confirmed')),
+      ...batch.skipped.map(({ record, reason }) => settledRecord(record, 'skipped', reason)),
+      ...batch.rejected.map(({ record, reason }) => settledRecord(record, 'rejected', reason)),
+    ].sort((a, b) => a.record - b.record);
+    if (records.length === 0) return Promise.resolve();
+    const { importedCount, updatedCount } = batch;
+    const settledBatch: SettledBatch = { firstRecord: records[0]!.record, lastRecord: records[records.length - 1]!.record, importedCount, updatedCount, records };
+    try {
+      return Promise.resolve(this.hooks.onSettled(settledBatch));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #track(call: Promise<void>): void {
+    const tracked = call.then(
+      () => undefined,
+      (error: unknown) => {
+        this.#hookFailure ??= { error };
+        this.links.onHookFailed(error);
+      },
+    );
+    this.#pending.add(tracked);
+    void tracked.then(() => {
+      this.#pending.delete(tracked);
+      this.links.onSynced();
+    });
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The import's reading side: takes the input chunk by chunk, asks the hooks (--changed-only, --shard, --resume)
+ * about each record, counts it in the Ledger, and admits the valid ones to sending in per-member order. It runs
+ * ahead of sending until the queue of closed batches or the held rows are full, then waits for a change.
+ *
+ * The input comes a chunk at a time (one promise per 64 KB read, not per record); the checks still run after every
+ * record, so a full queue, --limit or a stop pauses or ends the reading mid-chunk (the rest of that chunk is not
+ * counted).
+ */
+import { InputError } from '../../errors.js';
+import { issuesToReason, type Candidate } from '../candidate.js';
+import type { Batcher, PendingRecord } from './batcher.js';
+import type { Changes } from './changes.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
+import type { Dispatcher } from './dispatcher.js';
+import { inputChunks } from './input-chunks.js';
+import { ItemSlabs, ownBytes } from './item-bytes.js';
+import type { Ledger } from './ledger.js';
+import type { MemberOrder } from './member-order.js';
+import type { StopControl } from './stop-control.js';
+import type { ImportHooks, ImportOptions, PreSendDecision } from './types.js';
+
+/** A record's bytes before it is admitted (a row that fails with its member is never encoded). */
+const NO_BYTES = Buffer.alloc(0);
+
+export interface ReaderParts {
+  ledger: Ledger;
+  order: MemberOrder;
+  batcher: Batcher;
+  dispatcher: Dispatcher;
+  stop: StopControl;
+  changes: Changes;
+  limit: ConcurrencyLimit;
+  maxHeld: number;
+  /** Called after every 512 records: the pipeline decides whether a progress event is due. */
+  tick(): void;
+}
+
+export class Reader {
+  readonly #hooks: ImportHooks;
+  /** The input as read is kept until a record settles only for the rejects file (else its CSV cells would double what the GC promotes). */
+  readonly #keepRaw: boolean;
+  readonly #slabs = new ItemSlabs();
+
+  constructor(
+    private readonly options: ImportOptions,
+    private readonly parts: ReaderParts,
+  ) {
+    this.#hooks = options.hooks ?? {};
+    this.#keepRaw = options.rejects !== undefined;
+  }
+
+  /** Reads until the input ends, --limit, or a stop. Returns the input's error when it turned unreadable midway. */
+  async read(): Promise<InputError | undefined> {
+    const { iterator, toCandidate } = inputChunks(this.options);
+    let exhausted = false;
+    try {
+      exhausted = await this.#readChunks(iterator, toCandidate);
+    } catch (error) {
+      // a source closed because the run is stopping may end its pending read with an error: that is the stop
+      if (this.parts.stop.stopping) return undefined;
+      // unreadable input midway: the records read before it are sent and accounted, then the error is reported
+      if (error instanceof InputError) return error;
+      this.parts.stop.fatal(error);
+    } finally {
+      // A pending next() on an async generator would make return() wait for it; don't block the stop on stdin.
+      if (!exhausted) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    }
+    return undefined;
+  }
+
+  /** True when the input ended (not --limit, not a stop). */
+  async #readChunks(iterator: AsyncIterator<readonly unknown[]>, toCandidate: (record: unknown) => Candidate): Promise<boolean> {
+    const { ledger, stop } = this.parts;
+    const rowLimit = this.options.limit ?? Infinity;
+    while (!stop.stopping && ledger.rows < rowLimit) {
+      // No race against the stop here: a race per read would pile reactions onto one pending promise. The
+      // caller closes the source on stop (importFile does), which ends a read that is waiting on stdin.
+      const next = await iterator.next();
+      if (stop.stopping) return false;
+      if (next.done) return true;
+      const chunk = next.value;
+      for (let i = 0; i < chunk.length; i++) {
+        if (this.#hooks.beforeMap?.(chunk[i]) === 'unchanged') {
+          ledger.read();
+          ledger.unchanged();
+        } else {
+          const candidate = toCandidate(chunk[i]);
+          if (this.#hooks.select && !this.#hooks.select(candidate)) continue;
+          ledger.read();
+          const taking = this.#take(candidate);
+          if (taking) await taking;
+        }
+        if ((ledger.rows & 511) === 0) this.parts.tick();
+        if (this.#full()) await this.#waitForRoom();
+        if (stop.stopping || ledger.rows >= rowLimit) return false;
+      }
+    }
+    return false;
+  }
+
+  /** The queue of closed batches or the held rows are full (checked per record without a promise). */
+  #full(): boolean {
+    const { stop, dispatcher, order, limit, maxHeld } = this.parts;
+    return !stop.stopping && (dispatcher.ready.length >= limit.current || order.held >= maxHeld);
+  }
+
+  async #waitForRoom(): Promise<void> {
+    const { dispatcher, order, maxHeld, changes } = this.parts;
+    while (this.#full()) {
+      // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
+      if (order.held >= maxHeld || dispatcher.ready.length === 0) {
+        const batch = this.parts.batcher.close();
+        if (batch) dispatcher.enqueue(batch);
+      }
+      dispatcher.pump();
+      await changes.next();
+    }
+  }
+
+  /**
+   * One record read. Synchronous unless a hook or the rejects file makes it wait: a promise per record would
+   * cost more than the batching itself.
+   */
+  #take(candidate: Candidate): Promise<void> | void {
+    if (!candidate.valid) return this.parts.ledger.invalid(candidate, candidate.issues, issuesToReason(candidate.issues));
+    const json = JSON.stringify(candidate.item);
+    const { beforeSend } = this.#hooks;
+    if (!beforeSend) return this.#send(candidate, json);
+    const decided = beforeSend(candidate, json);
+    return decided instanceof Promise ? decided.then((decision) => this.#apply(candidate, json, decision)) : this.#apply(candidate, json, decided);
+  }
+
+  #apply(candidate: Candidate & { valid: true }, json: string, decision: PreSendDecision): Promise<void> | void {
+    if (decision === 'send') return this.#send(candidate, json);
+    if (decision === 'unchanged') return this.parts.ledger.unchanged();
+    return this.parts.ledger.settledEarlier({ ...candidate, memberId: candidate.item.memberId }, decision.outcome, decision.reason);
+  }
+
+  #send(candidate: Candidate & { valid: true }, json: string): Promise<void> | void {
+    const { order, batcher, dispatcher, ledger } = this.parts;
+    const record: PendingRecord = { record: candidate.record, line: candidate.line, memberId: candidate.item.memberId, slab: NO_BYTES, at: 0, bytes: 0, raw: this.#keepRaw ? candidate.raw : undefined };
+    const admission = order.admit(record);
+    if (admission.kind === 'go') {
+      this.#slabs.put(json, record);
+      for (const batch of batcher.add(record)) dispatcher.enqueue(batch);
+    } else if (admission.kind === 'held') {
+      ownBytes(json, record);
+    } else {
+      return ledger.failedWithEarlier(record, admission.earlier);
+    }
+  }
+}
