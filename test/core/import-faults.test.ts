@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runImport, type ImportEvent } from '../../src/core/import/index.js';
+import type { ImportTransport } from '../../src/core/import/types.js';
 import { MemberApiClient } from '../../src/http/member-api.js';
 import { memberRetryPolicy } from '../../src/http/retry-policy.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
@@ -101,16 +102,31 @@ describe('import pipeline: refusals and stops', () => {
   it('honours Retry-After for every request, not only the one that got the 429', async () => {
     box = await sandbox({ faults: { failNext: [{ status: 429, retryAfter: 1 }] } });
     const api = client(box);
-    const events: ImportEvent[] = [];
-    const summary = await runImport({ candidates: candidates(400), transport: api, batchSize: 20, concurrency: 4, onEvent: collect(events) });
+    // Timed on the client's side, where the gate is: no attempt may leave between the moment the 429 was read and
+    // the end of its Retry-After. The server's clock would also see requests that were already on their way.
+    const attemptsLeftAt: number[] = [];
+    let limitedAt: number | undefined;
+    const transport: ImportTransport = {
+      stats: api.stats,
+      postImport: (body, signal, observe) =>
+        api.postImport(body, signal, () => {
+          attemptsLeftAt.push(performance.now());
+          const ended = observe?.();
+          return (attempt) => {
+            if (attempt.status === 429) limitedAt ??= performance.now();
+            ended?.(attempt);
+          };
+        }),
+    };
+    const summary = await runImport({ candidates: candidates(400), transport, batchSize: 20, concurrency: 4, onEvent: collect([]) });
     await api.close();
     expect(summary.importedCount).toBe(400);
-    const log = box.requests().sort((a, b) => a.seq - b.seq);
-    const limited = log.find((entry) => entry.status === 429)!;
-    // requests already on the wire may land just after the 429; none is sent during the pause
-    const during = log.filter((entry) => entry.receivedAt > limited.answeredAt + 100 && entry.receivedAt < limited.answeredAt + 900);
-    expect(during).toEqual([]);
-    expect(log.some((entry) => entry.receivedAt >= limited.answeredAt + 900)).toBe(true);
+    expect(limitedAt).toBeDefined();
+    const after = attemptsLeftAt.filter((at) => at > limitedAt!);
+    expect(after.length).toBeGreaterThan(1);
+    // a timer never fires early; 5 ms covers the clocks' rounding
+    for (const at of after) expect(at - limitedAt!).toBeGreaterThanOrEqual(995);
+    expect(box.requests().filter((entry) => entry.status === 429)).toHaveLength(1);
     expect(summary.retries).toBeGreaterThan(0);
   });
 

@@ -82,7 +82,7 @@ describe('CSV reader', () => {
     const error = await readAll({ path: 'fixtures/invalid/duplicate-headers.csv' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toBe('fixtures/invalid/duplicate-headers.csv line 1: duplicate column "email" (columns 2 and 4)');
-    expect((error as InputError).exitCode).toBe(2);
+    expect((error as InputError).category).toBe('usage');
   });
 
   it('an empty file is an InputError; a header-only file is 0 records with its headers', async () => {
