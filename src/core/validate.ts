@@ -7,8 +7,8 @@ import type { InputFormat } from '../io/source.js';
 import { checkOutputPaths } from '../io/output-file.js';
 import { openItemsWriter, type ItemsWriter } from '../io/items-writer.js';
 import { openRejectsWriter, type RejectsWriter } from '../io/rejects-writer.js';
-import { issuesToReason, type RecordIssue } from './candidate.js';
-import { readCandidates, type CandidateOptions } from './read-candidates.js';
+import { issuesToReason, type Candidate, type RecordIssue } from './candidate.js';
+import { readCandidates, type CandidateOptions, type CandidateStream } from './read-candidates.js';
 import { ReasonCounter, type ReasonCount } from './reason-counter.js';
 
 export interface ValidateOptions extends CandidateOptions {
@@ -27,14 +27,18 @@ export interface InvalidRecord {
   issues: RecordIssue[];
 }
 
-export interface ValidateEvents {
-  onStart?(info: { file: string; format: InputFormat; totalBytes?: number }): void;
-  onWarning?(message: string): void;
-  /** Every invalid record, as found. Return a promise to make the run wait (e.g. for stdout to drain). */
-  onInvalid?(invalid: InvalidRecord): void | Promise<void>;
-  /** Called every few thousand records, at the end, and when reading fails midway (the counts so far). */
-  onProgress?(progress: ValidateProgressInfo): void;
-}
+/**
+ * What validate reports as it runs, one way (as import does): the input opened, a warning, each invalid record as
+ * found, and progress every few thousand records, at the end, and when reading fails midway (the counts so far).
+ * A listener may return a promise for an invalid record to make the run wait (e.g. for stdout to drain).
+ */
+export type ValidateEvent =
+  | { type: 'started'; file: string; format: InputFormat; totalBytes?: number }
+  | { type: 'warning'; message: string }
+  | { type: 'invalid'; invalid: InvalidRecord }
+  | { type: 'progress'; progress: ValidateProgressInfo };
+
+export type ValidateListener = (event: ValidateEvent) => void | Promise<void>;
 
 export interface ValidateProgressInfo {
   rows: number;
@@ -65,76 +69,104 @@ export function validateCategory(stats: ValidateStats): ResultCategory {
   return stats.invalid > 0 ? 'partial' : 'ok';
 }
 
-export async function runValidate(options: ValidateOptions, events: ValidateEvents = {}): Promise<ValidateStats> {
+/** The validate use case's one entry point: open the input and the outputs, check every record, close, report. */
+export async function validateFile(options: ValidateOptions, onEvent: ValidateListener = () => undefined): Promise<ValidateStats> {
   const started = performance.now();
   // before the input is opened: an --output or --rejects that is the input would destroy it
   const named = (flag: string, path: string | undefined) => (path ? { flag, path } : undefined);
   await checkOutputPaths([options.path], [named('--output', options.outputPath), named('--rejects', options.rejectsPath)]);
   const stream = await readCandidates(options);
   const { source } = stream;
-  let output: ItemsWriter | undefined;
-  let rejects: RejectsWriter | undefined;
-  try {
-    if (options.outputPath) output = await openItemsWriter(options.outputPath);
-    if (options.rejectsPath) {
-      rejects = await openRejectsWriter(options.rejectsPath, { headers: source.headers, delimiter: source.delimiter, encoding: source.encoding });
-    }
-  } catch (error) {
-    await Promise.allSettled([stream.close(), output?.close()]);
-    throw error;
-  }
-  for (const warning of stream.warnings) events.onWarning?.(warning);
-  events.onStart?.({ file: source.file, format: source.format, totalBytes: source.totalBytes });
-
-  const sampleSize = options.sampleSize ?? 20;
-  const sample: InvalidRecord[] = [];
-  const reasons = new ReasonCounter();
-  let rows = 0;
-  let valid = 0;
-  const progress = (): ValidateProgressInfo => ({ rows, valid, bytesRead: source.bytesRead(), totalBytes: source.totalBytes });
+  const outputs = await openOutputs(options, stream);
+  for (const message of stream.warnings) void onEvent({ type: 'warning', message });
+  void onEvent({ type: 'started', file: source.file, format: source.format, totalBytes: source.totalBytes });
+  const check = new Checker(options.sampleSize ?? 20, outputs, onEvent);
+  const progress = () => void onEvent({ type: 'progress', progress: { rows: check.rows, valid: check.valid, bytesRead: source.bytesRead(), totalBytes: source.totalBytes } });
   try {
     // batch by batch: without --output, a valid record (nearly all of them) costs no promise at all
     for await (const batch of stream.batches) {
       for (let i = 0; i < batch.length; i++) {
-        const candidate = stream.toCandidate(batch[i]!);
-        rows++;
-        if (candidate.valid) {
-          valid++;
-          if (output) await output.write(candidate.item);
-        } else {
-          const invalid: InvalidRecord = { record: candidate.record, line: candidate.line, memberId: candidate.memberId, issues: candidate.issues };
-          reasons.addIssues(candidate.issues);
-          if (sample.length < sampleSize) sample.push(invalid);
-          if (rejects) {
-            const entry = { ...invalid, stage: 'invalid' as const, reason: issuesToReason(candidate.issues), input: candidate.raw };
-            await rejects.write(entry);
-          }
-          await events.onInvalid?.(invalid);
-        }
-        if (rows % PROGRESS_EVERY === 0) events.onProgress?.(progress());
+        const checking = check.record(stream.toCandidate(batch[i]!));
+        if (checking) await checking;
+        if (check.rows % PROGRESS_EVERY === 0) progress();
       }
     }
   } catch (error) {
     // what was written so far is flushed and the files closed; the reading error is the one to report
-    await Promise.allSettled([output?.close(), rejects?.close(), stream.close()]);
-    events.onProgress?.(progress());
+    await Promise.allSettled([outputs.output?.close(), outputs.rejects?.close(), stream.close()]);
+    progress();
     throw error;
   }
-  await Promise.all([output?.close(), rejects?.close(), stream.close()]);
-  events.onProgress?.(progress());
-  if (rows === 0) {
-    events.onWarning?.(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to validate`);
+  await Promise.all([outputs.output?.close(), outputs.rejects?.close(), stream.close()]);
+  progress();
+  if (check.rows === 0) void onEvent({ type: 'warning', message: `${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to validate` });
+  return check.stats(source, options, performance.now() - started);
+}
+
+interface Outputs {
+  output?: ItemsWriter;
+  rejects?: RejectsWriter;
+}
+
+async function openOutputs(options: ValidateOptions, stream: CandidateStream): Promise<Outputs> {
+  const { source } = stream;
+  let output: ItemsWriter | undefined;
+  try {
+    if (options.outputPath) output = await openItemsWriter(options.outputPath);
+    if (!options.rejectsPath) return { output };
+    const rejects = await openRejectsWriter(options.rejectsPath, { headers: source.headers, delimiter: source.delimiter, encoding: source.encoding });
+    return { output, rejects };
+  } catch (error) {
+    await Promise.allSettled([stream.close(), output?.close()]);
+    throw error;
   }
-  return {
-    file: source.file,
-    format: source.format,
-    rows,
-    valid,
-    invalid: rows - valid,
-    reasons: reasons.top(10),
-    sample,
-    output: options.outputPath ? { path: options.outputPath, items: valid } : undefined,
-    rejects: rejects && options.rejectsPath ? { path: options.rejectsPath, format: rejects.format, records: rows - valid } : undefined,
-    durationMs: Math.round(performance.now() - started),
-  };
+}
+
+/** The counts, the reasons and the bounded sample; each record checked writes --output / --rejects as it goes. */
+class Checker {
+  rows = 0;
+  valid = 0;
+  readonly #sample: InvalidRecord[] = [];
+  readonly #reasons = new ReasonCounter();
+
+  constructor(
+    private readonly sampleSize: number,
+    private readonly outputs: Outputs,
+    private readonly onEvent: ValidateListener,
+  ) {}
+
+  /** Synchronous for a valid record without --output: a promise per record would cost more than the check. */
+  record(candidate: Candidate): Promise<void> | void {
+    this.rows++;
+    if (candidate.valid) {
+      this.valid++;
+      return this.outputs.output?.write(candidate.item);
+    }
+    return this.#invalid(candidate);
+  }
+
+  async #invalid(candidate: Candidate & { valid: false }): Promise<void> {
+    const invalid: InvalidRecord = { record: candidate.record, line: candidate.line, memberId: candidate.memberId, issues: candidate.issues };
+    this.#reasons.addIssues(candidate.issues);
+    if (this.#sample.length < this.sampleSize) this.#sample.push(invalid);
+    await this.outputs.rejects?.write({ ...invalid, stage: 'invalid', reason: issuesToReason(candidate.issues), input: candidate.raw });
+    await this.onEvent({ type: 'invalid', invalid });
+  }
+
+  stats(source: { file: string; format: InputFormat }, options: ValidateOptions, durationMs: number): ValidateStats {
+    const { rows, valid } = this;
+    const rejects = this.outputs.rejects;
+    return {
+      file: source.file,
+      format: source.format,
+      rows,
+      valid,
+      invalid: rows - valid,
+      reasons: this.#reasons.top(10),
+      sample: this.#sample,
+      output: options.outputPath ? { path: options.outputPath, items: valid } : undefined,
+      rejects: rejects && options.rejectsPath ? { path: options.rejectsPath, format: rejects.format, records: rows - valid } : undefined,
+      durationMs: Math.round(durationMs),
+    };
+  }
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runValidate, type InvalidRecord } from '../../src/core/validate.js';
+import { validateFile, type InvalidRecord } from '../../src/core/validate.js';
 import { readCandidates } from '../../src/core/read-candidates.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -22,11 +22,11 @@ async function generated(n: number): Promise<string> {
   return path;
 }
 
-describe('runValidate', () => {
+describe('validateFile', () => {
   it('accounts for every record, streams each invalid one, keeps only a bounded sample and counts reasons', async () => {
     const path = await generated(3000);
     const seen: InvalidRecord[] = [];
-    const stats = await runValidate({ path, sampleSize: 5 }, { onInvalid: (invalid) => void seen.push(invalid) });
+    const stats = await validateFile({ path, sampleSize: 5 }, (event) => void (event.type === 'invalid' && seen.push(event.invalid)));
     const invalid = [...Array(3000).keys()].map((i) => i + 1).filter((i) => i % 3 === 0 || i % 5 === 0).length;
     expect(stats).toMatchObject({ file: path, format: 'csv', rows: 3000, valid: 3000 - invalid, invalid });
     expect(seen).toHaveLength(invalid);
@@ -43,7 +43,7 @@ describe('runValidate', () => {
     const path = await generated(30);
     const output = join(dir, 'items.ndjson');
     const rejects = join(dir, 'rejects.ndjson');
-    const stats = await runValidate({ path, outputPath: output, rejectsPath: rejects });
+    const stats = await validateFile({ path, outputPath: output, rejectsPath: rejects });
     const items = (await readFile(output, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(items.map((i) => i.memberId)).toEqual(['m-1', 'm-2', 'm-4', 'm-7', 'm-8', 'm-11', 'm-13', 'm-14', 'm-16', 'm-17', 'm-19', 'm-22', 'm-23', 'm-26', 'm-28', 'm-29']);
     expect(items[0]).toEqual({ memberId: 'm-1', email: 'm1@example.com', isActive: true, createdAt: '2024-05-01T00:00:00.000Z' });
@@ -59,7 +59,7 @@ describe('runValidate', () => {
 
   it('--limit reads only the first N records', async () => {
     const path = await generated(100);
-    const stats = await runValidate({ path, limit: 7 });
+    const stats = await validateFile({ path, limit: 7 });
     expect(stats.rows).toBe(7);
     const stream = await readCandidates({ path, limit: 2 });
     const records: number[] = [];
@@ -70,8 +70,8 @@ describe('runValidate', () => {
   it('refuses a CSV rejects file for NDJSON input before reading', async () => {
     const path = join(dir, 'a.ndjson');
     await writeFile(path, '{"memberId":"a","isActive":true,"createdAt":"2024-05-01T00:00:00Z"}\n');
-    await expect(runValidate({ path, rejectsPath: join(dir, 'r.csv') })).rejects.toBeInstanceOf(UsageError);
-    expect((await runValidate({ path })).valid).toBe(1);
+    await expect(validateFile({ path, rejectsPath: join(dir, 'r.csv') })).rejects.toBeInstanceOf(UsageError);
+    expect((await validateFile({ path })).valid).toBe(1);
   });
 
   it('input that turns unreadable midway: the error is thrown, and what came before is flushed to --output and --rejects', async () => {
@@ -79,7 +79,7 @@ describe('runValidate', () => {
     await writeFile(path, '[{"memberId":"a","isActive":"yes","createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"b","isActive":true,"createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"c","isAct');
     const output = join(dir, 'cut-items.ndjson');
     const rejects = join(dir, 'cut-rejects.ndjson');
-    await expect(runValidate({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({ category: 'usage', message: expect.stringContaining('line 3') });
+    await expect(validateFile({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({ category: 'usage', message: expect.stringContaining('line 3') });
     expect(JSON.parse(await readFile(output, 'utf8')).memberId).toBe('b');
     expect(JSON.parse(await readFile(rejects, 'utf8'))).toMatchObject({ record: 1, memberId: 'a', stage: 'invalid' });
   });
@@ -88,13 +88,13 @@ describe('runValidate', () => {
     const path = join(dir, 'extra.csv');
     await writeFile(path, 'memberId,isActive,createdAt,Shoe Size\nm-1,y,2024-05-01,44\n');
     const warnings: string[] = [];
-    const stats = await runValidate({ path, ignoreUnknownColumns: true }, { onWarning: (w) => void warnings.push(w) });
+    const stats = await validateFile({ path, ignoreUnknownColumns: true }, (event) => void (event.type === 'warning' && warnings.push(event.message)));
     expect(stats.valid).toBe(1);
     expect(warnings).toEqual([`${path}: ignoring unknown column "Shoe Size" (column 4)`]);
   });
 });
 
-describe('runValidate, random CSV files (property)', () => {
+describe('validateFile, random CSV files (property)', () => {
   it('every row written is one record, valid or invalid; --output holds exactly the valid ones', async () => {
     const { default: fc } = await import('fast-check');
     const { csvLine } = await import('../../src/io/csv-line.js');
@@ -108,7 +108,7 @@ describe('runValidate, random CSV files (property)', () => {
         const path = join(dir, `prop-${run}.csv`);
         const output = join(dir, `prop-${run++}.ndjson`);
         await writeFile(path, [headers, ...data].map((cells) => csvLine(cells, ',')).join('\n') + '\n');
-        const stats = await runValidate({ path, outputPath: output });
+        const stats = await validateFile({ path, outputPath: output });
         expect(stats.rows).toBe(data.length);
         expect(stats.valid + stats.invalid).toBe(stats.rows);
         const written = (await readFile(output, 'utf8')).split('\n').filter(Boolean);

@@ -1,6 +1,6 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
-import { runValidate, validateCategory, type ValidateEvents, type ValidateProgressInfo } from '../../core/validate.js';
+import { validateFile, validateCategory, type ValidateEvent, type ValidateProgressInfo } from '../../core/validate.js';
 import { isMemberctlError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
@@ -43,12 +43,20 @@ ${exitCodesHelp('validate')}`,
     const json = flags.json ? new ValidateJsonStream() : undefined;
     const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
     let soFar: ValidateProgressInfo | undefined;
-    const events: ValidateEvents = {
-      // the only warning during the run comes at its end: the bar goes first, so it is not drawn through
-      onWarning: (message) => (progress?.stop(), output.warn(message)),
-      onStart: json ? ({ file: name, format }) => json.start(name, format) : progress?.onStart,
-      onInvalid: json ? (invalid) => json.invalid(invalid) : undefined,
-      onProgress: (info) => ((soFar = info), progress?.onProgress?.(info)),
+    const onEvent = (event: ValidateEvent): Promise<void> | void => {
+      progress?.onEvent(event);
+      switch (event.type) {
+        case 'warning':
+          // the only warning during the run comes at its end: the bar goes first, so it is not drawn through
+          progress?.stop();
+          return output.warn(event.message);
+        case 'started':
+          return json?.start(event.file, event.format);
+        case 'invalid':
+          return json?.invalid(event.invalid);
+        case 'progress':
+          soFar = event.progress;
+      }
     };
     const options = {
       ...inputOptionsFrom(file, flags),
@@ -58,7 +66,7 @@ ${exitCodesHelp('validate')}`,
     };
     let stats;
     try {
-      stats = await runValidate(options, events);
+      stats = await validateFile(options, onEvent);
     } catch (error) {
       progress?.stop();
       // before the JSON object began, the entry point reports the error; after, close the object ourselves

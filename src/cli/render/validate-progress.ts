@@ -3,12 +3,13 @@
  * rate and ETA. Never drawn when stderr is not a TTY or with --json (scripts read stdout; cron logs stay clean).
  */
 import type cliProgress from 'cli-progress';
-import type { ValidateEvents } from '../../core/validate.js';
+import type { ValidateEvent } from '../../core/validate.js';
 import { lazy } from '../../lazy.js';
 
 const progressBars = lazy<typeof cliProgress>('cli-progress');
 
-export interface ValidateProgress extends Pick<ValidateEvents, 'onStart' | 'onProgress'> {
+export interface ValidateProgress {
+  onEvent(event: ValidateEvent): void;
   stop(): void;
 }
 
@@ -20,15 +21,16 @@ export function createValidateProgress(stream: NodeJS.WriteStream = process.stde
     const seconds = (performance.now() - started) / 1000;
     return { rows: rows.toLocaleString('en-US'), rate: seconds > 0.5 ? Math.round(rows / seconds).toLocaleString('en-US') : '…' };
   };
-  return {
-    onStart({ totalBytes }) {
-      knownSize = totalBytes !== undefined && totalBytes > 0;
+  function start(totalBytes: number | undefined): void {
+    knownSize = totalBytes !== undefined && totalBytes > 0;
       const format = knownSize ? '{bar} {percentage}% | {rows} records | {rate} rows/s | ETA {eta_formatted}' : '{rows} records | {rate} rows/s';
       bar = new (progressBars().SingleBar)({ format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 }, progressBars().Presets.shades_classic);
       bar.start(knownSize ? totalBytes! : 1, 0, payload(0));
-    },
-    onProgress({ rows, bytesRead }) {
-      bar?.update(knownSize ? bytesRead : 0, payload(rows));
+  }
+  return {
+    onEvent(event) {
+      if (event.type === 'started') start(event.totalBytes);
+      else if (event.type === 'progress') bar?.update(knownSize ? event.progress.bytesRead : 0, payload(event.progress.rows));
     },
     stop() {
       bar?.stop();
