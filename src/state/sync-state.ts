@@ -1,8 +1,7 @@
 /**
  * The --changed-only state: per memberId, the hashes (canonical and as-sent text) of the last upsert item the
- * server confirmed, in SQLite
- * (better-sqlite3). Nothing is loaded up front: each candidate is one indexed point lookup through a prepared
- * statement, so a state of millions of members opens at once and costs no memory beyond SQLite's page cache.
+ * server confirmed, in SQLite (better-sqlite3). Nothing is loaded up front: each candidate is one indexed point
+ * lookup through a prepared statement, so a state of millions of members opens at once.
  *
  * Durability: WAL journal with synchronous=NORMAL. A committed batch survives a killed process; a power cut may
  * lose the last few commits, never corrupt the file. Losing a commit only means those members are sent again
@@ -12,30 +11,21 @@
  * busy_timeout makes a writer wait its turn instead of failing.
  *
  * Lookups share a read transaction: in WAL mode a statement outside one starts its own (locks on the -shm file,
- * a look at the WAL index), which cost ~9× as much per lookup (docs/performance.md). The read transaction ends before every write, so the next lookup sees what was just committed (a member confirmed
- * earlier in this run is compared with its new hash, never the one from before), and READ_SPAN_MS after it
- * began at the latest, so it never holds back another process's checkpoint for long.
+ * a look at the WAL index), which cost ~9× as much per lookup (docs/performance.md). The read transaction ends
+ * before every write, so the next lookup sees what was just committed (a member confirmed earlier in this run is
+ * compared with its new hash), and READ_SPAN_MS after it began at the latest, so it never holds back another
+ * process's checkpoint for long.
  */
 import type Database from 'better-sqlite3';
 import { lazy } from '../lazy.js';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { InputError, MemberctlError } from '../errors.js';
 import { refuseOtherTarget } from './target-binding.js';
-import { ITEM_HASH_NAME } from './item-hash.js';
-import { addNightlyColumns, NightlyState } from './nightly-state.js';
+import { NightlyState } from './nightly-state.js';
+import { checkOrCreateSchema } from './state-schema.js';
 import { stateError } from './state-errors.js';
 
 const sqlite = lazy<typeof Database>('better-sqlite3');
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS member_state (
-  member_id  TEXT PRIMARY KEY NOT NULL,
-  item_hash  TEXT NOT NULL,
-  text_hash  TEXT NOT NULL,
-  updated_at INTEGER NOT NULL,
-  source_hash TEXT
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
 /**
  * SQLite reads the state through a memory map of up to this many bytes (about its first 1.6 million members)
@@ -93,9 +83,8 @@ export class SyncState {
 
   /** Opens (and with `create`, creates) a state file; refuses files that are not memberctl state. */
   static open(path: string, options: { create: boolean; target?: string }): SyncState {
-    let created = false;
-    if (!existsSync(path)) {
-      created = true;
+    const created = !existsSync(path);
+    if (created) {
       if (!options.create) {
         throw new InputError(`no state file at ${path}`, { code: 'state-file', file: path, hint: 'Check the --state path; an import with --changed-only --state creates it.' });
       }
@@ -157,13 +146,8 @@ export class SyncState {
 
   /** The hashes of the member's last confirmed item, if any. */
   lookup(memberId: string): StoredHashes | undefined {
-    try {
-      if (!this.readOpen) this.openRead();
-      const row = this.lookupStatement.get(memberId);
-      return row && { hash: row[0], textHash: row[1] };
-    } catch (error) {
-      throw stateError(this.path, error);
-    }
+    const row = this.read(this.lookupStatement, memberId);
+    return row && { hash: row[0], textHash: row[1] };
   }
 
   /**
@@ -171,19 +155,19 @@ export class SyncState {
    * a plain string, no row array and no object: half the cost of lookup(), on every row of a --changed-only pass.
    */
   lookupTextHash(memberId: string): string | undefined {
-    try {
-      if (!this.readOpen) this.openRead();
-      return this.textHashStatement.get(memberId);
-    } catch (error) {
-      throw stateError(this.path, error);
-    }
+    return this.read(this.textHashStatement, memberId);
   }
 
   /** The source hash stored with the member's last confirmed item: null when it came from no CSV row. */
   lookupSourceHash(memberId: string): string | null | undefined {
+    return this.read(this.sourceHashStatement, memberId);
+  }
+
+  /** One point lookup inside the shared read; a file found damaged midway says so (state-errors.ts). */
+  private read<T>(statement: Database.Statement<[string], T>, memberId: string): T | undefined {
     try {
       if (!this.readOpen) this.openRead();
-      return this.sourceHashStatement.get(memberId);
+      return statement.get(memberId);
     } catch (error) {
       throw stateError(this.path, error);
     }
@@ -276,32 +260,5 @@ export class SyncState {
     if (!this.db.open) return;
     this.closeRead();
     this.db.close();
-  }
-}
-
-function checkOrCreateSchema(db: Database.Database, path: string): void {
-  const tables = db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all();
-  if (tables.length > 0 && !tables.includes('state_meta')) {
-    throw new InputError(`${path} is an SQLite database but not a memberctl state file`, {
-      code: 'state-file',
-      file: path,
-      hint: 'Give --state a file of its own; memberctl creates it on the first run.',
-    });
-  }
-  db.transaction(() => {
-    db.exec(SCHEMA);
-    // state files from before the source hash: the column is added (NULL: those members compare by item once)
-    const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('member_state')").pluck().all();
-    if (!columns.includes('source_hash')) db.exec('ALTER TABLE member_state ADD COLUMN source_hash TEXT');
-    addNightlyColumns(db);
-    db.prepare("INSERT OR IGNORE INTO state_meta (key, value) VALUES ('item_hash', ?)").run(ITEM_HASH_NAME);
-  }).immediate();
-  const hashName = db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'item_hash'").pluck().get();
-  if (hashName !== ITEM_HASH_NAME) {
-    throw new InputError(`state file ${path} was written with item hash "${hashName}", this memberctl uses "${ITEM_HASH_NAME}"`, {
-      code: 'state-file',
-      file: path,
-      hint: 'Use a new --state file (every member is then sent once), or the memberctl version that wrote it.',
-    });
   }
 }
