@@ -13,7 +13,7 @@ import type { SandboxContext } from './context.js';
 import { CapacityGate } from './capacity.js';
 import { FaultEngine } from './faults.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, SandboxConfigError, type SandboxFaults, type SandboxOptions } from './options.js';
-import { loadStore } from './persistence.js';
+import { loadStore, removeStaleTemps } from './persistence.js';
 import { Persister } from './persister.js';
 import { createRequestHandler } from './router.js';
 import { StatsCollector, type RequestLogEntry, type SandboxStats } from './stats.js';
@@ -84,6 +84,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await access(dirname(options.dataFile), constants.W_OK).catch(() => {
       throw new SandboxConfigError(`cannot write the store file's folder ${dirname(options.dataFile!)} (missing or read-only)`);
     });
+    for (const name of await removeStaleTemps(options.dataFile)) log(`removed ${name}, a temp file left by a sandbox that stopped mid-write`);
     await loadStore(store, options.dataFile);
   }
   const faults = new FaultEngine(seed, options.faults);

@@ -5,7 +5,7 @@
  * members never become one giant string and the event loop keeps answering requests between chunks.
  */
 import { createReadStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -19,8 +19,38 @@ export class StoreFileError extends Error {
   override name = 'StoreFileError';
 }
 
+/** `.store.ndjson.<pid>.<hex>.tmp`: the temp file saveStore writes before its rename. */
+function tempName(file: string, pid: number): string {
+  return `.${basename(file)}.${pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/**
+ * Temp files a sandbox killed mid-save left beside the store: removed, but only those whose writer is gone
+ * (another sandbox still running on the same folder may be writing its own).
+ */
+export async function removeStaleTemps(file: string): Promise<string[]> {
+  const prefix = `.${basename(file)}.`;
+  const removed: string[] = [];
+  for (const name of await readdir(dirname(file)).catch(() => [] as string[])) {
+    const pid = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    await rm(join(dirname(file), name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
 export async function saveStore(store: SandboxStore, file: string): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(dirname(file), tempName(file, process.pid));
   const handle = await open(temp, 'w', 0o600);
   try {
     let buffer = `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, savedAt: new Date().toISOString() })}\n`;

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestRecord, RouteHandler, SandboxContext } from './context.js';
 import { ClientGoneError, sendError, sendProblem } from './http-util.js';
+import { adminRefusal } from './admin-guard.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { DEPRECATED_ENDPOINTS, deprecatedHandler, gamesHandler } from './routes/deprecated.js';
 import { importMembers } from './routes/member-import.js';
@@ -63,6 +64,11 @@ export function createRequestHandler(ctx: SandboxContext) {
       ctx.stats.finished({ seq, receivedAt, answeredAt: Date.now(), endpoint, items, fault, status: res.writableFinished ? res.statusCode : 0 });
     });
     try {
+      const refusal = path.startsWith('/_sandbox') ? adminRefusal(req) : undefined;
+      if (refusal) {
+        req.resume();
+        return sendProblem(res, 403, refusal, path);
+      }
       if (!route) {
         req.resume();
         if (candidates.length > 0) {

@@ -26,9 +26,12 @@ export async function call(
   path: string,
   options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<Reply> {
+  const method = options.method ?? 'GET';
+  // an admin call that changes state is JSON, as the admin API requires (admin-guard.ts)
+  const jsonType = path.startsWith('/_sandbox') && method !== 'GET' && method !== 'HEAD' ? { 'content-type': 'application/json' } : {};
   const response = await request(`${base}${path}`, {
-    method: (options.method ?? 'GET') as 'GET',
-    headers: options.headers,
+    method: method as 'GET',
+    headers: { ...jsonType, ...options.headers },
     body: options.body,
   });
   const text = await response.body.text();
