@@ -279,3 +279,29 @@ describe('JSON and NDJSON with a mapping', () => {
     ]);
   });
 });
+
+describe('--changed-only\'s source key', () => {
+  it('covers the whole mapping: any rule changed gives another key for the same cells', () => {
+    const headers = ['Id', 'Status', 'Created'];
+    const cells = ['c-1', 'active', '2023-01-05 10:22'];
+    const keyWith = (mapping: unknown) => createRecordMapper('csv', headers, { file: 'x.csv', mapping: parseMapping(mapping, 'm.json') }).sourceKey!({ record: 1, line: 2, raw: cells })!.key;
+    const base = { columns: { Id: 'memberId', Status: { field: 'isActive', values: { active: true } }, Created: { field: 'createdAt', timeZone: 'Europe/Oslo' } } };
+    const keys = [
+      base,
+      { ...base, columns: { ...base.columns, Created: { field: 'createdAt', timeZone: 'Europe/Paris' } } },
+      { ...base, columns: { ...base.columns, Status: { field: 'isActive', values: { active: false } } } },
+      { ...base, columns: { ...base.columns, Id: { field: 'memberId', transform: ['uppercase'] } } },
+      { ...base, fields: { loyaltyProgram: { default: 'basic' } } },
+    ].map(keyWith);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keyWith(base)).toBe(keys[0]);
+  });
+
+  it('the memberId it keys on is the mapped one (a transform, or firstOf)', () => {
+    const mapping = parseMapping({ columns: { Id: { field: 'memberId', transform: ['uppercase'] } }, fields: { isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } } }, 'm.json');
+    const mapper = createRecordMapper('csv', ['Id'], { file: 'x.csv', mapping });
+    expect(mapper.sourceKey!({ record: 1, line: 2, raw: [' c-1 '] })!.memberId).toBe('C-1');
+    const viaFirstOf = createRecordMapper('csv', ['A', 'B'], { file: 'x.csv', mapping: parseMapping({ fields: { memberId: { firstOf: ['A', 'B'] }, isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } } }, 'm.json') });
+    expect(viaFirstOf.sourceKey!({ record: 1, line: 2, raw: ['', 'b-7'] })!.memberId).toBe('b-7');
+  });
+});

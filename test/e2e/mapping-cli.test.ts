@@ -1,0 +1,72 @@
+/** The mapping features through the built CLI: map init's output file, --encoding with a rejects CSV, a workbook's rejects. */
+import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli } from './config-cli-helper.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'memberctl-mapping-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = isolatedEnv();
+
+describe('map init (CLI)', () => {
+  it('writes a mapping validate can use; never over the input, never through a symlink, an existing file only with --force', async () => {
+    const input = join(dir, 'export.csv');
+    writeFileSync(input, 'Customer Id,Status,Create Date\nC-1,active,2024-01-05 10:00\n');
+    const out = join(dir, 'mapping.json');
+    const made = await runCli(['map', 'init', input, '--out', out], env);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).columns['Customer Id']).toBe('memberId');
+    expect((await runCli(['validate', input, '--map', out], env)).code).toBe(0);
+
+    const again = await runCli(['map', 'init', input, '--out', out], env);
+    expect(again.code).toBe(2);
+    expect((await runCli(['map', 'init', input, '--out', out, '--force'], env)).code).toBe(0);
+
+    const overInput = await runCli(['map', 'init', input, '--out', input, '--force'], env);
+    expect(overInput.code).toBe(2);
+    expect(overInput.stderr).toContain('the input');
+    expect(readFileSync(input, 'utf8')).toContain('Customer Id');
+
+    symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'link.json'));
+    const link = await runCli(['map', 'init', input, '--out', join(dir, 'link.json'), '--force'], env);
+    expect(link.code).toBe(2);
+    expect(link.stderr).toMatch(/symbolic link|symlink/);
+  });
+});
+
+describe('encodings and workbooks (CLI)', () => {
+  it('--encoding windows-1252: valid records, and the rejects CSV in windows-1252 as the input was', async () => {
+    const input = join(dir, 'excel.csv');
+    writeFileSync(input, iconv.encode('memberId;lastName;isActive;createdAt\r\nm-1;Müller;yes;2024-05-01\r\nm-2;Ørsted;maybe;2024-05-01\r\n', 'windows-1252'));
+    const rejects = join(dir, 'excel-rejects.csv');
+    const r = await runCli(['validate', input, '--encoding', 'windows-1252', '--rejects', rejects], env);
+    expect(r.code).toBe(3);
+    const text = iconv.decode(readFileSync(rejects), 'windows-1252');
+    expect(text.split('\n')[1]).toBe('m-2;Ørsted;maybe;2024-05-01;invalid;"isActive: expected true/false, yes/no, y/n or 1/0, got ""maybe"""');
+    // without the flag, the hint names it
+    const plain = await runCli(['validate', input], env);
+    expect(plain.stdout).toContain('--encoding windows-1252');
+  });
+
+  it('a workbook validates with a mapping, and its rejects go to CSV with the original cells', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Customers');
+    sheet.addRow(['Customer Id', 'Status', 'Created']);
+    sheet.addRow(['C-1', 'active', new Date(Date.UTC(2024, 0, 5, 10, 0))]);
+    sheet.addRow(['C-2', 'gone', new Date(Date.UTC(2024, 0, 6, 10, 0))]);
+    const input = join(dir, 'customers.xlsx');
+    await book.xlsx.writeFile(input);
+    const mapping = join(dir, 'xlsx-mapping.json');
+    writeFileSync(mapping, JSON.stringify({ columns: { 'Customer Id': 'memberId', Status: { field: 'isActive', values: { active: true } }, Created: { field: 'createdAt', timeZone: 'UTC' } } }));
+    const rejects = join(dir, 'xlsx-rejects.csv');
+    const r = await runCli(['validate', input, '--map', mapping, '--rejects', rejects, '--json'], env);
+    expect(r.code).toBe(3);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({ format: 'xlsx', rows: 2, valid: 1, invalid: 1 });
+    expect(result.invalidRecords[0]).toMatchObject({ record: 2, line: 3, memberId: 'C-2' });
+    expect(readFileSync(rejects, 'utf8').split('\n')[1]).toMatch(/^C-2,gone,2024-01-06T10:00:00,invalid,"isActive: ""gone"" is not one of the values/);
+  });
+});
