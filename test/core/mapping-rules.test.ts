@@ -1,23 +1,8 @@
 /** The mapping language (docs/mapping.md): every rule, its errors, and did-you-mean on keys, fields and rule names. */
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../src/core/candidate.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
-import { UsageError } from '../../src/errors.js';
+import { issuesOf, itemOf, usageMessage } from './mapping-helpers.js';
 
-const issuesOf = (c: Candidate) => (c.valid ? [] : c.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
-const itemOf = (c: Candidate) => {
-  if (!c.valid) throw new Error(`invalid: ${issuesOf(c).join('; ')}`);
-  return c.item as Record<string, unknown>;
-};
-const usageMessage = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-};
 const mapError = (json: unknown) => usageMessage(() => parseMapping(json, 'm.json'));
 
 /** A mapper for `headers` with the mapping; rows are objects by header, so a test names only what it needs. */

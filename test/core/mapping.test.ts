@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { closestField, editDistance, resolveTarget } from '../../src/core/mapping/targets.js';
-import type { Candidate } from '../../src/core/candidate.js';
-import { UsageError } from '../../src/errors.js';
+import { issuesOf, itemOf, usageMessage } from './mapping-helpers.js';
 
 const FILE = 'members.csv';
 const csv = (headers: string[], options: Parameters<typeof createRecordMapper>[2] = { file: FILE }) => {
@@ -12,20 +11,6 @@ const csv = (headers: string[], options: Parameters<typeof createRecordMapper>[2
 const json = (raw: unknown) => createRecordMapper('ndjson', undefined, { file: 'm.ndjson' }).toCandidate({ record: 1, line: 1, raw });
 const required = ['memberId', 'isActive', 'createdAt'];
 const okRow = ['m-1', 'yes', '2024-05-01T12:00:00Z'];
-const issuesOf = (c: Candidate) => (c.valid ? [] : c.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
-const itemOf = (c: Candidate) => {
-  if (!c.valid) throw new Error(`invalid: ${issuesOf(c).join('; ')}`);
-  return c.item;
-};
-const usageMessage = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a UsageError');
-};
 
 describe('header resolution', () => {
   it('ignores case, spaces, _ and - in field names', () => {
