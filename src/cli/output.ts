@@ -25,8 +25,15 @@ export function colorEnabled(noColorFlag: boolean): boolean {
   return Boolean(process.stdout.isTTY);
 }
 
+/** --no-color, set once by the program's preAction hook for every command's output (not through process.env). */
+let noColorFlag = false;
+
+export function useGlobalOutputFlags(flags: { noColor: boolean }): void {
+  noColorFlag = flags.noColor;
+}
+
 export function createOutput(options: { noColor?: boolean } = {}): Output {
-  const styled = colorEnabled(options.noColor ?? false);
+  const styled = colorEnabled(options.noColor ?? noColorFlag);
   const color = new Chalk({ level: styled ? 1 : 0 });
   // Every line goes out printable: control characters from the data are escaped here, once for all renderers.
   const line = (text: string) => printable(text.endsWith('\n') ? text : `${text}\n`, styled);

@@ -11,6 +11,7 @@ import { completionCommand } from './commands/completion.js';
 import { stateCommand } from './commands/state.js';
 import { mapCommand } from './commands/map.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
+import { useGlobalOutputFlags } from './output.js';
 import { exitCodesHelp } from './exit-codes.js';
 
 /** Commands write their exit code here; only main.ts ends the process with it. */
@@ -29,10 +30,10 @@ export function buildProgram(result: CommandResult): Command {
     .addOption(new Option('--log-format <format>', 'stderr as human text, or one JSON event per line (for cron)').choices(['text', 'json']))
     .option('--no-color', 'no colors in output (NO_COLOR is honoured too)')
     .hook('preAction', (root) => {
-      // Commands read NO_COLOR and MEMBERCTL_PROFILE themselves; this makes the global flags reach every one of them.
-      const globals = root.opts() as { color?: boolean; profile?: string };
-      if (globals.color === false) process.env.NO_COLOR = '1';
-      if (globals.profile) process.env.MEMBERCTL_PROFILE = globals.profile;
+      // --no-color reaches every command's output here; --profile and --log-format are read through
+      // commander (optsWithGlobals), never passed on through process.env or re-read from process.argv.
+      const globals = root.opts() as { color?: boolean };
+      useGlobalOutputFlags({ noColor: globals.color === false });
     })
     .addHelpText(
       'after',

@@ -8,7 +8,7 @@ import { checkSubscription, sendSubscription, subscribeCategory, formatProblem, 
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';
-import { createJsonLog, jsonStderrOutput, logFormatFromArgv } from '../log-format.js';
+import { createJsonLog, jsonStderrOutput } from '../log-format.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
@@ -86,7 +86,7 @@ function wrap(text: string, indent: number): string {
 
 async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<number> {
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
-  const output = logFormatFromArgv(process.argv) === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
+  const output = (command.optsWithGlobals() as { logFormat?: string }).logFormat === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
   const json = Boolean(flags.json);
   const given = await untilCtrlC((signal) => readGiven(customerId, flags, output, signal));
   if (given === 'cancelled') return cancelled(output, 'while reading --from -');
