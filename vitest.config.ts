@@ -1,10 +1,29 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+// Tests that must have a fresh process per file: the end-to-end tests spawn the CLI and kill it (a stray child or
+// signal handler must not reach another file), and the lock tests count takers within one process.
+const ISOLATED = ['test/e2e/**/*.test.ts', 'test/state/lock.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker per core minus one: a single worker on 2 cores, which leaves a core idle while
+    // an end-to-end test waits for the CLI it spawned. Files run two at a time here whatever the core count, so
+    // the suite keeps a second core busy and stays steady when another job holds both (docs/performance.md).
+    maxWorkers: Math.max(2, availableParallelism()),
+    projects: [
+      {
+        extends: true,
+        // In-process tests share their worker's module cache across files (no state is global: tests build
+        // their own sandboxes, clients and files), which spares a module load per file — about half their CPU.
+        test: { name: 'in-process', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false },
+      },
+      // A spawned CLI takes ~0.3-0.5 s of CPU to start; on a machine whose cores are taken by other work a test of
+      // a dozen spawns can take a minute. These timeouts only catch hangs: no test waits for a time to pass.
+      { extends: true, test: { name: 'isolated', include: ISOLATED, testTimeout: 120_000, hookTimeout: 60_000 } },
+    ],
   },
 });
