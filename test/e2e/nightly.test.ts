@@ -10,7 +10,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { isolatedEnv, runCli, tempDir } from './import-helper.js';
@@ -169,5 +169,30 @@ describe('a week of nightly syncs', () => {
     expect(JSON.parse(quiet.stdout)).toMatchObject({ unchanged: rows.length, requests: 0 });
     expect(alerted(quiet.code, quiet.stderr)).toBe(false);
     await expectServerMatches(rows, removed);
+  });
+
+  it('a damaged state says how to recover, and state show and state reset work on it', { timeout: 60_000 }, async () => {
+    const damaged = join(dir, 'damaged.state');
+    const small = join(dir, 'small.csv');
+    writeFileSync(small, `${HEADER}\n${rows.slice(0, 50).map(line).join('\n')}\n`);
+    const args = ['import', small, '--sandbox', '--changed-only', '--state', damaged, '--no-journal', '--json'];
+    expect((await runCli(args, env)).code).toBe(0);
+    truncateSync(damaged, Math.floor(statSync(damaged).size / 2));
+
+    const refused = await runCli(args, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/state file .*damaged\.state is damaged \(SQLITE_CORRUPT/);
+    expect(refused.stderr).toContain(`memberctl state reset --state ${damaged}`);
+    expect(refused.stderr).not.toContain('permissions');
+
+    const show = await runCli(['state', 'show', '--state', damaged], env);
+    expect(show.code).toBe(2);
+    expect(show.stdout).toMatch(/damaged +state file .* is damaged/);
+    const reset = await runCli(['state', 'reset', '--state', damaged], env);
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/moved to .*damaged\.state\.damaged-/);
+    const again = await runCli(args, env);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ unchanged: 0 });
   });
 });

@@ -57,13 +57,12 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
   const counters: HookCounters = { otherShards: 0, restored: 0, refreshed: 0 };
   const { shard, journal, resumed, state, changedOnly, sourceKey, refreshAfterDays } = parts;
   const now = Date.now();
-  // unchanged, unless --refresh-after says its confirmation is old enough to send it again
-  const stillFresh = (memberId: string): boolean => {
-    if (refreshAfterDays === undefined || !state) return true;
+  // --refresh-after: an unchanged member whose confirmation is old enough is sent again (read inside the lookups'
+  // shared read transaction, so it costs a point lookup, only with the option)
+  const refreshIsDue = (memberId: string): boolean => {
+    if (refreshAfterDays === undefined || !state) return false;
     const confirmedAt = state.nightly.confirmedAt(memberId);
-    if (confirmedAt === undefined || !refreshDue(memberId, confirmedAt, refreshAfterDays, now)) return true;
-    counters.refreshed++;
-    return false;
+    return confirmedAt !== undefined && refreshDue(memberId, confirmedAt, refreshAfterDays, now);
   };
   // every memberId the input holds (any shard's, valid or not), so the state can tell who is absent from it
   let markedRecord = 0;
@@ -92,13 +91,8 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
       const hash = textHash(found.key);
       source = { record: record.record, hash };
       if (!changedOnly || onTheWay.has(found.memberId) || resumed?.get(record.record)) return undefined;
-      if (state.lookupSourceHash(found.memberId) !== hash) return undefined;
       // a member due for a refresh goes on to be mapped and sent; beforeSend then asks again and counts it once
-      if (refreshAfterDays !== undefined) {
-        const confirmedAt = state.nightly.confirmedAt(found.memberId);
-        if (confirmedAt !== undefined && refreshDue(found.memberId, confirmedAt, refreshAfterDays, now)) return undefined;
-      }
-      return 'unchanged';
+      return state.lookupSourceHash(found.memberId) === hash && !refreshIsDue(found.memberId) ? 'unchanged' : undefined;
     };
   }
 
@@ -129,9 +123,12 @@ export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: Ho
         // reads are in this synchronous call, so no commit can come between them
         const storedText = state.lookupTextHash(memberId);
         // (the same item with its keys in another order has the same canonical hash)
-        if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item))) && stillFresh(memberId)) {
-          learn(memberId, sourceHash);
-          return 'unchanged';
+        if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))) {
+          if (!refreshIsDue(memberId)) {
+            learn(memberId, sourceHash);
+            return 'unchanged';
+          }
+          counters.refreshed++;
         }
       }
       onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text, sourceHash });
