@@ -40,14 +40,15 @@ export async function sendSubscription(target: SubscribeTarget, prepared: Prepar
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const response = await client.subscribe(prepared.customerId, prepared.request, signal);
-    return toOutcome(response, prepared, client.stats.retries);
+    return toOutcome(response, prepared, client.stats.retries, signal?.aborted ?? false);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await client.close().catch(() => undefined);
   }
 }
 
-function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, retries: number): SubscribeOutcome {
+/** `interrupted`: the caller's signal stopped the run (Ctrl-C); the outcome says so, from the cause, not by editing text. */
+function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, retries: number, interrupted: boolean): SubscribeOutcome {
   switch (response.kind) {
     case 'ok':
       return {
@@ -67,13 +68,15 @@ function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, 
       const { cause, retries, status } = response;
       const notConfirmed = { kind: 'not-confirmed', status, retries, reachedServer: cause.reachedServer } as const;
       const gaveUp = cause.gaveUp ? gaveUpText(retries) : undefined;
+      const stopped = cause.kind === 'stopped' ? `${interrupted ? 'interrupted' : 'stopped'} before the next retry` : undefined;
+      const alsoInterrupted = interrupted && !stopped ? 'interrupted' : undefined;
       if (!response.problem) {
         // title "HTTP 502", detail "<summary>; gave up after 3 retries"
         const title = status === undefined ? 'Not confirmed' : `HTTP ${status}`;
-        return { ...notConfirmed, problem: { title, status, detail: [response.detail, gaveUp].filter(Boolean).join('; ') } };
+        return { ...notConfirmed, problem: { title, status, detail: [response.detail, gaveUp, interrupted ? 'interrupted' : undefined].filter(Boolean).join('; ') } };
       }
-      const why = cause.kind === 'stopped' ? 'stopped before the next retry' : gaveUp;
-      const detail = [why ? response.problem.detail?.replace(/\.$/, '') : response.problem.detail, why].filter(Boolean).join('; ');
+      const why = stopped ?? gaveUp;
+      const detail = [why ? response.problem.detail?.replace(/\.$/, '') : response.problem.detail, why, alsoInterrupted].filter(Boolean).join('; ');
       return { ...notConfirmed, problem: { ...response.problem, detail } };
     }
   }

@@ -120,11 +120,6 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
-    if (stop.signal.aborted && outcome.kind === 'not-confirmed') {
-      const detail = outcome.problem.detail ?? '';
-      const said = detail.replace('stopped before the next retry', 'interrupted before the next retry');
-      outcome.problem = { ...outcome.problem, detail: said === detail ? `${detail}; interrupted`.replace(/^; /, '') : said };
-    }
     return render(outcome, { output, json, where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '' });
   } finally {
     await target.close();
