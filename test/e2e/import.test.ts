@@ -45,7 +45,11 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     expect(result).toMatchObject({ rows: 50, invalid: 1, importedCount: 48, updatedCount: 0, rejected: 0, failed: 0, batches: 5 });
     expect(result.skipped).toEqual([{ memberId: 'm3', reason: 'member erased', record: 3, line: 4 }]);
     expect(bucketSum(result)).toBe(50);
-    expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual(result);
+    // the report is the --json object with how the run ended, when, what and where (docs/safety.md)
+    const { exitCode, startedAt, finishedAt, input, target: to, error, ...counts } = JSON.parse(readFileSync(report, 'utf8')) as Record<string, unknown>;
+    expect(counts).toEqual(result);
+    expect({ exitCode, input, error }).toEqual({ exitCode: run.code, input: file, error: null });
+    expect([typeof startedAt, typeof finishedAt, typeof to]).toEqual(['string', 'string', 'string']);
     expect(statSync(report).mode & 0o777).toBe(0o600);
   });
 

@@ -9,13 +9,15 @@ import { importFile, IMPORT_DEFAULTS } from '../../core/import/index.js';
 import { settingValues, type ResolvedSettings } from '../../core/settings/index.js';
 import { UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
-import { checkOutputPaths, openOutputFile, writeOutputFile } from '../../io/output-file.js';
+import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
+import { againCommand } from '../next-command.js';
+import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
 import { resolveTarget, type Target } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
 import type { CommandResult } from '../program.js';
-import { createImportView } from '../render/import-view.js';
+import { createImportView, importRunError } from '../render/import-view.js';
 import { importJson } from '../render/import-summary.js';
 import { loadCommandSettings } from '../settings-flags.js';
 
@@ -90,6 +92,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   // An output that would destroy the input (or another output) is refused before the input is even opened.
   await checkOutputPaths([file], importOutputs(flags));
   if (flags.report) await checkWritable(flags.report);
+  const reportFile = runReport(flags.report, file);
   const view = createImportView(command, flags, { file, profile: settings.profile?.value });
   const signals = installStopSignals((count) => view.stopping(count, grace));
   let target: Target | undefined;
@@ -104,6 +107,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     };
     const openTarget = async () => {
       target = await resolveTarget('member', flags, settings);
+      reportFile.target = target.name;
       view.knowTarget(target);
       return target;
     };
@@ -112,10 +116,14 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     const withUnchanged = Boolean(flags.changedOnly);
     const stateJson = importStateJson(report.state);
     const json = { ...importJson(report.summary, { withUnchanged }), ...stateJson };
-    if (flags.report) await writeReport(flags.report, json);
     const exitCode = exitCodeFor(report.category);
-    view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, exitCode, stateJson });
+    const again = againCommand(process.argv.slice(2), report.state.journalKept);
+    await reportFile.finished(exitCode, json, importRunError(report.summary, target, again));
+    view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, exitCode, stateJson, againCommand: again });
     return exitCode;
+  } catch (error) {
+    await reportFile.failed(error); // a failed night replaces last night's report
+    throw error;
   } finally {
     signals.dispose();
     view.finish();
@@ -172,9 +180,6 @@ async function checkWritable(path: string): Promise<void> {
   await file.abort();
 }
 
-async function writeReport(path: string, report: object): Promise<void> {
-  await writeOutputFile(path, 'report', JSON.stringify(report, null, 2));
-}
 
 function importOutputs(flags: ImportFlags) {
   const named = (flag: string, path: string | false | undefined) => (typeof path === 'string' ? { flag, path } : undefined);

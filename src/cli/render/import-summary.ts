@@ -21,6 +21,8 @@ export interface SummaryContext {
   rejectsPath?: string;
   reportPath?: string;
   withUnchanged?: boolean;
+  /** The exact command that sends what is left (cli/next-command.ts). */
+  againCommand?: string;
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -77,7 +79,7 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.failed > 0) {
     const why = summary.stopReason ? 'the run was interrupted: ' : '';
     const feed = context.rejectsPath ? `, or import the failed lines of ${context.rejectsPath}` : '';
-    return color.red(`${why}${plural(summary.failed, 'record', 'records')} not confirmed. They are safe to send again: run the same command again${feed}.`);
+    return color.red(`${why}${plural(summary.failed, 'record', 'records')} not confirmed. They are safe to send again${context.againCommand ? `${feed ? ` (${feed.slice(2)})` : ''}; run: ${context.againCommand}` : `: run the same command again${feed}.`}`);
   }
   const refused = summary.invalid + summary.skipped.length + summary.rejected;
   if (refused > 0) {

@@ -5,8 +5,8 @@
  */
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { fanOut, type ImportFileEvent, type ImportReport } from '../../core/import/index.js';
-import { CredentialsError, NotConfirmedError } from '../../errors.js';
+import { fanOut, type ImportFileEvent, type ImportReport, type ImportSummary } from '../../core/import/index.js';
+import { CredentialsError, NotConfirmedError, type MemberctlError } from '../../errors.js';
 import { importStateNotes } from '../import-state-flags.js';
 import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../log-format.js';
 import { packageVersion } from '../../version.js';
@@ -46,6 +46,24 @@ export interface RenderContext {
   exitCode: number;
   /** The --json fields the durable state adds (journal, shard...): the JSON log's finished line carries them too. */
   stateJson: Record<string, unknown>;
+  /** The exact command that sends what is left (cli/next-command.ts). */
+  againCommand?: string;
+}
+
+/**
+ * Why a run that has a summary stopped early, if it did: the credentials (never the token itself), a server that
+ * cannot be reached (with the command to run once fixed), or input unreadable midway (a usage error).
+ */
+export function importRunError(summary: ImportSummary, target: ViewTarget | undefined, again = 'the same command with --resume'): MemberctlError | undefined {
+  if (summary.stopReason === 'credentials') {
+    const from = target?.isSandbox ? 'the sandbox' : 'the configured token';
+    return new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`);
+  }
+  if (summary.stopReason === 'unreachable') {
+    const hint = `fix it, then run: ${again}${again.endsWith('--resume') ? ' (if the fix is another --base-url, with --restart instead)' : ''}`;
+    return new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint });
+  }
+  return summary.inputError;
 }
 
 /** `run.file` is the input as given, `run.profile` the settings profile: the JSON log's run-started line names them. */
@@ -100,18 +118,9 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
         renderImportSummary(summary, { file: report.file, target: target?.description ?? '', ...context }, output);
         for (const note of importStateNotes(report.state, summary.failed)) output.out(output.color.dim(note));
       }
-      if (summary.stopReason === 'credentials') {
-        // the summary is out; the error says why and what to check (never the token itself)
-        const from = target?.isSandbox ? 'the sandbox' : 'the configured token';
-        renderError(new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`), output);
-      }
-      if (summary.stopReason === 'unreachable') {
-        // on stderr with --json too: a script's log must say why nothing was imported
-        const hint = flags.journal === false ? 'fix it, then run the same command again' : 'fix it, then run the same command with --resume (if the fix is another --base-url, with --restart instead)';
-        renderError(new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint }), output);
-      }
-      // unreadable input midway: the summary above accounts for the records before it; then the error (a usage error)
-      if (summary.inputError) renderError(summary.inputError, output);
+      // the summary is out (it accounts for the records before a stop); then the error, on stderr with --json too
+      const error = importRunError(summary, target, context.againCommand);
+      if (error) renderError(error, output);
       if (jsonLog) logFinished(jsonLog, summary, context.exitCode, context.stateJson);
     },
   };

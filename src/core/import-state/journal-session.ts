@@ -58,6 +58,8 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
   }
   if (options.disabled) {
     if (options.resume || options.path || options.keep) throw new UsageError('--no-journal excludes --resume, --journal and --keep-journal', { code: 'journal-flags' });
+    // --restart --no-journal: the old journal goes too, or a later --resume would apply it to this run's server
+    if (options.restart) await discard(defaultJournalPath(options.input, options.shard), notice);
     return undefined;
   }
   const path = options.path ?? defaultJournalPath(options.input, options.shard);
@@ -72,7 +74,9 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
 }
 
 async function openLocked(path: string, options: JournalOptions, notice: (message: string) => void): Promise<Omit<JournalSession, 'lock'>> {
-  const existing = await readJournalOrExplain(path);
+  // --restart discards the journal unread: a damaged one is exactly what it is for
+  const existing = options.restart ? undefined : await readJournalOrExplain(path);
+  if (options.restart) await rm(path, { force: true });
   if (existing?.header && !options.restart) {
     if (!options.resume) {
       throw new UsageError(`a journal of an earlier import of ${options.input} exists: ${path} (${describe(ResumeIndex.fromEntries(existing.entries))})`, {
@@ -131,6 +135,18 @@ async function readOnce(input: string): Promise<string | undefined> {
     // missing or unreadable: reading the input says so, with its own hint
   }
   return undefined;
+}
+
+async function discard(path: string, notice: (message: string) => void): Promise<void> {
+  const lock = await acquireLock(path, 'journal');
+  try {
+    if (await stat(path).then(() => true, () => false)) {
+      await rm(path, { force: true });
+      notice(`--restart: removed the journal of an earlier run, ${path}`);
+    }
+  } finally {
+    await lock.release();
+  }
 }
 
 function describe(index: ResumeIndex): string {

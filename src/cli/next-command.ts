@@ -1,0 +1,15 @@
+/**
+ * The exact command to run next, printed after a run that left work to do (Ctrl-C, records not confirmed, an
+ * early stop). "Run the same command again" was wrong advice: with a journal kept, the same command is refused
+ * until it says --resume. So the advice is this run's own arguments, with --restart swapped for --resume when a
+ * journal was kept, quoted for a POSIX shell so that it can be pasted as it is.
+ */
+export function againCommand(argv: readonly string[], journalKept: boolean): string {
+  const args = argv.filter((arg) => arg !== '--restart' && (!journalKept || arg !== '--resume'));
+  if (journalKept) args.push('--resume');
+  return ['memberctl', ...args].map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

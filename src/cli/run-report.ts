@@ -1,0 +1,46 @@
+/**
+ * --report FILE: what cron reads the morning after. Every report says how the run ended (exitCode, error), when
+ * (startedAt, finishedAt), what it read (input) and where it sent (target), beside the --json counts. A run that
+ * fails, even before anything was sent, still replaces the report, so last night's success is never read as
+ * tonight's. Written through io/output-file (temp file and rename: never half a report).
+ */
+import { isMemberctlError } from '../errors.js';
+import { writeOutputFile } from '../io/output-file.js';
+import { exitCodeFor } from './exit-codes.js';
+import { errorToJson } from './output.js';
+
+export interface RunReport {
+  /** The target, once it is known (a run can fail before). */
+  target?: string;
+  /** Writes the report of a run that ended with a summary. */
+  finished(exitCode: number, counts: object, error?: unknown): Promise<void>;
+  /** Writes the report of a run that ended with an error and no summary; never throws (the error is reported). */
+  failed(error: unknown): Promise<void>;
+}
+
+export function runReport(path: string | undefined, input: string): RunReport {
+  const startedAt = new Date().toISOString();
+  let written = false;
+  const write = async (exitCode: number, counts: object, error: unknown) => {
+    written = true;
+    if (!path) return;
+    const report = {
+      exitCode,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      input,
+      target: self.target ?? null,
+      error: error === undefined ? null : errorToJson(error).error,
+      ...counts,
+    };
+    await writeOutputFile(path, 'report', JSON.stringify(report, null, 2));
+  };
+  const self: RunReport = {
+    finished: (exitCode, counts, error) => write(exitCode, counts, error),
+    async failed(error) {
+      if (written) return; // the summary's report is out; an error after it (closing a file) does not undo it
+      await write(exitCodeFor(isMemberctlError(error) ? error.category : 'internal'), {}, error).catch(() => undefined);
+    },
+  };
+  return self;
+}
