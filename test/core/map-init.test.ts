@@ -43,6 +43,12 @@ describe('map init', () => {
     expect(c.valid && c.item).toMatchObject({ memberId: 'C-1', address: { countryCode: 'NO' }, createdAt: '2023-01-05T09:22:00.000Z' });
   });
 
+  it('local ISO date-times (a workbook\'s date cells) get a zone and no format', async () => {
+    const path = file('local.csv', 'memberId,isActive,createdAt\nm-1,true,2023-01-05T10:22:00\nm-2,false,2024-01-01T00:00:00Z\n');
+    const { mapping } = await initMapping({ path }, 'Europe/Oslo');
+    expect(mapping.columns.createdAt).toEqual({ field: 'createdAt', timeZone: 'Europe/Oslo' });
+  });
+
   it('a placeholder for each required field no column gives; the mapping still loads', async () => {
     const path = file('people.csv', 'Name,Email,Updated\nAnn,ann@example.com,2024-01-01\n');
     const { mapping, notes } = await initMapping({ path });

@@ -125,6 +125,11 @@ describe('timeZone', () => {
     expect(inZone('Australia/Lord_Howe', '2023-10-01 02:15')).toBe('2023-09-30T15:45:00.000Z');
   });
 
+  it('without a zone, a local date-time is invalid, and the message says a timeZone rule places it', () => {
+    const c = createRecordMapper('csv', ['memberId', 'isActive', 'createdAt'], { file: 'x.csv' }).toCandidate({ record: 1, line: 2, raw: ['m', 'yes', '2023-01-05T10:22:00'] });
+    expect(issuesOf(c)).toEqual([expect.stringMatching(/got "2023-01-05T10:22:00"; it has no offset: a "timeZone" rule in the mapping \(--map\) says where it was written$/)]);
+  });
+
   it('an unknown zone is refused when the mapping is read, with a did-you-mean', () => {
     expect(mapError({ columns: { D: { field: 'createdAt', timeZone: 'Europe/Olso' } } })).toContain('unknown time zone "Europe/Olso" (did you mean "Europe/Oslo"?)');
   });

@@ -80,10 +80,9 @@ function ruleFor(name: string, target: string, cells: string[], localZone: strin
       return target;
     }
     if (guess.misses > 0) notes.push(`"${name}" → ${target}: ${guess.misses} of its first ${cells.length} cells are not dates${guess.format ? ` in "${guess.format}"` : ''}: check them`);
-    if (!guess.format) return target;
-    if (!guess.local) return { field: target, format: guess.format };
+    if (!guess.local) return guess.format ? { field: target, format: guess.format } : target;
     notes.push(`"${name}" → ${target}: times without an offset; assumed "timeZone": "${localZone}" (this computer's zone): check it`);
-    return { field: target, format: guess.format, timeZone: localZone };
+    return guess.format ? { field: target, format: guess.format, timeZone: localZone } : { field: target, timeZone: localZone };
   }
   if (target === 'isActive' || target === 'isEmployee' || target === 'deceased' || target === 'isMembershipFeePaid') {
     const values = guessValues(cells);

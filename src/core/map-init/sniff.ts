@@ -47,6 +47,7 @@ const DATE_PATTERNS = [
 ].map((pattern) => compileDateFormat(pattern));
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export interface DateGuess {
@@ -64,7 +65,9 @@ const READS = 0.8;
 export function guessDateFormat(cells: readonly string[]): DateGuess | undefined {
   if (cells.length === 0) return undefined;
   const iso = cells.filter((c) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c)).length;
-  if (iso >= cells.length * READS) return { local: false, misses: cells.length - iso };
+  const local = cells.filter((c) => ISO_LOCAL.test(c)).length;
+  // ISO already; local ISO date-times (a workbook's date cells) need only a zone
+  if (iso + local >= cells.length * READS) return { local: local > 0, misses: cells.length - iso - local };
   let best: { format: (typeof DATE_PATTERNS)[number]; reads: number } | undefined;
   for (const format of DATE_PATTERNS) {
     const reads = cells.filter((c) => format.parse(c) !== undefined).length;

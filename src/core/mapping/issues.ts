@@ -25,6 +25,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
+const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const DATE_EXAMPLE = 'an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z)';
 
 export function toRecordIssues(issues: readonly z.core.$ZodIssue[], kind: InputKind): RecordIssue[] {
@@ -75,7 +76,9 @@ function describeIssue(issue: z.core.$ZodIssue, kind: InputKind): { message: str
     case 'invalid_format':
       if (issue.format === 'datetime') {
         const accepted = kind === 'csv' ? CSV_DATE_EXPECTED : DATE_EXAMPLE;
-        return { message: `expected ${accepted}, got ${describeValue(input)}`, rule: 'not an ISO 8601 date-time' };
+        // a local time (a workbook's date cell, a CRM's "2023-01-05 10:22") only lacks its zone
+        const local = typeof input === 'string' && LOCAL_DATE_TIME.test(input) ? '; it has no offset: a "timeZone" rule in the mapping (--map) says where it was written' : '';
+        return { message: `expected ${accepted}, got ${describeValue(input)}${local}`, rule: 'not an ISO 8601 date-time' };
       }
       return { message: issue.message, rule: issue.message };
     case 'invalid_union':
