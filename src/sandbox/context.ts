@@ -15,8 +15,11 @@ export interface SandboxContext {
   tokens: TokenPolicy;
   maxItems: number;
   maxBodyBytes: number;
-  /** Tell persistence the store changed (debounced write when --data is set). */
-  changed(): void;
+  /**
+   * Tell persistence the store changed: with --data, resolves once the change is in the append log (answer only
+   * then), and schedules a snapshot.
+   */
+  changed(): Promise<void>;
   /** Write the store now (POST /_sandbox/flush), a no-op without --data. */
   flush(): Promise<void>;
   log(line: string): void;

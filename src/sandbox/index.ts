@@ -15,6 +15,7 @@ import { FaultEngine } from './faults.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, SandboxConfigError, type SandboxFaults, type SandboxOptions } from './options.js';
 import { loadStore, removeStaleTemps } from './persistence.js';
 import { Persister } from './persister.js';
+import { StoreLog } from './store-log.js';
 import { createRequestHandler } from './router.js';
 import { StatsCollector, type RequestLogEntry, type SandboxStats } from './stats.js';
 import { SandboxStore, type Subscription } from './store.js';
@@ -79,6 +80,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const tokens = tokensFrom(options);
   const log = options.log ?? (() => {});
   const store = new SandboxStore();
+  let changes: StoreLog | undefined;
   if (options.dataFile) {
     // Found out now, not at the first write minutes later (or at Ctrl-C, when the data would be lost).
     await access(dirname(options.dataFile), constants.W_OK).catch(() => {
@@ -86,11 +88,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
     for (const name of await removeStaleTemps(options.dataFile)) log(`removed ${name}, a temp file left by a sandbox that stopped mid-write`);
     await loadStore(store, options.dataFile);
+    const opened = await StoreLog.open(options.dataFile, store);
+    changes = opened.log;
+    store.onChange = (line) => changes!.add(line);
+    if (opened.replayed > 0) log(`replayed ${opened.replayed} changes from the append log beside ${options.dataFile}`);
   }
   const faults = new FaultEngine(seed, options.faults);
   const capacity = new CapacityGate(() => faults.capacity);
   const stats = new StatsCollector();
-  const persister = new Persister(store, options.dataFile, options.persistDelayMs ?? 1000, log);
+  const persister = new Persister(store, options.dataFile, options.persistDelayMs ?? 1000, log, changes);
+  const changed = () => {
+    persister.schedule();
+    return changes?.commit() ?? Promise.resolve();
+  };
   const ctx: SandboxContext = {
     store,
     faults,
@@ -99,7 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     tokens,
     maxItems: positive(options.maxItems, DEFAULT_MAX_ITEMS, 'maxItems'),
     maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes'),
-    changed: () => persister.schedule(),
+    changed,
     flush: () => persister.flush(),
     log,
   };
@@ -128,14 +138,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     subscriptions: () => [...store.subscriptions.values()],
     erase: (memberId) => {
       store.erase(memberId);
-      persister.schedule();
+      void changed().catch((error: Error) => log(`could not log the erasure: ${error.message}`));
     },
     reset: () => {
       store.clear();
       stats.reset();
       faults.restart();
       capacity.resetCounters();
-      persister.schedule();
+      void changed().catch((error: Error) => log(`could not log the reset: ${error.message}`));
     },
     faults: () => faults.current,
     setFaults: (patch) => {
@@ -153,6 +163,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           server.closeAllConnections();
         });
         await persister.flush();
+        await changes?.close();
       })()),
   };
 }

@@ -4,6 +4,7 @@
  * a time; flush() writes whatever changed and waits for it (close, SIGINT, POST /_sandbox/flush).
  */
 import { saveStore } from './persistence.js';
+import type { StoreLog } from './store-log.js';
 import type { SandboxStore } from './store.js';
 
 export class Persister {
@@ -17,6 +18,8 @@ export class Persister {
     private readonly file: string | undefined,
     private readonly delayMs: number,
     private readonly log: (line: string) => void,
+    /** The append log: a snapshot covers it, so each snapshot starts a new one and drops the older. */
+    private readonly changes?: StoreLog,
   ) {
     this.savedVersion = store.version;
   }
@@ -42,9 +45,12 @@ export class Persister {
     if (this.store.version === this.savedVersion) return;
     const version = this.store.version;
     const started = Date.now();
-    this.writing = saveStore(this.store, this.file).finally(() => {
-      this.writing = undefined;
-    });
+    const covered = this.changes?.rotate();
+    this.writing = saveStore(this.store, this.file)
+      .then(() => covered?.())
+      .finally(() => {
+        this.writing = undefined;
+      });
     await this.writing;
     this.savedVersion = version;
     this.lastDurationMs = Date.now() - started;

@@ -24,6 +24,8 @@ export class SandboxStore {
   readonly subscriptions = new Map<string, Subscription>();
   /** Bumped on every change, so persistence knows whether there is anything to write. */
   version = 0;
+  /** Each change as one NDJSON line, for the append log (store-log.ts); unset without --data. */
+  onChange: ((line: string) => void) | undefined;
 
   /**
    * Upsert semantics: an unknown memberId is imported as given; a known one is updated field by field:
@@ -35,7 +37,7 @@ export class SandboxStore {
     const stored = this.members.get(item.memberId);
     this.version++;
     if (stored === undefined) {
-      this.members.set(item.memberId, JSON.stringify(item));
+      this.#set(item.memberId, JSON.stringify(item));
       return 'imported';
     }
     const current = JSON.parse(stored) as MemberUpsertItem;
@@ -44,8 +46,13 @@ export class SandboxStore {
       if (value === undefined) continue;
       merged[key] = key === 'address' ? { ...(current.address ?? {}), ...stripUndefined(value as object) } : value;
     }
-    this.members.set(item.memberId, JSON.stringify(merged));
+    this.#set(item.memberId, JSON.stringify(merged));
     return 'updated';
+  }
+
+  #set(memberId: string, json: string): void {
+    this.members.set(memberId, json);
+    this.onChange?.(`{"member":${json}}\n`);
   }
 
   getMember(memberId: string): MemberUpsertItem | undefined {
@@ -58,6 +65,7 @@ export class SandboxStore {
     const existed = this.members.delete(memberId);
     this.erased.add(memberId);
     this.version++;
+    this.onChange?.(`${JSON.stringify({ erased: memberId })}\n`);
     return existed;
   }
 
@@ -66,15 +74,17 @@ export class SandboxStore {
     const key = subscriptionKey(customerId, request.installationId);
     const earlier = this.subscriptions.get(key);
     const at = now.toISOString();
-    this.subscriptions.set(key, {
+    const subscription: Subscription = {
       customerId,
       installationId: request.installationId,
       tokenHandle: request.tokenHandle,
       platform: request.platform,
       subscribedAt: earlier?.subscribedAt ?? at,
       updatedAt: at,
-    });
+    };
+    this.subscriptions.set(key, subscription);
     this.version++;
+    this.onChange?.(`${JSON.stringify({ subscription })}\n`);
     return earlier ? 'replaced' : 'created';
   }
 
@@ -87,6 +97,7 @@ export class SandboxStore {
     this.erased.clear();
     this.subscriptions.clear();
     this.version++;
+    this.onChange?.('{"reset":true}\n');
   }
 }
 

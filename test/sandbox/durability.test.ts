@@ -26,6 +26,33 @@ async function spawnSandbox(file: string) {
   return { child, info, exit };
 }
 
+describe('--data: what the sandbox confirmed survives kill -9', () => {
+  it('every confirmed batch, erasure and subscription is there after a restart', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'memberctl-durable-')), 'store.ndjson');
+    const { child, info, exit } = await spawnSandbox(file);
+    const target = info as Parameters<typeof importBatch>[0];
+    for (let batch = 0; batch < 8; batch++) {
+      const reply = await importBatch(target, Array.from({ length: 500 }, (_, i) => member(`d${batch}-${i}`)));
+      expect(reply.status).toBe(200);
+    }
+    expect((await call(info.url, '/_sandbox/members/d0-0', { method: 'DELETE' })).status).toBe(204);
+    expect((await subscribe(target, 'cust', { tokenHandle: 'h', platform: 'Apns', installationId: 'i' })).status).toBeLessThan(300);
+    child.kill('SIGKILL');
+    await exit;
+    const restarted = await startSandbox({ dataFile: file });
+    try {
+      expect(restarted.memberCount()).toBe(3999);
+      expect(restarted.getMember('d7-499')).toEqual(member('d7-499'));
+      expect(restarted.getMember('d0-0')).toBeUndefined();
+      expect(restarted.subscriptions()).toHaveLength(1);
+      const again = await importBatch(restarted, [member('d0-0')]);
+      expect(again.json.skipped).toEqual([{ memberId: 'd0-0', reason: 'member erased' }]);
+    } finally {
+      await restarted.close();
+    }
+  }, 60_000);
+});
+
 describe('--data: stale temp files', () => {
   it('those of a writer that is gone are removed at start; a live writer\'s are kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memberctl-stale-'));

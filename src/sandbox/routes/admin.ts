@@ -50,9 +50,9 @@ const getMember: RouteHandler = (req, res, ctx, _record, params) => {
   sendProblem(res, 404, `member ${memberId} ${why}`, req.url ?? '', { erased: ctx.store.erased.has(memberId) });
 };
 
-const eraseMember: RouteHandler = (_req, res, ctx, _record, params) => {
+const eraseMember: RouteHandler = async (_req, res, ctx, _record, params) => {
   ctx.store.erase(params[0]!);
-  ctx.changed();
+  await ctx.changed();
   sendEmpty(res, 204);
 };
 
@@ -62,12 +62,12 @@ const listSubscriptions: RouteHandler = (req, res, ctx) => {
   sendJson(res, 200, { total: subscriptions.length, subscriptions });
 };
 
-const reset: RouteHandler = (_req, res, ctx) => {
+const reset: RouteHandler = async (_req, res, ctx) => {
   ctx.store.clear();
   ctx.stats.reset();
   ctx.faults.restart();
   ctx.capacity.resetCounters();
-  ctx.changed();
+  await ctx.changed();
   sendEmpty(res, 204);
 };
 

@@ -93,7 +93,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: SandboxCont
     else skipped.push({ memberId: item.memberId, reason: ERASED_REASON });
   }
   ctx.stats.applied(importedCount, updatedCount, skipped.length);
-  ctx.changed();
+  // with --data: on disk (the append log) before it is confirmed; a failed write is a 500, never a false 200
+  await ctx.changed();
   if (decision.dropAfterApply) {
     record.fault = 'drop-after-apply';
     return void req.socket.destroy();

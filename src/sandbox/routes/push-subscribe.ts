@@ -49,7 +49,7 @@ export const subscribeDevice: RouteHandler = async (req, res, ctx, record, param
     return sendProblem(res, 400, `One or more validation errors occurred: ${fields}.`, instance, { errors });
   }
   ctx.store.subscribe(customerId, result.data);
-  ctx.changed();
+  await ctx.changed(); // stored before it is confirmed
   if (decision.dropAfterApply) {
     record.fault = 'drop-after-apply';
     return void req.socket.destroy();
