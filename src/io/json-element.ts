@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import type { SourceRecord } from './source.js';
 import { countNewlines, firstInvalidByte } from './utf8-check.js';
 import { maxSizeText, NOT_UTF8_HINT } from './record-limits.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
 
 /** The element's bytes: one slice of a chunk, or several when it crosses chunk boundaries. */
 export function joinParts(parts: Buffer[]): Buffer {
@@ -31,7 +31,7 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
     return { record, line, raw: text, error: jsonError(text, line, (error as Error).message) };
   }
   // Kept as text, like a record that is not JSON: nothing downstream walks the deep value.
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { record, line, raw: text, error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' } };
+  if (mayNestDeeperThan(text, MAX_JSON_DEPTH) && nestedDeeperThan(value, MAX_JSON_DEPTH)) return { record, line, raw: text, error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' } };
   return { record, line, raw: value };
 }
 

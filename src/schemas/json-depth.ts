@@ -30,3 +30,15 @@ export function nestedDeeperThan(value: unknown, levels: number): boolean {
   for (const key in record) if (nestedDeeperThan(record[key], levels - 1)) return true;
   return false;
 }
+
+/**
+ * False when `text` has at most `levels` opening brackets in all ("{" and "["), so its value cannot nest deeper:
+ * the common record skips the walk (a few native indexOf calls instead of visiting every key).
+ */
+export function mayNestDeeperThan(text: string, levels: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++count > levels) return true;
+  }
+  return false;
+}
