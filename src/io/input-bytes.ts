@@ -29,75 +29,113 @@ export interface OpenBytesOptions {
 
 export async function openInputBytes(options: OpenBytesOptions): Promise<InputBytes> {
   const { file } = options;
-  let raw: Readable;
-  let totalBytes: number | undefined;
-  if (options.path === '-') raw = (options.stdin ?? process.stdin) as Readable;
-  else {
-    const handle = await openFile(options.path, file);
-    totalBytes = (await handle.stat()).size;
-    // the stream closes the handle at its end or when destroyed. 64 KB chunks: a chunk's records are held together
-    // until consumed, and larger chunks keep many alive past a young-generation GC (docs/performance.md)
-    raw = handle.createReadStream({ highWaterMark: 64 * 1024 });
-  }
-  // stdin is not ours to destroy when we stop early
-  const rawIterator = (options.path === '-' ? raw.iterator({ destroyOnReturn: false }) : raw[Symbol.asyncIterator]()) as AsyncIterator<Buffer | string>;
-  let bytesRead = 0;
-  async function nextRaw(): Promise<Buffer | undefined> {
-    let step: IteratorResult<Buffer | string>;
-    try {
-      step = await rawIterator.next();
-    } catch (error) {
-      throw readFailure(error, file, false);
-    }
-    if (step.done) return undefined;
-    const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
-    bytesRead += chunk.length;
-    return chunk;
-  }
-
+  const raw = await openRaw(options);
   // a failure before the InputBytes is handed out must release the file itself (no one else can close it)
   const abandon = (error: unknown): never => {
-    if (options.path !== '-') raw.destroy();
+    raw.destroy();
     throw error;
   };
-  const first = await nextRaw().catch(abandon);
+  const first = await raw.next().catch(abandon);
   const gzip = first !== undefined && first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
   if (options.gzip && !gzip && first !== undefined) {
     abandon(new InputError(`${file}: is not gzip data, although its name ends in .gz`, {
       code: 'input-gzip', file, hint: 'Rename the file without .gz, or compress it with gzip.',
     }));
   }
-  let nextChunk: () => Promise<Buffer | undefined>;
-  let gunzip: { destroy(): void } | undefined;
-  if (gzip) {
-    // compressed bytes are counted as they leave the file (bytesRead), decompressed ones are handed out
-    async function* compressed(): AsyncGenerator<Buffer> {
-      yield first!;
-      for (let chunk = await nextRaw(); chunk !== undefined; chunk = await nextRaw()) yield chunk;
-    }
-    const inflate = createGunzip();
-    gunzip = inflate;
-    // pipeline carries a read failure of the file into the gunzip stream; the error reaches us through the iterator
-    pipeline(Readable.from(compressed()), inflate, () => undefined);
-    const iterator = inflate[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    nextChunk = async () => {
+  const chunks = gzip ? gunzipped(first!, raw, file) : { next: withFirst(first, raw), destroy: () => undefined };
+  return handOut(raw, chunks);
+}
+
+/** The file's or stdin's own bytes, counted as they are taken (compressed bytes for .gz). */
+interface RawInput {
+  next(): Promise<Buffer | undefined>;
+  bytesRead(): number;
+  totalBytes?: number;
+  /** Before it is handed out: releases a file (stdin is not ours). */
+  destroy(): void;
+  /** Stops reading: a file stream is destroyed (which closes the file), stdin paused. */
+  close(): Promise<void>;
+}
+
+async function openRaw(options: OpenBytesOptions): Promise<RawInput> {
+  const stdin = options.path === '-';
+  let raw: Readable;
+  let totalBytes: number | undefined;
+  if (stdin) raw = (options.stdin ?? process.stdin) as Readable;
+  else {
+    const handle = await openFile(options.path, options.file);
+    totalBytes = (await handle.stat()).size;
+    // the stream closes the handle at its end or when destroyed. 64 KB chunks: a chunk's records are held together
+    // until consumed, and larger chunks keep many alive past a young-generation GC (docs/performance.md)
+    raw = handle.createReadStream({ highWaterMark: 64 * 1024 });
+  }
+  // stdin is not ours to destroy when we stop early
+  const iterator = (stdin ? raw.iterator({ destroyOnReturn: false }) : raw[Symbol.asyncIterator]()) as AsyncIterator<Buffer | string>;
+  let bytesRead = 0;
+  return {
+    async next() {
+      let step: IteratorResult<Buffer | string>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
+        throw readFailure(error, options.file, false);
+      }
+      if (step.done) return undefined;
+      const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+      bytesRead += chunk.length;
+      return chunk;
+    },
+    bytesRead: () => bytesRead,
+    totalBytes,
+    destroy: () => void (stdin ? undefined : raw.destroy()),
+    async close() {
+      if (stdin) raw.pause();
+      else raw.destroy();
+      await iterator.return?.().catch(() => undefined);
+    },
+  };
+}
+
+interface Chunks {
+  next(): Promise<Buffer | undefined>;
+  destroy(): void;
+}
+
+/** The first chunk (already read to sniff gzip's magic bytes), then the rest. */
+function withFirst(first: Buffer | undefined, raw: RawInput): () => Promise<Buffer | undefined> {
+  let pendingFirst = first;
+  return async () => {
+    if (pendingFirst === undefined) return raw.next();
+    const chunk = pendingFirst;
+    pendingFirst = undefined;
+    return chunk;
+  };
+}
+
+/** Compressed bytes are counted as they leave the file (raw.bytesRead), decompressed ones are handed out. */
+function gunzipped(first: Buffer, raw: RawInput, file: string): Chunks {
+  async function* compressed(): AsyncGenerator<Buffer> {
+    yield first;
+    for (let chunk = await raw.next(); chunk !== undefined; chunk = await raw.next()) yield chunk;
+  }
+  const inflate = createGunzip();
+  // pipeline carries a read failure of the file into the gunzip stream; the error reaches us through the iterator
+  pipeline(Readable.from(compressed()), inflate, () => undefined);
+  const iterator = inflate[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return {
+    async next() {
       try {
         const step = await iterator.next();
         return step.done ? undefined : step.value;
       } catch (error) {
         throw readFailure(error, file, true);
       }
-    };
-  } else {
-    let pendingFirst = first;
-    nextChunk = async () => {
-      if (pendingFirst === undefined) return nextRaw();
-      const chunk = pendingFirst;
-      pendingFirst = undefined;
-      return chunk;
-    };
-  }
+    },
+    destroy: () => inflate.destroy(),
+  };
+}
 
+function handOut(raw: RawInput, chunks: Chunks): InputBytes {
   const pending: Buffer[] = [];
   let closed = false;
   return {
@@ -105,7 +143,7 @@ export async function openInputBytes(options: OpenBytesOptions): Promise<InputBy
       if (pending.length > 0) return pending.pop();
       if (closed) return undefined;
       try {
-        return await nextChunk();
+        return await chunks.next();
       } catch (error) {
         // a read cut short by close() is the end, not a failure
         if (closed) return undefined;
@@ -115,17 +153,14 @@ export async function openInputBytes(options: OpenBytesOptions): Promise<InputBy
     unshift(chunk) {
       pending.push(chunk);
     },
-    bytesRead: () => bytesRead,
-    totalBytes,
+    bytesRead: () => raw.bytesRead(),
+    totalBytes: raw.totalBytes,
     async close() {
       if (closed) return;
       closed = true;
       pending.length = 0;
-      gunzip?.destroy();
-      // stdin is not ours to destroy: stop reading it; a file stream is destroyed, which closes the file
-      if (options.path === '-') raw.pause();
-      else raw.destroy();
-      await rawIterator.return?.().catch(() => undefined);
+      chunks.destroy();
+      await raw.close();
     },
   };
 }
