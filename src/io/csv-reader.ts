@@ -26,45 +26,107 @@ export async function openCsv(bytes: InputBytes, file: string, delimiterOption?:
   const head = await readHead(bytes, file);
   const delimiter = delimiterOption !== undefined ? normalizeDelimiter(delimiterOption) : detectDelimiter(head.toString('utf8', 0, HEAD_BYTES));
   bytes.unshift(head);
-  const core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
-  const info = core.info;
-  const utf8 = new Utf8LineChecker();
-  let headers: string[] | undefined;
-  let width = 0;
-  let record = 0;
-  let lastEnd = 0;
-  let lastEmpty = 0;
-  let lastParserLines = 0;
-  let queue: SourceRecord[] = [];
+  const parser = new CsvRecordParser(bytes, file, delimiter);
+  const headers = await parser.readHeader();
+  return { headers, delimiter, records: parser.records() };
+}
 
-  function push(cells: string[]): void {
-    const empty = info.empty_lines;
-    const skipped = empty - lastEmpty;
-    const start = lastEnd + 1 + skipped;
-    // csv-parse's own count is only a hint that the record spans lines: it counts a quoted CRLF twice
-    const end = info.lines - lastParserLines > 1 + skipped ? start + countCellNewlines(cells) : start;
-    lastEnd = end;
-    lastEmpty = empty;
-    lastParserLines = info.lines;
-    if (cells.length === 1 && width !== 1 && cells[0]!.trim() === '') return; // a line of spaces is a blank line
-    const bad = utf8.claim(end);
-    if (headers === undefined) {
-      if (bad) throw new InputError(`${file} line ${bad.line}: the header is not valid UTF-8`, { code: 'input-encoding', file, line: bad.line, hint: invalidUtf8Error(bad).hint });
-      headers = checkHeaders(cells, file, start);
-      width = headers.length;
-      return;
-    }
-    const entry: SourceRecord = { record: ++record, line: start, raw: cells };
-    if (bad) entry.error = invalidUtf8Error(bad);
-    else if (cells.length !== width) {
-      const error = rowLengthError(cells, width);
-      if (error) entry.error = error;
-    }
-    queue.push(entry);
+/** The parse's named state: where the last record ended (for line numbers), the header, the records of a chunk. */
+class CsvRecordParser {
+  readonly #core: ReturnType<typeof createCsvCore>;
+  readonly #utf8 = new Utf8LineChecker();
+  #headers: string[] | undefined;
+  #width = 0;
+  #record = 0;
+  #lastEnd = 0;
+  #lastEmpty = 0;
+  #lastParserLines = 0;
+  #queue: SourceRecord[] = [];
+  #ended = false;
+  #lastByte = 0x0a;
+
+  constructor(
+    private readonly bytes: InputBytes,
+    private readonly file: string,
+    delimiter: string,
+  ) {
+    this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
   }
 
-  function failure(error: CsvError): InputError {
-    const start = lastEnd + 1 + (info.empty_lines - lastEmpty);
+  async readHeader(): Promise<string[]> {
+    while (this.#headers === undefined) {
+      if (!(await this.#feed())) break;
+    }
+    if (this.#headers === undefined) throw emptyFile(this.file);
+    return this.#headers;
+  }
+
+  async *records(): AsyncGenerator<SourceRecord[]> {
+    try {
+      for (;;) {
+        const ready = this.#queue;
+        this.#queue = [];
+        if (ready.length > 0) yield ready;
+        if (!(await this.#feed()) && this.#queue.length === 0) return;
+      }
+    } finally {
+      await this.bytes.close();
+    }
+  }
+
+  /** Called by csv-parse for each record (an arrow: bound once, not per call). */
+  readonly #push = (cells: string[]): void => {
+    const info = this.#core.info;
+    const empty = info.empty_lines;
+    const skipped = empty - this.#lastEmpty;
+    const start = this.#lastEnd + 1 + skipped;
+    // csv-parse's own count is only a hint that the record spans lines: it counts a quoted CRLF twice
+    const end = info.lines - this.#lastParserLines > 1 + skipped ? start + countCellNewlines(cells) : start;
+    this.#lastEnd = end;
+    this.#lastEmpty = empty;
+    this.#lastParserLines = info.lines;
+    if (cells.length === 1 && this.#width !== 1 && cells[0]!.trim() === '') return; // a line of spaces is a blank line
+    const bad = this.#utf8.claim(end);
+    if (this.#headers === undefined) {
+      const { file } = this;
+      if (bad) throw new InputError(`${file} line ${bad.line}: the header is not valid UTF-8`, { code: 'input-encoding', file, line: bad.line, hint: invalidUtf8Error(bad).hint });
+      this.#headers = checkHeaders(cells, file, start);
+      this.#width = this.#headers.length;
+      return;
+    }
+    const entry: SourceRecord = { record: ++this.#record, line: start, raw: cells };
+    if (bad) entry.error = invalidUtf8Error(bad);
+    else if (cells.length !== this.#width) {
+      const error = rowLengthError(cells, this.#width);
+      if (error) entry.error = error;
+    }
+    this.#queue.push(entry);
+  };
+
+  /** Feeds the next chunk; false at the end of the input. */
+  async #feed(): Promise<boolean> {
+    if (this.#ended) return false;
+    const chunk = await this.bytes.next();
+    if (chunk === undefined) {
+      this.#ended = true;
+      this.#utf8.end();
+      const before = this.#queue.length;
+      const error = this.#core.parse(undefined, true, this.#push);
+      if (error) throw this.#failure(error);
+      // a record only the end of the input closed had no line break after it
+      if (this.#lastByte !== 0x0a && this.#lastByte !== 0x0d && this.#queue.length > before) this.#queue[this.#queue.length - 1]!.unterminated = true;
+      return false;
+    }
+    if (chunk.length > 0) this.#lastByte = chunk[chunk.length - 1]!;
+    this.#utf8.check(chunk);
+    const error = this.#core.parse(chunk, false, this.#push);
+    if (error) throw this.#failure(error);
+    return true;
+  }
+
+  #failure(error: CsvError): InputError {
+    const { file } = this;
+    const start = this.#lastEnd + 1 + (this.#core.info.empty_lines - this.#lastEmpty);
     if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
       return new InputError(`${file} line ${start}: a quoted value is never closed (the file ends inside it)`, {
         code: 'input-csv', file, line: start,
@@ -79,48 +141,6 @@ export async function openCsv(bytes: InputBytes, file: string, delimiterOption?:
     }
     return new InputError(`${file} line ${start}: ${error.message}`, { code: 'input-csv', file, line: start });
   }
-
-  /** Feeds the next chunk; false at the end of the input. */
-  let ended = false;
-  let lastByte = 0x0a;
-  async function feed(): Promise<boolean> {
-    if (ended) return false;
-    const chunk = await bytes.next();
-    if (chunk === undefined) {
-      ended = true;
-      utf8.end();
-      const before = queue.length;
-      const error = core.parse(undefined, true, push);
-      if (error) throw failure(error);
-      // a record only the end of the input closed had no line break after it
-      if (lastByte !== 0x0a && lastByte !== 0x0d && queue.length > before) queue[queue.length - 1]!.unterminated = true;
-      return false;
-    }
-    if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
-    utf8.check(chunk);
-    const error = core.parse(chunk, false, push);
-    if (error) throw failure(error);
-    return true;
-  }
-
-  while (headers === undefined) {
-    if (!(await feed())) break;
-  }
-  if (headers === undefined) throw emptyFile(file);
-
-  async function* records(): AsyncGenerator<SourceRecord[]> {
-    try {
-      for (;;) {
-        const ready = queue;
-        queue = [];
-        if (ready.length > 0) yield ready;
-        if (!(await feed()) && queue.length === 0) return;
-      }
-    } finally {
-      await bytes.close();
-    }
-  }
-  return { headers, delimiter, records: records() };
 }
 
 /** The first bytes, up to the end of the first non-blank line (or HEAD_BYTES); an empty input is an InputError. */
