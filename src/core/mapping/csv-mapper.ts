@@ -90,44 +90,8 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     fallback: rule.fallback,
   }));
 
-  /** Fills `item` from the row; returns the cells' problems (undefined when none). */
-  function fill(cells: readonly (string | undefined)[], item: Item, rowPlans: readonly Plan[], rowFields: readonly FieldPlan[]): RecordIssue[] | undefined {
-    let problems: RecordIssue[] | undefined;
-    for (let i = 0; i < rowPlans.length; i++) {
-      const plan = rowPlans[i]!;
-      const raw = cells[plan.index];
-      if (raw === undefined) continue;
-      const cell = raw.trim();
-      if (cell === '') {
-        if (plan.emptyAsNull) plan.assign(item, null);
-        continue;
-      }
-      if (cell === nullToken) {
-        plan.assign(item, null);
-        continue;
-      }
-      const value = plan.read(cell);
-      if (value instanceof Problem) (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
-      else plan.assign(item, value);
-    }
-    for (let i = 0; i < rowFields.length; i++) {
-      const field = rowFields[i]!;
-      if (field.value) {
-        field.assign(item, field.value.value);
-        continue;
-      }
-      for (let k = 0; k < field.indices.length; k++) {
-        const cell = cells[field.indices[k]!]?.trim();
-        if (cell === undefined || cell === '') continue;
-        const value = cell === nullToken ? null : field.read(cell);
-        if (value instanceof Problem) (problems ??= []).push({ path: field.path, message: `${value.message} (column "${field.headers[k]}")`, rule: value.rule });
-        else field.assign(item, value);
-        break;
-      }
-      if (field.fallback && field.get(item) === undefined) field.assign(item, field.fallback.value);
-    }
-    return problems;
-  }
+  const fill = (cells: readonly (string | undefined)[], item: Item, rowPlans: readonly Plan[], rowFields: readonly FieldPlan[]) =>
+    fillItem(cells, item, rowPlans, rowFields, nullToken);
 
   function toCandidate(source: SourceRecord): Candidate {
     const { record, line } = source;
@@ -181,6 +145,51 @@ function takesNull(target: Target): boolean {
   if (target.kind !== 'field') return true;
   const shape = memberUpsertItemSchema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
   return shape[target.field]?.safeParse(null).success ?? false;
+}
+
+/** Fills `item` from the row's cells: the columns' plans, then the `fields` rules; returns the cells' problems (undefined when none). */
+function fillItem(
+  cells: readonly (string | undefined)[],
+  item: Item,
+  rowPlans: readonly Plan[],
+  rowFields: readonly FieldPlan[],
+  nullToken: string | undefined,
+): RecordIssue[] | undefined {
+  let problems: RecordIssue[] | undefined;
+  for (let i = 0; i < rowPlans.length; i++) {
+    const plan = rowPlans[i]!;
+    const raw = cells[plan.index];
+    if (raw === undefined) continue;
+    const cell = raw.trim();
+    if (cell === '') {
+      if (plan.emptyAsNull) plan.assign(item, null);
+      continue;
+    }
+    if (cell === nullToken) {
+      plan.assign(item, null);
+      continue;
+    }
+    const value = plan.read(cell);
+    if (value instanceof Problem) (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
+    else plan.assign(item, value);
+  }
+  for (let i = 0; i < rowFields.length; i++) {
+    const field = rowFields[i]!;
+    if (field.value) {
+      field.assign(item, field.value.value);
+      continue;
+    }
+    for (let k = 0; k < field.indices.length; k++) {
+      const cell = cells[field.indices[k]!]?.trim();
+      if (cell === undefined || cell === '') continue;
+      const value = cell === nullToken ? null : field.read(cell);
+      if (value instanceof Problem) (problems ??= []).push({ path: field.path, message: `${value.message} (column "${field.headers[k]}")`, rule: value.rule });
+      else field.assign(item, value);
+      break;
+    }
+    if (field.fallback && field.get(item) === undefined) field.assign(item, field.fallback.value);
+  }
+  return problems;
 }
 
 function nulCount(text: string): number {
