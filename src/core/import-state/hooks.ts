@@ -54,116 +54,150 @@ export interface HookCounters {
 }
 
 export function buildHooks(parts: HookParts): { hooks: ImportHooks; counters: HookCounters; flush(): void } {
-  const counters: HookCounters = { otherShards: 0, restored: 0, refreshed: 0 };
-  const { shard, journal, resumed, state, changedOnly, sourceKey, refreshAfterDays } = parts;
-  const now = Date.now();
-  // --refresh-after: an unchanged member whose confirmation is old enough is sent again (read inside the lookups'
-  // shared read transaction, so it costs a point lookup, only with the option)
-  const refreshIsDue = (memberId: string): boolean => {
+  const run = new HookState(parts);
+  const { shard, journal, resumed, state, sourceKey } = parts;
+  const hooks: ImportHooks = {};
+  if (state && sourceKey) hooks.beforeMap = beforeMapHook(run, state, sourceKey);
+  if (shard || state) hooks.select = selectHook(run);
+  if (resumed || state) hooks.beforeSend = beforeSendHook(run);
+  if (journal || state) hooks.onSettled = onSettledHook(run);
+  return { hooks, counters: run.counters, flush: () => run.flush() };
+}
+
+/** A member's row this run sent, until it settles: what its commit to the state will need. */
+interface OnTheWay {
+  record: number;
+  hash: string;
+  textHash: string;
+  sourceHash?: string;
+}
+
+/** What the hooks share over a run, named. */
+class HookState {
+  readonly counters: HookCounters = { otherShards: 0, restored: 0, refreshed: 0 };
+  readonly onTheWay = new Map<string, OnTheWay>();
+  /** The record whose memberId beforeMap marked seen (select then need not mark it again). */
+  markedRecord = 0;
+  /** The source hash of the record beforeMap saw last: beforeSend of that same record stores or learns it. */
+  source: { record: number; hash: string } | undefined;
+  /** Learned source hashes go with the next commit, before its items (a member's later row has the last word). */
+  readonly learned: LearnedSource[] = [];
+  readonly #now = Date.now();
+
+  constructor(readonly parts: HookParts) {}
+
+  flush(): void {
+    this.parts.state?.commit([], this.learned.splice(0));
+  }
+
+  learn(memberId: string, sourceHash: string | undefined): void {
+    if (sourceHash === undefined) return;
+    if (this.learned.push({ memberId, sourceHash }) >= LEARN_BATCH) this.flush();
+  }
+
+  /**
+   * --refresh-after: an unchanged member whose confirmation is old enough is sent again (read inside the lookups'
+   * shared read transaction, so it costs a point lookup, only with the option).
+   */
+  refreshIsDue(memberId: string): boolean {
+    const { refreshAfterDays, state } = this.parts;
     if (refreshAfterDays === undefined || !state) return false;
     const confirmedAt = state.nightly.confirmedAt(memberId);
-    return confirmedAt !== undefined && refreshDue(memberId, confirmedAt, refreshAfterDays, now);
+    return confirmedAt !== undefined && refreshDue(memberId, confirmedAt, refreshAfterDays, this.#now);
+  }
+}
+
+function beforeMapHook(run: HookState, state: SyncState, sourceKey: NonNullable<HookParts['sourceKey']>): NonNullable<ImportHooks['beforeMap']> {
+  const { shard, changedOnly, resumed } = run.parts;
+  return (raw) => {
+    const record = raw as SourceRecord;
+    run.source = undefined;
+    const found = sourceKey(record);
+    if (found) {
+      // every memberId the input holds (any shard's, valid or not), so the state can tell who is absent from it
+      state.nightly.markSeen(found.memberId);
+      run.markedRecord = record.record;
+    }
+    if (!found || (shard && shardOf(found.memberId, record.record, shard.count) !== shard.index)) return undefined;
+    const hash = textHash(found.key);
+    run.source = { record: record.record, hash };
+    if (!changedOnly || run.onTheWay.has(found.memberId) || resumed?.get(record.record)) return undefined;
+    // a member due for a refresh goes on to be mapped and sent; beforeSend then asks again and counts it once
+    return state.lookupSourceHash(found.memberId) === hash && !run.refreshIsDue(found.memberId) ? 'unchanged' : undefined;
   };
-  // every memberId the input holds (any shard's, valid or not), so the state can tell who is absent from it
-  let markedRecord = 0;
-  const onTheWay = new Map<string, { record: number; hash: string; textHash: string; sourceHash?: string }>();
-  const hooks: ImportHooks = {};
-  // the source hash of the record beforeMap saw last: beforeSend of that same record stores or learns it
-  let source: { record: number; hash: string } | undefined;
-  // learned source hashes go with the next commit, before its items (a member's later row has the last word)
-  const learned: LearnedSource[] = [];
-  const flush = () => state?.commit([], learned.splice(0));
-  const learn = (memberId: string, sourceHash: string | undefined) => {
-    if (sourceHash === undefined) return;
-    if (learned.push({ memberId, sourceHash }) >= LEARN_BATCH) flush();
+}
+
+function selectHook(run: HookState): NonNullable<ImportHooks['select']> {
+  const { shard, state } = run.parts;
+  return (candidate) => {
+    const memberId = candidate.valid ? candidate.item.memberId : candidate.memberId;
+    if (state && memberId !== undefined && run.markedRecord !== candidate.record) state.nightly.markSeen(memberId);
+    if (!shard || shardOf(memberId, candidate.record, shard.count) === shard.index) return true;
+    run.counters.otherShards++;
+    return false;
   };
+}
 
-  if (state && sourceKey) {
-    hooks.beforeMap = (raw) => {
-      const record = raw as SourceRecord;
-      source = undefined;
-      const found = sourceKey(record);
-      if (found) {
-        state.nightly.markSeen(found.memberId);
-        markedRecord = record.record;
-      }
-      if (!found || (shard && shardOf(found.memberId, record.record, shard.count) !== shard.index)) return undefined;
-      const hash = textHash(found.key);
-      source = { record: record.record, hash };
-      if (!changedOnly || onTheWay.has(found.memberId) || resumed?.get(record.record)) return undefined;
-      // a member due for a refresh goes on to be mapped and sent; beforeSend then asks again and counts it once
-      return state.lookupSourceHash(found.memberId) === hash && !refreshIsDue(found.memberId) ? 'unchanged' : undefined;
-    };
-  }
-
-  if (shard || state) {
-    hooks.select = (candidate) => {
-      const memberId = candidate.valid ? candidate.item.memberId : candidate.memberId;
-      if (state && memberId !== undefined && markedRecord !== candidate.record) state.nightly.markSeen(memberId);
-      if (!shard || shardOf(memberId, candidate.record, shard.count) === shard.index) return true;
-      counters.otherShards++;
-      return false;
-    };
-  }
-
-  if (resumed || state) {
-    hooks.beforeSend = (candidate, json): PreSendDecision => {
-      const done = resumed?.get(candidate.record);
-      if (done) {
-        counters.restored++;
-        return { kind: 'done', ...done };
-      }
-      if (!state) return 'send';
-      const memberId = candidate.item.memberId;
-      const text = textHash(json);
-      const sourceHash = source?.record === candidate.record ? source.hash : undefined;
-      let hash: string | undefined;
-      if (changedOnly && !onTheWay.has(memberId)) {
-        // the text hash alone first: the canonical one is read (and computed) only when the text differs; both
-        // reads are in this synchronous call, so no commit can come between them
-        const storedText = state.lookupTextHash(memberId);
-        // (the same item with its keys in another order has the same canonical hash)
-        if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))) {
-          if (!refreshIsDue(memberId)) {
-            learn(memberId, sourceHash);
-            return 'unchanged';
-          }
-          counters.refreshed++;
+function beforeSendHook(run: HookState): NonNullable<ImportHooks['beforeSend']> {
+  const { resumed, state, changedOnly } = run.parts;
+  return (candidate, json): PreSendDecision => {
+    const done = resumed?.get(candidate.record);
+    if (done) {
+      run.counters.restored++;
+      return { kind: 'done', ...done };
+    }
+    if (!state) return 'send';
+    const memberId = candidate.item.memberId;
+    const text = textHash(json);
+    const sourceHash = run.source?.record === candidate.record ? run.source.hash : undefined;
+    let hash: string | undefined;
+    if (changedOnly && !run.onTheWay.has(memberId)) {
+      // the text hash alone first: the canonical one is read (and computed) only when the text differs; both
+      // reads are in this synchronous call, so no commit can come between them
+      const storedText = state.lookupTextHash(memberId);
+      // (the same item with its keys in another order has the same canonical hash)
+      if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))) {
+        if (!run.refreshIsDue(memberId)) {
+          run.learn(memberId, sourceHash);
+          return 'unchanged';
         }
+        run.counters.refreshed++;
       }
-      onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text, sourceHash });
-      return 'send';
-    };
-  }
+    }
+    run.onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text, sourceHash });
+    return 'send';
+  };
+}
 
-  if (journal || state) {
-    // What the state will need is taken from the batch at the call, so that nothing holds the batch (its records
-    // and the bytes of their JSON) while the journal's fsync runs: records kept that long outlive young-generation
-    // GCs and get promoted.
-    hooks.onSettled = (batch) => {
-      const appended = journal?.append(journalEntry(batch));
-      if (!state) return appended;
-      const settledNow = batch.records.map((settled) => {
-        const on = onTheWay.get(settled.memberId);
-        const mine = on?.record === settled.record ? on : undefined;
-        const confirmed = settled.outcome === 'confirmed'; // skipped or rejected: the server did not take this item
-        // (a row this run sent is its member's entry on the way: the JSON is decoded only for anything else)
-        return { memberId: settled.memberId, mine, confirmed, json: confirmed && !mine ? settled.json : undefined };
-      });
-      const commit = () => {
-        const confirmed: ConfirmedItem[] = [];
-        for (const { memberId, mine, confirmed: taken, json } of settledNow) {
-          // the entry leaves with the commit, not before: until then a later row must not be compared with the
-          // state (and if a later row is already on its way, its entry stays)
-          if (mine && onTheWay.get(memberId) === mine) onTheWay.delete(memberId);
-          if (taken) confirmed.push({ memberId, hash: mine?.hash ?? itemHash(JSON.parse(json!)), textHash: mine?.textHash ?? textHash(json!), sourceHash: mine?.sourceHash });
-        }
-        state.commit(confirmed, learned.splice(0));
-      };
-      return appended ? appended.then(commit) : commit();
+/**
+ * What the state will need is taken from the batch at the call, so that nothing holds the batch (its records and
+ * the bytes of their JSON) while the journal's fsync runs: records kept that long outlive young-generation GCs and
+ * get promoted.
+ */
+function onSettledHook(run: HookState): NonNullable<ImportHooks['onSettled']> {
+  const { journal, state } = run.parts;
+  return (batch) => {
+    const appended = journal?.append(journalEntry(batch));
+    if (!state) return appended;
+    const settledNow = batch.records.map((settled) => {
+      const on = run.onTheWay.get(settled.memberId);
+      const mine = on?.record === settled.record ? on : undefined;
+      const confirmed = settled.outcome === 'confirmed'; // skipped or rejected: the server did not take this item
+      // (a row this run sent is its member's entry on the way: the JSON is decoded only for anything else)
+      return { memberId: settled.memberId, mine, confirmed, json: confirmed && !mine ? settled.json : undefined };
+    });
+    const commit = () => {
+      const confirmed: ConfirmedItem[] = [];
+      for (const { memberId, mine, confirmed: taken, json } of settledNow) {
+        // the entry leaves with the commit, not before: until then a later row must not be compared with the
+        // state (and if a later row is already on its way, its entry stays)
+        if (mine && run.onTheWay.get(memberId) === mine) run.onTheWay.delete(memberId);
+        if (taken) confirmed.push({ memberId, hash: mine?.hash ?? itemHash(JSON.parse(json!)), textHash: mine?.textHash ?? textHash(json!), sourceHash: mine?.sourceHash });
+      }
+      state.commit(confirmed, run.learned.splice(0));
     };
-  }
-  return { hooks, counters, flush };
+    return appended ? appended.then(commit) : commit();
+  };
 }
 
 export function journalEntry(batch: SettledBatch): BatchEntry {
