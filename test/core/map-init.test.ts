@@ -61,10 +61,12 @@ describe('map init', () => {
   });
 
   it('JSON: dotted paths to the values of the first records', async () => {
-    const path = file('crm.ndjson', `${JSON.stringify({ id: 7, contact: { email: 'a@b.c', phones: ['+4791234567'] }, created: '2024-01-05T10:00:00Z', active: true })}\n`);
+    const path = file('crm.ndjson', `${JSON.stringify({ id: 7, contact: { email: 'a@b.c', phones: ['+4791234567'], emails: [{ type: 'home', value: 'h@b.c' }] }, created: '2024-01-05T10:00:00Z', active: true })}\n`);
     const { mapping, format } = await initMapping({ path });
     expect(format).toBe('ndjson');
-    expect(mapping.columns).toEqual({ id: 'memberId', 'contact.email': 'email', 'contact.phones.0': 'phone', created: 'createdAt', active: 'isActive' });
+    expect(mapping.columns).toEqual({ id: 'memberId', 'contact.phones.0': 'phone', 'contact.emails.0.type': null, created: 'createdAt', active: 'isActive' });
+    // two paths look like an e-mail: the first non-empty of them
+    expect(mapping.fields).toEqual({ email: { firstOf: ['contact.email', 'contact.emails.0.value'] } });
     const mapper = createRecordMapper('ndjson', undefined, { file: 'crm.ndjson', mapping: parseMapping(mapping, 'm.json') });
     const c = mapper.toCandidate({ record: 1, line: 1, raw: JSON.parse(readFileSync(path, 'utf8')) });
     expect(c.valid && c.item).toEqual({ memberId: '7', email: 'a@b.c', phone: '+4791234567', createdAt: '2024-01-05T10:00:00Z', isActive: true });

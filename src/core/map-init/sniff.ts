@@ -22,14 +22,18 @@ const SYNONYMS: Record<string, string> = {
   country: 'address.countryCode', countrycode: 'address.countryCode', gender: 'genderId', store: 'selectedStoreId',
 };
 
+const GENERIC = /^(value|text|number|data)$/i;
+
 /** The field a header most likely feeds, or undefined. */
 export function guessTarget(header: string): string | undefined {
   const exact = resolveTarget(header);
   if (exact) return targetPath(exact);
   // "contact.phones.0" is a phone: the last part that is not an array index names the value
-  const last = header.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? header;
+  const parts = header.split('.').filter((part) => !/^\d+$/.test(part));
+  // "contact.emails.0.value": a generic last part is named by its parent
+  const last = parts.length > 1 && GENERIC.test(parts[parts.length - 1]!) ? parts[parts.length - 2]! : (parts.pop() ?? header);
   // "Active?", "Zip/Postal Code": punctuation says nothing about the field
-  const names = [header, last].map((name) => normalizeName(name).replace(/[^\p{L}\p{N}]/gu, ''));
+  const names = [header, last].map((name) => normalizeName(name).replace(/[^\p{L}\p{N}]/gu, '').replace(/(email|phone)s$/, '$1'));
   const synonym = names.map((name) => SYNONYMS[name]).find(Boolean);
   if (synonym) return synonym;
   for (const field of REQUIRED_FIELDS) if (names.some((name) => isKnownName(field, name))) return field;
