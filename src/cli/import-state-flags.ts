@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { ImportStateReport } from '../core/import/index.js';
-import type { ImportStateOptions } from '../core/import-state/index.js';
-import { parseMaxShrink } from '../core/import-state/shrink-guard.js';
+import type { ImportStateOptions } from '../core/import/durable/index.js';
+import { parseMaxShrink } from '../core/import/durable/shrink-guard.js';
 import { UsageError } from '../errors.js';
 import { parseShard } from '../state/shard.js';
 

@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Candidate } from '../../src/core/candidate.js';
-import { openImportState } from '../../src/core/import-state/index.js';
-import { buildHooks } from '../../src/core/import-state/hooks.js';
+import { openImportState } from '../../src/core/import/durable/index.js';
+import { buildHooks } from '../../src/core/import/durable/hooks.js';
 import type { ImportSummary, SettledBatch } from '../../src/core/import/types.js';
 import type { MemberUpsertItem } from '../../src/schemas/index.js';
 import { itemHash, textHash } from '../../src/state/item-hash.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SyncState } from '../../src/state/sync-state.js';
 import { refreshDue } from '../../src/state/nightly-state.js';
-import { resetState, stateOverview } from '../../src/core/import-state/state-admin.js';
+import { resetState, stateOverview } from '../../src/core/import/durable/state-admin.js';
 
 const dirs: string[] = [];
 function tempPath(name = 'members.state'): string {

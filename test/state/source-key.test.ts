@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildHooks } from '../../src/core/import-state/hooks.js';
+import { buildHooks } from '../../src/core/import/durable/hooks.js';
 import type { SettledBatch } from '../../src/core/import/types.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import type { SourceRecord } from '../../src/io/source.js';

@@ -1,6 +1,6 @@
 /** `memberctl state show|forget|reset --state FILE`: look into and correct the --changed-only state. */
 import { Command } from 'commander';
-import { forgetMember, listAbsent, resetState, stateOfMember, stateOverview } from '../../core/import-state/state-admin.js';
+import { forgetMember, listAbsent, resetState, stateOfMember, stateOverview } from '../../core/import/durable/state-admin.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { createOutput } from '../output.js';

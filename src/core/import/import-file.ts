@@ -10,7 +10,7 @@ import { memberRetryPolicy } from '../../http/retry-policy.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { countRows } from '../../io/count-rows.js';
 import type { Shard } from '../../state/shard.js';
-import { openImportState, type ImportStateOptions, type ImportStateSession } from '../import-state/index.js';
+import { openImportState, type ImportStateOptions, type ImportStateSession } from './durable/index.js';
 import { readCandidates, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
 import { importCategory } from './category.js';
 import type { ImportEvent } from './events.js';

@@ -1,8 +1,8 @@
 /** `memberctl state`: inspect and correct a --changed-only state file (never created here, except by reset). */
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import { InputError } from '../../errors.js';
-import type { AbsentMember } from '../../state/nightly-state.js';
-import { SyncState, type MemberStateRow } from '../../state/sync-state.js';
+import { InputError } from '../../../errors.js';
+import type { AbsentMember } from '../../../state/nightly-state.js';
+import { SyncState, type MemberStateRow } from '../../../state/sync-state.js';
 
 export interface StateOverview {
   state: string;

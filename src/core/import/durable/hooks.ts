@@ -18,17 +18,17 @@
  * is about to overwrite. Entries leave `onTheWay` when their row settles; a row that fails stays (its member's
  * later rows fail anyway), which costs memory only in proportion to the pipeline's own list of failed members.
  */
-import type { BatchEntry } from '../../state/journal-format.js';
-import { encodeRanges } from '../../state/journal-format.js';
-import type { JournalWriter } from '../../state/journal.js';
-import { itemHash, textHash } from '../../state/item-hash.js';
-import type { ResumeIndex } from '../../state/resume-index.js';
-import { shardOf, type Shard } from '../../state/shard.js';
-import type { ConfirmedItem, LearnedSource, SyncState } from '../../state/sync-state.js';
-import { refreshDue } from '../../state/nightly-state.js';
-import type { SourceRecord } from '../../io/source.js';
-import type { SourceKey } from '../mapping/index.js';
-import type { ImportHooks, PreSendDecision, SettledBatch } from '../import/types.js';
+import type { BatchEntry } from '../../../state/journal-format.js';
+import { encodeRanges } from '../../../state/journal-format.js';
+import type { JournalWriter } from '../../../state/journal.js';
+import { itemHash, textHash } from '../../../state/item-hash.js';
+import type { ResumeIndex } from '../../../state/resume-index.js';
+import { shardOf, type Shard } from '../../../state/shard.js';
+import type { ConfirmedItem, LearnedSource, SyncState } from '../../../state/sync-state.js';
+import { refreshDue } from '../../../state/nightly-state.js';
+import type { SourceRecord } from '../../../io/source.js';
+import type { SourceKey } from '../../mapping/index.js';
+import type { ImportHooks, PreSendDecision, SettledBatch } from '../types.js';
 
 export interface HookParts {
   shard?: Shard;

@@ -3,14 +3,14 @@
  * --changed-only sync state and the --shard filter, as pipeline hooks, plus what to do when the run ends.
  */
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../errors.js';
-import { SyncState } from '../../state/sync-state.js';
-import { acquireLock } from '../../state/lock.js';
-import { shardLabel, type Shard } from '../../state/shard.js';
+import { UsageError } from '../../../errors.js';
+import { SyncState } from '../../../state/sync-state.js';
+import { acquireLock } from '../../../state/lock.js';
+import { shardLabel, type Shard } from '../../../state/shard.js';
 import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
 import { checkShrink, DEFAULT_MAX_SHRINK } from './shrink-guard.js';
 import { openJournalSession, type JournalOptions, type JournalSession } from './journal-session.js';
-import type { ImportHooks, ImportSummary } from '../import/types.js';
+import type { ImportHooks, ImportSummary } from '../types.js';
 
 export { defaultJournalPath } from './journal-session.js';
 

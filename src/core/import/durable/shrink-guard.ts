@@ -6,7 +6,7 @@
  * The count compared is an upper bound taken before the run (io/count-rows.ts: lines, not parsed records), so a
  * file whose cells span lines never looks smaller than it is; the reference is the rows the last whole run read.
  */
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../../errors.js';
 
 /** --max-shrink default: refuse a run with more than 10% fewer rows than the last good one. */
 export const DEFAULT_MAX_SHRINK = 0.1;

@@ -9,14 +9,14 @@
  * confirmed) counts as no journal.
  */
 import { rm, stat } from 'node:fs/promises';
-import { UsageError, InputError, type MemberctlError } from '../../errors.js';
-import { fingerprintInput } from '../../state/input-fingerprint.js';
-import { JOURNAL_VERSION, type JournalHeader } from '../../state/journal-format.js';
-import { JournalCorruptError, JournalWriter, readJournal } from '../../state/journal.js';
-import { ResumeIndex } from '../../state/resume-index.js';
-import { shardLabel, type Shard } from '../../state/shard.js';
-import { refuseOtherTarget } from '../../state/target-binding.js';
-import { acquireLock, type HeldLock } from '../../state/lock.js';
+import { UsageError, InputError, type MemberctlError } from '../../../errors.js';
+import { fingerprintInput } from '../../../state/input-fingerprint.js';
+import { JOURNAL_VERSION, type JournalHeader } from '../../../state/journal-format.js';
+import { JournalCorruptError, JournalWriter, readJournal } from '../../../state/journal.js';
+import { ResumeIndex } from '../../../state/resume-index.js';
+import { shardLabel, type Shard } from '../../../state/shard.js';
+import { refuseOtherTarget } from '../../../state/target-binding.js';
+import { acquireLock, type HeldLock } from '../../../state/lock.js';
 
 export interface JournalOptions {
   /** The input path, '-' for standard input. */
