@@ -7,8 +7,7 @@ import { AdaptiveLimit, createLimit, fixedLimit, type AttemptSample } from '../.
 
 /** One round trip: as many requests as the limit allows leave (filling it), then each is answered with `sample`. */
 function roundTrip(limit: AdaptiveLimit, sample: AttemptSample | ((i: number) => AttemptSample)): void {
-  const sent = limit.current;
-  const attempts = Array.from({ length: sent }, (_, i) => limit.track()());
+  const attempts = Array.from({ length: limit.current }, () => limit.attempt());
   attempts.forEach((ended, i) => ended(typeof sample === 'function' ? sample(i) : sample));
 }
 
@@ -44,8 +43,8 @@ describe('adaptive concurrency limit', () => {
     for (let i = 0; i < 5; i++) {
       // 8 answers, but never more than 2 requests on the wire at once
       for (let j = 0; j < 4; j++) {
-        const a = limit.track()();
-        const b = limit.track()();
+        const a = limit.attempt();
+        const b = limit.attempt();
         a(ok(10));
         b(ok(10));
       }
@@ -76,11 +75,17 @@ describe('adaptive concurrency limit', () => {
     roundTrip(limit, ok(50));
     roundTrip(limit, ok(50));
     expect(limit.current).toBe(16);
-    roundTrip(limit, ok(100)); // twice the floor: the ceiling is 50 × 1.3 + 5 = 70 ms
-    expect(limit.current).toBe(11); // 16 × 70/100
+    roundTrip(limit, ok(100)); // twice the floor: the ceiling is 50 × 1.5 + 10 = 85 ms
+    expect(limit.current).toBe(13); // 16 × 85/100
     expect(limit.phase).toBe('steady');
     roundTrip(limit, ok(400)); // eight times the floor: at most halved
-    expect(limit.current).toBe(5);
+    expect(limit.current).toBe(6);
+    for (let i = 0; i < 5; i++) roundTrip(limit, ok(400));
+    expect(limit.current).toBe(4); // latency alone never goes below 4...
+    roundTrip(limit, { ms: 400, status: 503 });
+    expect(limit.current).toBe(2); // ...a 503 does
+    roundTrip(limit, ok(400));
+    expect(limit.current).toBe(2); // and latency neither grows nor cuts it there
   });
 
   it('tolerates latency a little above its floor, and the jitter of a loopback server', () => {
@@ -90,13 +95,13 @@ describe('adaptive concurrency limit', () => {
     expect(limit.current).toBe(16);
     const far = new AdaptiveLimit({ initial: 4, max: 32 });
     roundTrip(far, ok(100));
-    roundTrip(far, ok(125));
+    roundTrip(far, ok(155));
     expect(far.current).toBe(16);
   });
 
   it('ignores answers to requests sent under an older limit, and failures that say nothing about capacity', () => {
     const limit = new AdaptiveLimit({ initial: 4, max: 32 });
-    const early = Array.from({ length: 4 }, (_, i) => limit.track()());
+    const early = Array.from({ length: 4 }, () => limit.attempt());
     roundTrip(limit, ok(10)); // a round trip completes first: 8
     expect(limit.current).toBe(8);
     for (const observe of early) observe({ ms: 10, status: 503 }); // sent under 4: no cut
@@ -108,20 +113,19 @@ describe('adaptive concurrency limit', () => {
 
   it('counts a retry under the limit in force when the retry left, not when its request first did', () => {
     const limit = new AdaptiveLimit({ initial: 4, max: 32 });
-    const requests = Array.from({ length: 4 }, (_, i) => limit.track());
-    const first = requests.map((request) => request());
+    const first = Array.from({ length: 4 }, () => limit.attempt());
     first[0]!({ ms: 5, status: 503 });
     expect(limit.current).toBe(2); // 4 × 0.7
     for (const ended of first.slice(1)) ended(ok(5)); // answers to attempts sent under 4: they do not count
     expect(limit.current).toBe(2);
-    const retry = requests[0]!(); // request 1 retried after its backoff, under the limit of 2
+    const retry = limit.attempt(); // request 1 retried after its backoff, under the limit of 2
     retry({ ms: 5, status: 503 });
     expect(limit.current).toBe(1);
   });
 
   it('is fixed with --concurrency, and adaptive up to --max-concurrency without it', () => {
     const fixed = fixedLimit(6);
-    fixed.track()()({ ms: 5, status: 503 });
+    fixed.attempt()({ ms: 5, status: 503 });
     expect([fixed.current, fixed.peak, fixed.phase]).toEqual([6, 6, 'fixed']);
     expect(createLimit({ concurrency: 3, maxConcurrency: 50 }).current).toBe(3);
     const capped = createLimit({ maxConcurrency: 2 });

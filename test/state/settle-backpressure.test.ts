@@ -12,14 +12,19 @@ async function* rows(n: number): AsyncGenerator<Candidate> {
   for (let r = 1; r <= n; r++) yield { record: r, line: r + 1, memberId: `m${r}`, raw: {}, valid: true, item: { memberId: `m${r}`, isActive: true, createdAt: '2024-01-02T03:04:05Z' } };
 }
 
-/** A server that answers every request at once, each item imported; `onAnswer` runs as each answer goes back. */
+/**
+ * A server that answers every request at once, each item imported; `onAnswer` runs as each answer goes back. Each
+ * attempt is reported as taking 1 ms: an adaptive concurrency limit grows against it.
+ */
 function answeringAtOnce(onAnswer?: () => void): ImportTransport {
   const transport: ImportTransport = {
     stats: { requests: 0, retries: 0 },
-    async postImport(body): Promise<ImportResponse> {
+    async postImport(body, _signal, onAttempt): Promise<ImportResponse> {
       transport.stats.requests++;
       const size = (JSON.parse(new TextDecoder().decode(body)) as unknown[]).length;
+      const ended = onAttempt?.();
       await new Promise((resolve) => setImmediate(resolve));
+      ended?.({ ms: 1, status: 200 });
       onAnswer?.();
       return { kind: 'ok', status: 200, result: { importedCount: size, updatedCount: 0, skipped: [] } };
     },
@@ -51,6 +56,32 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     expect(summary.importedCount).toBe(2000);
     expect(settled).toBe(200);
     expect(worst).toBeLessThanOrEqual(2 * 4);
+  });
+
+  it('with the adaptive limit, the bound follows the live limit', async () => {
+    let answered = 0;
+    let settled = 0;
+    let worst = 0;
+    const transport = answeringAtOnce(() => {
+      answered++;
+      worst = Math.max(worst, answered - settled);
+    });
+    const summary = await runImport({
+      candidates: rows(4000),
+      transport,
+      batchSize: 10,
+      maxConcurrency: 16,
+      hooks: {
+        onSettled: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          settled++;
+        },
+      },
+    });
+    expect(summary.importedCount).toBe(4000);
+    expect(summary.concurrency.max).toBeGreaterThan(4);
+    expect(worst).toBeGreaterThan(2 * 4); // more than the starting limit's bound allowed...
+    expect(worst).toBeLessThanOrEqual(2 * summary.concurrency.max); // ...never more than the highest limit's
   });
 
   it('calls the hook for responses that arrive during a slow one, and for a member\'s row before its next row is sent, without waiting for it to resolve', async () => {

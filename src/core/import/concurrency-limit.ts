@@ -7,7 +7,8 @@
  *   `slow-start`, then by √limit per window in `steady` (fast enough to follow a server 100 ms away, slow enough
  *   to sit just above a busy server's capacity).
  * - Latency above floor × tolerance + slack means requests queue at the server: more in flight would add waiting,
- *   not throughput. The limit shrinks by the ratio (at least 10%, at most half). A window's latency is its fastest
+ *   not throughput. The limit shrinks by the ratio (at least 10%, at most half), but not below 4 (`latencyMin`).
+ *   A window's latency is its fastest
  *   answer, as Linux's TCP Vegas takes it: a queue at the server delays every request of the window, while the
  *   client's own busy moments (parsing the next chunk while an answer waits to be read) delay only some.
  * - A 429, a 503, a 504 or a timeout means the server is overloaded: the limit is cut by 30% at once.
@@ -45,13 +46,26 @@ export interface ConcurrencyLimit {
   /** The highest limit of the run so far. */
   readonly peak: number;
   readonly phase: LimitPhase;
-  /** A request is leaving: the observer hears its attempts. */
-  track(): AttemptObserver;
+  /**
+   * Closed batches that may wait to be sent (the reader pauses beyond it), and half the answered responses whose
+   * onSettled (a journal's fsync) may be pending before sending pauses: the limit, but for an adaptive limit never
+   * less than where it started, so a limit cut to 1 by a slow server does not also stall the reader and the journal.
+   */
+  readonly backlog: number;
+  /** Give to the transport with each request: it hears every attempt leave and end. */
+  readonly attempt: AttemptObserver;
 }
 
 export interface AdaptiveSettings {
   initial: number;
+  /** The floor under overload answers (429, 503, 504, timeouts). */
   min: number;
+  /**
+   * The floor under latency alone: the fixed default of old, which servers handled. Below it latency is mostly the
+   * machine's own noise (on a loaded machine a process waits tens of ms for a core, server and client alike, at
+   * any concurrency); a server that cannot take this many says so with 429 or 503.
+   */
+  latencyMin: number;
   max: number;
   /** Latency counts as near its floor up to floor × tolerance + slackMs. */
   tolerance: number;
@@ -61,7 +75,7 @@ export interface AdaptiveSettings {
   overloadBackoff: number;
 }
 
-export const ADAPTIVE_DEFAULTS: AdaptiveSettings = { initial: 4, min: 1, max: 32, tolerance: 1.3, slackMs: 5, overloadBackoff: 0.7 };
+export const ADAPTIVE_DEFAULTS: AdaptiveSettings = { initial: 4, min: 1, latencyMin: 4, max: 32, tolerance: 1.5, slackMs: 10, overloadBackoff: 0.7 };
 
 /** Fewest answers that close a window: one or two samples are too noisy to act on. */
 const MIN_WINDOW = 4;
@@ -83,7 +97,7 @@ const ignore: AttemptObserver = () => () => undefined;
 
 export function fixedLimit(n: number): ConcurrencyLimit {
   const current = Math.max(1, Math.floor(n));
-  return { current, peak: current, phase: 'fixed', track: () => ignore };
+  return { current, peak: current, phase: 'fixed', backlog: current, attempt: ignore };
 }
 
 export class AdaptiveLimit implements ConcurrencyLimit {
@@ -121,24 +135,26 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     return this.#phase;
   }
 
+  get backlog(): number {
+    return Math.max(this.current, this.settings.initial);
+  }
+
   /** The fastest answer seen (with its slow drift), in ms; Infinity before any. */
   get floorMs(): number {
     return this.#floorMs;
   }
 
-  track(): AttemptObserver {
-    return () => {
-      const epoch = this.#epoch;
-      const filled = ++this.#onWire >= this.current;
-      let ended = false;
-      return (attempt) => {
-        if (ended) return;
-        ended = true;
-        this.#onWire--;
-        this.#observe(epoch, filled, attempt);
-      };
+  readonly attempt: AttemptObserver = () => {
+    const epoch = this.#epoch;
+    const filled = ++this.#onWire >= this.current;
+    let ended = false;
+    return (sample) => {
+      if (ended) return;
+      ended = true;
+      this.#onWire--;
+      this.#observe(epoch, filled, sample);
     };
-  }
+  };
 
   #observe(epoch: number, filled: boolean, attempt: AttemptSample): void {
     if (isOverload(attempt)) {
@@ -161,7 +177,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#floorMs = Math.min(minMs, this.#floorMs * FLOOR_DRIFT);
     const ceilingMs = this.#floorMs * this.settings.tolerance + this.settings.slackMs;
     if (minMs > ceilingMs) {
-      this.#change(this.#limit * clamp(ceilingMs / minMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least));
+      const floor = Math.min(this.settings.latencyMin, this.settings.max);
+      if (this.#limit > floor) this.#change(Math.max(floor, this.#limit * clamp(ceilingMs / minMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least)));
     } else if (filled && this.current < this.settings.max) {
       const grown = this.#phase === 'slow-start' ? this.#limit * 2 : this.#limit + Math.sqrt(this.#limit);
       this.#change(grown, true);

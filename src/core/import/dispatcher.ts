@@ -52,8 +52,8 @@ export class Dispatcher {
     // Answered batches still being accounted or synced count too: a slow onSettled hook (a journal's fsync) must
     // slow the sending down, not let answered batches pile up in memory behind it.
     while (this.o.canSend() && this.ready.length > 0) {
-      const limit = this.o.limit.current;
-      if (this.inFlight >= limit || this.busy + this.o.settler.unsynced >= 2 * limit) return;
+      const { current, backlog } = this.o.limit;
+      if (this.inFlight >= current || this.busy + this.o.settler.unsynced >= 2 * backlog) return;
       void this.send(this.ready.shift()!);
     }
   }
@@ -66,14 +66,13 @@ export class Dispatcher {
   private async send(batch: Batch): Promise<void> {
     this.inFlight++;
     this.busy++;
-    const observe = this.o.limit.track();
     const { records } = batch;
     const range = rangeOf(batch);
     this.o.emit({ type: 'batch-sent', batch: batch.id, ...range, size: records.length, bytes: batch.bytes, attempt: batch.attempt });
     const started = performance.now();
     let response: ImportResponse;
     try {
-      response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal, observe);
+      response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal, this.o.limit.attempt);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       response = { kind: 'failed', message, retries: 0, cause: { kind: 'network', code: 'network', retries: 0, gaveUp: false, reachedServer: true } };

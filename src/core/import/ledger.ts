@@ -94,8 +94,8 @@ export class Ledger implements Settler {
     // rows go right away. Waiting for a journal's fsync before that was costly (docs/performance.md), and it is not
     // what keeps a resume right: the journal writes entries in call order and each sync covers every earlier write,
     // so after a crash it holds a prefix of the responses, and never a member's later row without the earlier one.
-    // The pipeline finishes only after all calls resolved, and sends nothing new while 2 × concurrency responses
-    // are answered but not yet synced (dispatcher.ts), which bounds the memory.
+    // The pipeline finishes only after all calls resolved, and sends nothing new while 2 × the concurrency limit's
+    // backlog of responses are answered but not yet synced (dispatcher.ts), which bounds the memory.
     this.#track(this.#callHook(batch));
     return this.#serial(async () => {
       this.#counts.importedCount += batch.importedCount;

@@ -6,8 +6,8 @@
  *   them through the concurrency limit (concurrency-limit.ts) and turns responses into outcomes;
  * - the Ledger (ledger.ts): settles every outcome, the only writer of the buckets.
  *
- * Reading and sending are decoupled by a small bounded queue of closed batches (at most `concurrency` waiting
- * behind the `concurrency` in flight): the reader runs ahead while requests are out, and pauses when the queue is
+ * Reading and sending are decoupled by a small bounded queue of closed batches (the concurrency limit's `backlog`
+ * waiting behind the requests in flight): the reader runs ahead while requests are out, and pauses when the queue is
  * full, so memory stays flat for any file size.
  */
 import type { InputError } from '../../errors.js';

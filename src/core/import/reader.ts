@@ -102,7 +102,7 @@ export class Reader {
   /** The queue of closed batches or the held rows are full (checked per record without a promise). */
   #full(): boolean {
     const { stop, dispatcher, order, limit, maxHeld } = this.parts;
-    return !stop.stopping && (dispatcher.ready.length >= limit.current || order.held >= maxHeld);
+    return !stop.stopping && (dispatcher.ready.length >= limit.backlog || order.held >= maxHeld);
   }
 
   async #waitForRoom(): Promise<void> {

@@ -85,7 +85,7 @@ export interface ImportHooks {
    * state stores item hashes here). Not awaited before the records count or their members' next rows go, nor
    * before the next call (so a journal can sync several responses' entries at once); a hook that needs order
    * keeps it by acting in call order. The run ends only after every call resolved, and sending pauses while
-   * 2 × concurrency calls are unresolved. Records that end `failed` are never passed: they are to be sent
+   * 2 × the concurrency limit's backlog of calls are unresolved (the limit, at least 4 when it adapts). Records that end `failed` are never passed: they are to be sent
    * again. A throw stops the run (exit 1).
    */
   onSettled?(batch: SettledBatch): Promise<void> | void;
