@@ -5,15 +5,20 @@
  * tonight's. Written through io/output-file (temp file and rename: never half a report).
  */
 import { isMemberctlError } from '../errors.js';
+import { rm } from 'node:fs/promises';
 import { writeOutputFile } from '../io/output-file.js';
+import { OutputFailure, resourceCause } from '../io/output-failure.js';
 import { exitCodeFor } from './exit-codes.js';
 import { errorToJson } from './output.js';
 
 export interface RunReport {
   /** The target, once it is known (a run can fail before). */
   target?: string;
-  /** Writes the report of a run that ended with a summary. */
-  finished(exitCode: number, counts: object, error?: unknown): Promise<void>;
+  /**
+   * Writes the report of a run that ended with a summary. A full disk or a size limit is returned (the caller
+   * shows it after the summary), and last night's report is removed then: cron must never read it as tonight's.
+   */
+  finished(exitCode: number, counts: object, error?: unknown): Promise<OutputFailure | undefined>;
   /** Writes the report of a run that ended with an error and no summary; never throws (the error is reported). */
   failed(error: unknown): Promise<void>;
 }
@@ -36,7 +41,17 @@ export function runReport(path: string | undefined, input: string): RunReport {
     await writeOutputFile(path, 'report', JSON.stringify(report, null, 2));
   };
   const self: RunReport = {
-    finished: (exitCode, counts, error) => write(exitCode, counts, error),
+    async finished(exitCode, counts, error) {
+      try {
+        await write(exitCode, counts, error);
+        return undefined;
+      } catch (failure) {
+        const cause = resourceCause(failure);
+        if (!path || cause === undefined) throw failure;
+        await rm(path, { force: true }).catch(() => undefined);
+        return new OutputFailure('report', path, cause, 'Free some space (or raise the limit); the import itself is accounted above, and last night\'s report was removed.');
+      }
+    },
     async failed(error) {
       if (written) return; // the summary's report is out; an error after it (closing a file) does not undo it
       await write(exitCodeFor(isMemberctlError(error) ? error.category : 'internal'), {}, error).catch(() => undefined);

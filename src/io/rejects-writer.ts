@@ -33,6 +33,8 @@ export interface RejectsWriter {
   readonly format: 'ndjson' | 'csv';
   write(entry: RejectEntry): Promise<void> | undefined;
   close(): Promise<void>;
+  /** Drops the file being written (an earlier file at the path stays as it was). */
+  abort(): Promise<void>;
 }
 
 export function rejectsFormatOf(path: string): 'ndjson' | 'csv' {
@@ -59,7 +61,7 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   const encoding = format === 'csv' ? options.encoding : undefined;
   const encoder = encoding && (encoding.name !== 'utf-8' || encoding.bom) ? iconv().getEncoder(encoding.name, { addBOM: encoding.bom }) : undefined;
   const file = await openOutputFile(path, 'rejects', encoder ? { encode: (text) => encoder.write(text) } : {});
-  if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close() };
+  if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close(), abort: () => file.abort() };
   return csvRejects(file, headers!, width, options.delimiter ?? ',');
 }
 
@@ -82,6 +84,7 @@ function csvRejects(file: LineWriter, headers: readonly string[], width: number,
       return file.writeLine(csvLine([...cells, entry.stage, reason], delimiter));
     },
     close: () => file.close(),
+    abort: () => file.abort(),
   };
 }
 

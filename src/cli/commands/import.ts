@@ -116,10 +116,12 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     const withUnchanged = Boolean(flags.changedOnly);
     const stateJson = importStateJson(report.state);
     const json = { ...importJson(report.summary, { withUnchanged }), ...stateJson };
-    const exitCode = exitCodeFor(report.category);
+    let exitCode = exitCodeFor(report.category);
     const again = againCommand(process.argv.slice(2), report.state.journalKept);
-    await reportFile.finished(exitCode, json, importRunError(report.summary, target, again));
+    const reportFailure = await reportFile.finished(exitCode, json, importRunError(report.summary, target, again));
     view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, exitCode, stateJson, againCommand: again });
+    // the report could not be written (full disk): said after the summary; the run did not do all it was asked
+    if (reportFailure) exitCode = Math.max(view.error(reportFailure), exitCode);
     return exitCode;
   } catch (error) {
     await reportFile.failed(error); // a failed night replaces last night's report

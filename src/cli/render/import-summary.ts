@@ -58,7 +58,8 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
     }
   }
   const notImported = summary.invalid + summary.skipped.length + summary.rejected + summary.failed;
-  if (context.rejectsPath) output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);
+  if (context.rejectsPath && summary.outputError?.kind === 'rejects') output.out(color.red(`Not written: ${context.rejectsPath} (it would be incomplete; error below)`));
+  else if (context.rejectsPath) output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);
   if (context.reportPath) output.out(`Wrote the report to ${context.reportPath}`);
   output.out(verdict(summary, context, output));
 }
@@ -67,6 +68,9 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   const { color } = output;
   if (summary.stopReason === 'credentials') {
     return color.red(`Stopped: the server refused the credentials; ${plural(summary.failed, 'record', 'records')} not confirmed.`);
+  }
+  if (summary.stopReason === 'output') {
+    return color.red(`Stopped: an output file could not be written (error below); ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`);
   }
   if (summary.stopReason === 'unreachable') {
     return color.red(`Stopped early: the first batches all failed the same way (error below); ${n(summary.failed)} records not confirmed, nothing more was sent.`);

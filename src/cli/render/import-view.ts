@@ -7,10 +7,12 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { fanOut, type ImportFileEvent, type ImportReport, type ImportSummary } from '../../core/import/index.js';
 import { CredentialsError, NotConfirmedError, type MemberctlError } from '../../errors.js';
+import { OutputFailure } from '../../io/output-failure.js';
 import { importStateNotes } from '../import-state-flags.js';
 import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../log-format.js';
 import { packageVersion } from '../../version.js';
 import { createOutput, renderError, type Output } from '../output.js';
+import { exitCodeFor } from '../exit-codes.js';
 import { createImportProgress, type ImportProgress } from '../progress.js';
 import { renderImportSummary } from './import-summary.js';
 
@@ -36,6 +38,8 @@ export interface ImportView {
   stopping(count: number, graceMs: number): void;
   /** Stops the progress bar; safe to call twice. */
   finish(): void;
+  /** Shows an error that came after the summary; returns its exit code. */
+  error(error: MemberctlError): number;
   render(report: ImportReport, json: Record<string, unknown>, context: RenderContext): void;
 }
 
@@ -62,6 +66,10 @@ export function importRunError(summary: ImportSummary, target: ViewTarget | unde
   if (summary.stopReason === 'unreachable') {
     const hint = `fix it, then run: ${again}${again.endsWith('--resume') ? ' (if the fix is another --base-url, with --restart instead)' : ''}`;
     return new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint });
+  }
+  if (summary.outputError) {
+    const { kind, file, errno } = summary.outputError;
+    return new OutputFailure(kind, file, errno, `Free some space (or raise the limit), then run: ${again}`);
   }
   return summary.inputError;
 }
@@ -107,6 +115,10 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
           : 'stopping at once: requests in flight are abandoned (their records count as failed).';
       if (jsonLog) jsonLog.log('warn', 'signal', { count, message });
       else if (!flags.quiet || count > 1) (progress ? progress.log(message) : output.err(message));
+    },
+    error(error) {
+      renderError(error, output);
+      return exitCodeFor(error.category);
     },
     finish() {
       progress?.stop();

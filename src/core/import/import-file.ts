@@ -4,6 +4,7 @@
  * connect, run the pipeline, finish the state — and returns what happened. The command line only parses flags,
  * draws the events and renders the report; nothing it hands down comes back up.
  */
+import { outputGuard, type OutputGuard } from './output-guard.js';
 import type { ResultCategory } from '../../errors.js';
 import { MemberApiClient } from '../../http/member-api.js';
 import { memberRetryPolicy } from '../../http/retry-policy.js';
@@ -96,13 +97,17 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
     const target = await ports.openTarget();
     for (const message of target.warnings) onEvent({ type: 'warning', code: 'target', message });
     for (const message of stream.warnings) onEvent({ type: 'warning', code: 'input', message });
-    if (request.rejectsPath) rejects = await openRejectsWriter(request.rejectsPath, { headers: stream.source.headers, delimiter: stream.source.delimiter, encoding: stream.source.encoding });
+    // a full disk or a size limit on an output stops the run cleanly (output-guard.ts)
+    const guard = outputGuard();
+    if (request.rejectsPath) rejects = guard.rejects(await openRejectsWriter(request.rejectsPath, { headers: stream.source.headers, delimiter: stream.source.delimiter, encoding: stream.source.encoding }), request.rejectsPath);
     // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is a usage error)
     durable = await openDurableState(request, stream, target, limit, onEvent);
     client = connect(ports, target, request, onEvent);
-    const summary = await run(stream, { request, limit, client, rejects, durable, onEvent });
+    let summary = await run(stream, { request, limit, client, rejects, durable, onEvent, guard });
     await rejects?.close();
     rejects = undefined;
+    // (a failure on the rejects file's last write comes at its close: the journal must be kept for it too)
+    if (guard.failure) summary = { ...summary, stopReason: summary.stopReason ?? 'output', outputError: guard.failure };
     const { journalKept, absentFromInput } = await durable.finish(summary);
     const { resumedRecords, shard, journalPath, counters } = durable;
     const state = { resumedRecords, shard, otherShards: counters.otherShards, refreshed: counters.refreshed, absentFromInput, journalPath, journalKept };
@@ -135,9 +140,10 @@ interface RunParts {
   rejects?: RejectsWriter;
   durable: ImportStateSession;
   onEvent: (event: ImportFileEvent) => void;
+  guard: OutputGuard;
 }
 
-function run(stream: CandidateStream, { request, limit, client, rejects, durable, onEvent }: RunParts): Promise<ImportSummary> {
+function run(stream: CandidateStream, { request, limit, client, rejects, durable, onEvent, guard }: RunParts): Promise<ImportSummary> {
   const { batchSize, maxBatchBytes, concurrency, maxConcurrency, graceMs } = request.sending;
   return runImport({
     chunks: stream,
@@ -149,9 +155,10 @@ function run(stream: CandidateStream, { request, limit, client, rejects, durable
     limit,
     stopSignal: request.stopSignal,
     abortSignal: request.abortSignal,
+    outputFailedSignal: guard.signal,
     graceMs: graceMs ?? IMPORT_DEFAULTS.graceMs,
     rejects,
-    hooks: durable.hooks,
+    hooks: guard.hooks(durable.hooks, { journal: durable.journalPath, state: request.state.statePath }),
     onEvent,
     bytesRead: () => stream.source.bytesRead(),
     totalBytes: stream.source.totalBytes,

@@ -78,7 +78,7 @@ function assemble(options: ImportOptions): Run {
   const order = new MemberOrder();
   const batcher = new Batcher(options.batchSize ?? IMPORT_DEFAULTS.batchSize, options.maxBatchBytes ?? IMPORT_DEFAULTS.maxBatchBytes);
   const hardStop = () => void options.transport.destroy?.().catch(() => undefined);
-  const stop = new StopControl({ stopSignal: options.stopSignal, abortSignal: options.abortSignal, graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs, emit, notify, hardStop });
+  const stop = new StopControl({ stopSignal: options.stopSignal, abortSignal: options.abortSignal, outputFailedSignal: options.outputFailedSignal, graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs, emit, notify, hardStop });
   const ledger: Ledger = new Ledger(order, options.hooks ?? {}, {
     // a member's next row, released when the row before it settled
     release: (next: PendingRecord) => {

@@ -11,6 +11,8 @@ import type { StopReason } from './types.js';
 export interface StopControlOptions {
   stopSignal?: AbortSignal;
   abortSignal?: AbortSignal;
+  /** Its reason is an OutputFailure (a full disk...): nothing new is sent, requests in flight may settle. */
+  outputFailedSignal?: AbortSignal;
   graceMs: number;
   emit: (event: ImportEvent) => void;
   notify: () => void;
@@ -31,6 +33,7 @@ export class StopControl {
   constructor(private readonly o: StopControlOptions) {
     this.listen(o.stopSignal, () => this.interrupt());
     this.listen(o.abortSignal, () => this.abort());
+    this.listen(o.outputFailedSignal, () => this.outputFailed((o.outputFailedSignal!.reason as { short?: string }).short ?? 'an output could not be written'));
   }
 
   get stopping(): boolean {
@@ -54,6 +57,8 @@ export class StopControl {
           : 'not confirmed: the run stopped on an internal error';
       case 'credentials':
         return `not sent: the server refused the credentials${this.message ? ` (${this.message})` : ''}; nothing more was sent`;
+      case 'output':
+        return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
       case 'unreachable':
         return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to re-run with --resume`;
     }
@@ -93,6 +98,16 @@ export class StopControl {
     this.begin('unreachable');
     this.requests.abort();
     this.o.emit({ type: 'stopping', reason: 'unreachable' });
+  }
+
+  /** An output cannot be written: like a first Ctrl-C (requests in flight may settle), for that reason. */
+  outputFailed(message: string): void {
+    if (this.stopping) return;
+    this.message = message;
+    this.begin('output');
+    this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
+    this.graceTimer.unref();
+    this.o.emit({ type: 'stopping', reason: 'output', graceMs: this.o.graceMs });
   }
 
   fatal(error: unknown): void {

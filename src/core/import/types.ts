@@ -129,6 +129,8 @@ export interface ImportOptions {
   stopSignal?: AbortSignal;
   /** Stop at once: abort requests in flight (second Ctrl-C). */
   abortSignal?: AbortSignal;
+  /** An output (rejects, journal, state) cannot be written: stop like a Ctrl-C; its reason is the OutputFailure. */
+  outputFailedSignal?: AbortSignal;
   /** How long requests in flight may take to settle after a graceful stop (default 10 s). */
   graceMs?: number;
   rejects?: RejectsSink;
@@ -139,9 +141,10 @@ export interface ImportOptions {
   totalBytes?: number;
 }
 
-export type StopReason = 'interrupted' | 'aborted' | 'credentials' | 'unreachable';
+export type StopReason = 'interrupted' | 'aborted' | 'credentials' | 'unreachable' | 'output';
 
 import type { ReasonCount } from '../reason-counter.js';
+import type { OutputFailure } from '../../io/output-failure.js';
 
 export type { ReasonCount };
 
@@ -173,4 +176,6 @@ export interface ImportSummary {
   warnings: number;
   /** The input turned unreadable midway: what was read before it is accounted above; report this after (exit 2). */
   inputError?: InputError;
+  /** An output could not be written (full disk, size limit): the run stopped there (stopReason 'output'). */
+  outputError?: OutputFailure;
 }
