@@ -112,7 +112,7 @@ function cellsOf(row: RowLike): string[] {
   return cells;
 }
 
-export function cellText(value: unknown): string {
+function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';

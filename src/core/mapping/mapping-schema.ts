@@ -46,8 +46,6 @@ export const mappingFileSchema = z.strictObject({
 });
 
 export type CellOptions = Omit<z.infer<typeof columnRuleSchema>, 'field'>;
-export type ColumnRuleJson = z.infer<typeof columnRuleSchema>;
-export type FieldRuleJson = z.infer<typeof fieldRuleSchema>;
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
   file: Object.keys(mappingFileSchema.shape),
