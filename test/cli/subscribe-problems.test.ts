@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { invalidSubscriptionError, missingError, platformList, problemText, problemsHint } from '../../src/cli/render/subscribe-problems.js';
-import type { SubscriptionProblem } from '../../src/core/subscribe.js';
+import type { SubscriptionProblem } from '../../src/core/subscribe/index.js';
 
 const installation51: SubscriptionProblem = { field: 'installationId', kind: 'too-long', length: 51, limit: 50 };
 const token256: SubscriptionProblem = { field: 'tokenHandle', kind: 'too-long', length: 256, limit: 255 };

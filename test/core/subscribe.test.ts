@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSubscription, cleanToken, normalizePlatform, sendSubscription, suggestPlatform, tokenWarnings, type SubscriptionDraft } from '../../src/core/subscribe.js';
+import { checkSubscription, cleanToken, normalizePlatform, sendSubscription, suggestPlatform, tokenWarnings, type SubscriptionDraft } from '../../src/core/subscribe/index.js';
 import { pushRetryPolicy } from '../../src/http/retry-policy.js';
 import { reply, startScriptedServer } from '../http/scripted-server.js';
 

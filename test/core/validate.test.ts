@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateFile, type InvalidRecord } from '../../src/core/validate.js';
+import { validateFile, type InvalidRecord } from '../../src/core/validate/validate-file.js';
 import { readCandidates } from '../../src/core/read-candidates.js';
 import { UsageError } from '../../src/errors.js';
 

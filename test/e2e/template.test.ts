@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { fieldLimits, fieldLimitsMarkdown, templateColumns } from '../../src/core/template.js';
+import { fieldLimits, fieldLimitsMarkdown, templateColumns } from '../../src/core/template/template.js';
 import { buildCsvMapper } from '../../src/core/mapping/csv-mapper.js';
 import { jsonToCandidate } from '../../src/core/mapping/json-mapper.js';
 import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema } from '../../src/schemas/index.js';

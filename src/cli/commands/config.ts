@@ -1,7 +1,7 @@
 /** `memberctl config show|check`: what settings are in effect and why; is this machine ready to import. */
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkConfiguration, type CheckStatus } from '../../core/config-check.js';
+import { checkConfiguration, type CheckStatus } from '../../core/config/check.js';
 import {
   configLocation,
   describeProvenance,

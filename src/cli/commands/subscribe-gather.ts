@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import { draftProblems, missingFields, type SubscriptionDraft } from '../../core/subscribe.js';
+import { draftProblems, missingFields, type SubscriptionDraft } from '../../core/subscribe/index.js';
 import { BLOB_LIMIT_BYTES, mergeBlob, parseDeviceBlob } from '../../core/subscribe/device-blob.js';
 import { readWholeInput } from '../../io/read-whole-input.js';
 import type { Output } from '../output.js';

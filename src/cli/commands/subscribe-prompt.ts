@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Readable, Writable } from 'node:stream';
-import { DRAFT_FIELDS, fieldProblem, normalizePlatform, suggestPlatform, type SubscriptionDraft } from '../../core/subscribe.js';
+import { DRAFT_FIELDS, fieldProblem, normalizePlatform, suggestPlatform, type SubscriptionDraft } from '../../core/subscribe/index.js';
 import { PLATFORMS, PLATFORM_NAMES } from '../../schemas/index.js';
 import { missingError, problemText, suggestionText } from '../render/subscribe-problems.js';
 

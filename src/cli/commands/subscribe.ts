@@ -4,7 +4,7 @@
  * prompts, Ctrl-C and the output modes.
  */
 import { Command } from 'commander';
-import { checkSubscription, sendSubscription, subscribeCategory, formatProblem, type PreparedSubscription, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe.js';
+import { checkSubscription, sendSubscription, subscribeCategory, formatProblem, type PreparedSubscription, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe/index.js';
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';

@@ -1,7 +1,7 @@
 /** `memberctl template`: an import file to map a CRM export onto, and the table of every field's limits. */
 import { Command, Option } from 'commander';
 import { writeOutputFile } from '../../io/output-file.js';
-import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from '../../core/template.js';
+import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from '../../core/template/template.js';
 import { MEMBER_FIELDS } from '../../schemas/index.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';

@@ -1,6 +1,6 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
-import { validateFile, validateCategory, type ValidateEvent, type ValidateProgressInfo } from '../../core/validate.js';
+import { validateFile, validateCategory, type ValidateEvent, type ValidateProgressInfo } from '../../core/validate/validate-file.js';
 import { isMemberctlError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';

@@ -3,7 +3,7 @@
  * Never a value from the blob (it may hold a token, or be a secret pasted by mistake): keys and lengths only.
  */
 import { BLOB_KEYS, BLOB_LIMIT_BYTES, type BlobProblem, type DeviceField, type ReadBlob } from '../../core/subscribe/device-blob.js';
-import type { SubscriptionDraft } from '../../core/subscribe.js';
+import type { SubscriptionDraft } from '../../core/subscribe/index.js';
 import { UsageError } from '../../errors.js';
 import { fieldName } from './subscribe-problems.js';
 

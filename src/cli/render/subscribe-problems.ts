@@ -3,7 +3,7 @@
  * of the --from blob), its limit and the value's length; the hint speaks only of the fields that are wrong.
  * Values are never echoed except a platform (short, and what was typed is the clue to the fix).
  */
-import { DRAFT_FIELDS, FIELD_LIMITS, type SubscriptionDraft, type SubscriptionProblem } from '../../core/subscribe.js';
+import { DRAFT_FIELDS, FIELD_LIMITS, type SubscriptionDraft, type SubscriptionProblem } from '../../core/subscribe/index.js';
 import { PLATFORM_NAMES } from '../../schemas/index.js';
 import { aliasesOf, type PlatformSuggestion } from '../../core/subscribe/platforms.js';
 import { UsageError } from '../../errors.js';

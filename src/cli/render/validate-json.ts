@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { InvalidRecord, ValidateStats } from '../../core/validate.js';
+import type { InvalidRecord, ValidateStats } from '../../core/validate/validate-file.js';
 import { errorToJson } from '../output.js';
 
 export class ValidateJsonStream {

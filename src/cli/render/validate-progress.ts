@@ -3,7 +3,7 @@
  * rate and ETA. Never drawn when stderr is not a TTY or with --json (scripts read stdout; cron logs stay clean).
  */
 import type cliProgress from 'cli-progress';
-import type { ValidateEvent } from '../../core/validate.js';
+import type { ValidateEvent } from '../../core/validate/validate-file.js';
 import { lazy } from '../../lazy.js';
 
 const progressBars = lazy<typeof cliProgress>('cli-progress');

@@ -1,5 +1,5 @@
 /** validate on a terminal: the first invalid records as a table (one line per issue), then a summary. */
-import type { ValidateStats } from '../../core/validate.js';
+import type { ValidateStats } from '../../core/validate/validate-file.js';
 import type { Output } from '../output.js';
 
 export function renderValidateSummary(stats: ValidateStats, output: Output, rejectsFormat: 'csv' | 'ndjson'): void {

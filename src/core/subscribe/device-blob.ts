@@ -4,7 +4,7 @@
  * key), at the top level or one object down (`{"device": {…}}`, an event's `data`). Two different values for one
  * field are an error, never a guess. Nothing here echoes a value: problems name keys, never their contents.
  */
-import type { SubscriptionDraft } from '../subscribe-input.js';
+import type { SubscriptionDraft } from './input.js';
 import { normalizePlatform } from './platforms.js';
 
 export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';

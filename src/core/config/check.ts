@@ -3,11 +3,11 @@
  * reaches the server layer by layer, optionally proves the credentials with a request that cannot write, and
  * ends with a verdict and a result category (an exit code a script can test).
  */
-import { type ResultCategory, isMemberctlError } from '../errors.js';
-import { parseBaseUrl, readTokenFile } from './connection.js';
+import { type ResultCategory, isMemberctlError } from '../../errors.js';
+import { parseBaseUrl, readTokenFile } from '../connection.js';
 import { decodeJwtClaims, expiryState, humanDuration } from './jwt-claims.js';
-import { probeImportEndpoint, probeReachability } from '../http/reachability.js';
-import { describeProvenance, type ResolvedSettings, type TokenArea } from './settings/index.js';
+import { probeImportEndpoint, probeReachability } from '../../http/reachability.js';
+import { describeProvenance, type ResolvedSettings, type TokenArea } from '../settings/index.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 /** What a failure is about decides the result category (and so the exit code): usage, not confirmed, credentials. */

@@ -2,16 +2,16 @@
  * `subscribe`'s use case: send one prepared subscription through the push client and say what became of it,
  * and which result category that is (the command line maps it to an exit code).
  */
-import { PushApiClient, formatProblem, type PushApiOptions, type SubscribeResponse } from '../http/push-api.js';
-import { pushRetryPolicy } from '../http/retry-policy.js';
-import { gaveUpText } from '../http/failure.js';
-import type { ResultCategory } from '../errors.js';
-import type { Platform, Problem } from '../schemas/index.js';
-import type { PreparedSubscription } from './subscribe-input.js';
+import { PushApiClient, formatProblem, type PushApiOptions, type SubscribeResponse } from '../../http/push-api.js';
+import { pushRetryPolicy } from '../../http/retry-policy.js';
+import { gaveUpText } from '../../http/failure.js';
+import type { ResultCategory } from '../../errors.js';
+import type { Platform, Problem } from '../../schemas/index.js';
+import type { PreparedSubscription } from './input.js';
 
-export { checkSubscription, draftProblems, missingFields, tokenWarnings, cleanToken, fieldProblem, platformProblem, DRAFT_FIELDS, FIELD_LIMITS } from './subscribe-input.js';
-export type { SubscriptionDraft, PreparedSubscription, SubscriptionProblem, CheckedSubscription } from './subscribe-input.js';
-export { normalizePlatform, suggestPlatform } from './subscribe/platforms.js';
+export { checkSubscription, draftProblems, missingFields, tokenWarnings, cleanToken, fieldProblem, platformProblem, DRAFT_FIELDS, FIELD_LIMITS } from './input.js';
+export type { SubscriptionDraft, PreparedSubscription, SubscriptionProblem, CheckedSubscription } from './input.js';
+export { normalizePlatform, suggestPlatform } from './platforms.js';
 
 /** Where and how to send: the push client's own options (retry defaults to the push policy). */
 export type SubscribeTarget = PushApiOptions;

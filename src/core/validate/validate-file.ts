@@ -2,14 +2,14 @@
  * validate: the whole local half of an import, no network. Streams every record through read → map → validate,
  * writes --output / --rejects as it goes, and keeps only counts, reasons and a bounded sample in memory.
  */
-import type { ResultCategory } from '../errors.js';
-import type { InputFormat } from '../io/source.js';
-import { checkOutputPaths } from '../io/output-file.js';
-import { openItemsWriter, type ItemsWriter } from '../io/items-writer.js';
-import { openRejectsWriter, type RejectsWriter } from '../io/rejects-writer.js';
-import { issuesToReason, type Candidate, type RecordIssue } from './candidate.js';
-import { readCandidates, type CandidateOptions, type CandidateStream } from './read-candidates.js';
-import { ReasonCounter, type ReasonCount } from './reason-counter.js';
+import type { ResultCategory } from '../../errors.js';
+import type { InputFormat } from '../../io/source.js';
+import { checkOutputPaths } from '../../io/output-file.js';
+import { openItemsWriter, type ItemsWriter } from '../../io/items-writer.js';
+import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
+import { issuesToReason, type Candidate, type RecordIssue } from '../candidate.js';
+import { readCandidates, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
+import { ReasonCounter, type ReasonCount } from '../reason-counter.js';
 
 export interface ValidateOptions extends CandidateOptions {
   /** --output: write the valid items, as import would send them, one per line. */

@@ -4,7 +4,7 @@
  * schemas themselves, so the documentation cannot drift from what validate enforces.
  */
 import { z } from 'zod';
-import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema, type Address, type MemberUpsertItem } from '../schemas/index.js';
+import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema, type Address, type MemberUpsertItem } from '../../schemas/index.js';
 
 /** One example with every field set; `Required` makes a field added to the schema a compile error here. */
 export const EXAMPLE_MEMBER = {

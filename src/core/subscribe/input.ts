@@ -3,8 +3,8 @@
  * would), the shared schema's bounds, and light heuristics about the device token. Token oddities are warnings,
  * never errors: the push hub is the judge of its own tokens.
  */
-import { subscriptionRequestSchema, type Platform, type SubscriptionRequest } from '../schemas/index.js';
-import { normalizePlatform, suggestPlatform, type PlatformSuggestion } from './subscribe/platforms.js';
+import { subscriptionRequestSchema, type Platform, type SubscriptionRequest } from '../../schemas/index.js';
+import { normalizePlatform, suggestPlatform, type PlatformSuggestion } from './platforms.js';
 
 export interface SubscriptionDraft {
   customerId?: string;
