@@ -17,7 +17,11 @@ export interface RowCount {
   lines: number;
 }
 
-/** The count, or undefined for input that cannot be read twice (stdin, a pipe) or a JSON array (not line-based). */
+/**
+ * The count, or undefined for input that cannot be read twice (stdin, a pipe) or is not line-based (a JSON array,
+ * a workbook). Text in UTF-16 still has one 0x0A byte per line break (and a few more in some characters: the
+ * bound only grows).
+ */
 export async function countRows(path: string, format: InputFormat): Promise<RowCount | undefined> {
   if (path === '-' || format === 'json' || format === 'xlsx') return undefined;
   const info = await stat(path).catch(() => undefined);

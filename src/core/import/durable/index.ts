@@ -86,7 +86,7 @@ export async function openImportState(
         input: options.input,
         state: state.path,
       });
-      if (lastGood && options.inputRows === undefined && !options.allowShrink) warn(`the shrink guard cannot count ${options.input} before the run (standard input or a JSON array): it is not checked`);
+      if (lastGood && options.inputRows === undefined && !options.allowShrink) warn(`the shrink guard cannot count ${options.input} before the run (standard input, a pipe, a JSON array or a workbook): it is not checked`);
     }
     journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
   } catch (error) {
