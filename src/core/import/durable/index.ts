@@ -76,18 +76,6 @@ export async function openImportState(
   let journal: JournalSession | undefined;
   try {
     state = options.statePath ? openState(options.statePath, options, warn) : undefined;
-    if (state) {
-      const lastGood = state.nightly.lastGoodRun();
-      checkShrink({
-        rows: options.inputRows,
-        lastGoodRows: lastGood?.rows,
-        maxShrink: options.maxShrink ?? DEFAULT_MAX_SHRINK,
-        allowShrink: options.allowShrink ?? false,
-        input: options.input,
-        state: state.path,
-      });
-      if (lastGood && options.inputRows === undefined && !options.allowShrink) warn(`the shrink guard cannot count ${options.input} before the run (standard input, a pipe, a JSON array or a workbook): it is not checked`);
-    }
     journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
   } catch (error) {
     state?.close();
@@ -149,7 +137,10 @@ export async function openImportState(
   }
 }
 
-/** A missing state is announced (every member will be sent), or refused with --require-state (for cron). */
+/**
+ * A missing state is announced (every member will be sent), or refused with --require-state (for cron); then the
+ * shrink guard compares this input with the last good run's (shrink-guard.ts).
+ */
 function openState(path: string, options: ImportStateOptions, warn: (message: string) => void): SyncState {
   if (options.requireState && !existsSync(path)) {
     throw new UsageError(`no state file at ${path} (--require-state): nothing was sent`, {
@@ -159,5 +150,14 @@ function openState(path: string, options: ImportStateOptions, warn: (message: st
   }
   const state = SyncState.open(path, { create: true, target: options.target });
   if (state.created) warn(`new state ${path}: every member will be sent`);
+  try {
+    const lastGood = state.nightly.lastGoodRun();
+    const { inputRows, allowShrink = false } = options;
+    checkShrink({ rows: inputRows, lastGoodRows: lastGood?.rows, maxShrink: options.maxShrink ?? DEFAULT_MAX_SHRINK, allowShrink, input: options.input, state: path });
+    if (lastGood && inputRows === undefined && !allowShrink) warn(`the shrink guard cannot count ${options.input} before the run (standard input, a pipe, a JSON array or a workbook): it is not checked`);
+  } catch (error) {
+    state.close();
+    throw error;
+  }
   return state;
 }
