@@ -43,7 +43,7 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
 export function importCommand(result: CommandResult): Command {
   const command = new Command('import')
     .description('send a file of member records to the import endpoint in batches, and account for every record')
-    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)');
+    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz, or an .xlsx workbook; - for standard input (with --format)');
   // --help in groups, as gh and the sf CLI show theirs: input, target, sending, resume and sync, output
   command.optionsGroup('Input options:');
   addInputOptions(command);

@@ -32,7 +32,7 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
   map.addCommand(
     new Command('init')
       .description('write a starter mapping from a file\'s headers and first rows: a guessed field per column (null for the rest), date formats, placeholders for required fields')
-      .argument('<file>', 'the export: CSV, JSON array or NDJSON (optionally .gz)')
+      .argument('<file>', 'the export: CSV, JSON array or NDJSON (optionally .gz), or an .xlsx workbook')
       .option('--out <file>', 'write the mapping here (default: stdout); never the input, never through a symlink')
       .option('--force', 'replace --out if it exists')
       .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson', 'xlsx']))

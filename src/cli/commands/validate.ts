@@ -20,7 +20,7 @@ interface ValidateFlags extends InputFlags {
 export function validateCommand(result: CommandResult): Command {
   const command = new Command('validate')
     .description('read, map and validate every record of a file locally, with no network: rows, valid, invalid and why')
-    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz; - for standard input (with --format)')
+    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz, or an .xlsx workbook; - for standard input (with --format)')
     .option('--json', 'print one JSON object on stdout: counts and every invalid record with its issues')
     .option('--output <file>', 'write the valid items, exactly as import would send them, one JSON object per line')
     .option('--rejects <file>', 'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
