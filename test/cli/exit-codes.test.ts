@@ -4,24 +4,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES, exitCodeFor, exitCodesHelp, exitCodesMarkdown, type ExitCodeCommand } from '../../src/cli/exit-codes.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { helpOf } from './help-of.js';
 import { importCategory } from '../../src/core/import/index.js';
 import type { ImportSummary } from '../../src/core/import/index.js';
 import { CredentialsError, InputError, InterruptedError, NotConfirmedError, RequestRefusedError, UsageError } from '../../src/errors.js';
 
 const root = join(import.meta.dirname, '..', '..');
-
-function helpOf(path: string[]): string {
-  let command: Command = buildProgram({ exitCode: 0 });
-  for (const name of path) command = command.commands.find((sub) => sub.name() === name)!;
-  let text = '';
-  command.configureOutput({ writeOut: (chunk) => void (text += chunk) });
-  command.outputHelp();
-  return text;
-}
 
 describe('the exit-code table', () => {
   it('gives each category its own code, the numbers scripts already rely on', () => {

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
+import { helpOf } from './help-of.js';
 
 function importCommand(): Command {
   return buildProgram({ exitCode: 0 }).commands.find((command) => command.name() === 'import')!;
@@ -9,11 +10,7 @@ function importCommand(): Command {
 
 describe('import --help', () => {
   it('shows its options in five groups, in the order a run needs them', () => {
-    let help = '';
-    const command = importCommand();
-    command.configureOutput({ writeOut: (chunk) => void (help += chunk) });
-    command.outputHelp();
-    const headings = help.split('\n').filter((line) => /^[A-Z][\w ]*:$/.test(line));
+    const headings = helpOf(['import']).split('\n').filter((line) => /^[A-Z][\w ]*:$/.test(line));
     expect(headings).toEqual(['Arguments:', 'Input options:', 'Target options:', 'Sending options:', 'Resume and sync options:', 'Output options:', 'Options:', 'Global Options:', 'Examples:', 'Exit codes:']);
   });
 

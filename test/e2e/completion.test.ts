@@ -6,11 +6,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { completionModel } from '../../src/cli/completion/model.js';
 import { CLI, configDir, isolatedEnv, runCli } from './config-cli-helper.js';
+import { helpOf } from '../cli/help-of.js';
 
 const env = isolatedEnv();
 const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
@@ -100,16 +100,6 @@ describe('memberctl completion', () => {
 
 describe('help that teaches', () => {
   const paths = completionModel(buildProgram({ exitCode: 0 })).nodes.map((node) => node.path);
-
-  /** The help text exactly as `memberctl <path> --help` prints it, rendered in-process (one spawn per command is slow). */
-  function helpOf(path: string[]): string {
-    let command: Command = buildProgram({ exitCode: 0 });
-    for (const name of path) command = command.commands.find((sub) => sub.name() === name)!;
-    let text = '';
-    command.configureOutput({ writeOut: (chunk) => void (text += chunk) });
-    command.outputHelp();
-    return text;
-  }
 
   it('every command shows two or three examples in --help', async () => {
     const missing = paths

@@ -13,13 +13,13 @@
 import type { InputError } from '../../errors.js';
 import { Batcher, type PendingRecord } from './batcher.js';
 import { Changes } from './changes.js';
-import { ADAPTIVE_DEFAULTS, createLimit, type ConcurrencyLimit } from './concurrency-limit.js';
+import { ADAPTIVE_DEFAULTS, createLimit } from './concurrency-limit.js';
 import { Dispatcher } from './dispatcher.js';
 import { FailFast } from './fail-fast.js';
 import type { ImportEvent } from './events.js';
 import { Ledger } from './ledger.js';
 import { MemberOrder } from './member-order.js';
-import { Reader } from './reader.js';
+import { Reader, type ReaderParts } from './reader.js';
 import { StopControl } from './stop-control.js';
 import type { ImportOptions, ImportSummary } from './types.js';
 
@@ -28,16 +28,9 @@ export const IMPORT_DEFAULTS = { batchSize: 500, maxBatchBytes: 1024 * 1024, max
 const PROGRESS_EVERY_MS = 200;
 
 /** The parts of one run, named: what the reader, the sender and the end of the run share. */
-interface Run {
+interface Run extends Omit<ReaderParts, 'maxHeld' | 'tick'> {
   options: ImportOptions;
   started: number;
-  limit: ConcurrencyLimit;
-  ledger: Ledger;
-  order: MemberOrder;
-  batcher: Batcher;
-  dispatcher: Dispatcher;
-  stop: StopControl;
-  changes: Changes;
   emit(event: ImportEvent): void;
   warnings(): number;
   progress(): void;
