@@ -3,6 +3,7 @@
  * flight (the adaptive limit moves), and an ETA from the bytes read of the file's size (rows are not known in
  * advance, bytes are). Drawn only on a terminal; warnings printed while it runs go above it rather than through it.
  */
+import { printable } from './printable.js';
 import type cliProgress from 'cli-progress';
 import type { ImportEvent } from '../core/import/index.js';
 import { lazy } from '../lazy.js';
@@ -63,7 +64,8 @@ export function createImportProgress(stream: NodeJS.WriteStream = process.stderr
       }
     },
     log(line) {
-      const text = line.endsWith('\n') ? line : `${line}\n`;
+      // lines from the data (a warning naming a cell, a server's message) escaped, as Output does
+      const text = printable(line.endsWith('\n') ? line : `${line}\n`, true);
       if (multibar) multibar.log(text);
       else stream.write(text);
     },
