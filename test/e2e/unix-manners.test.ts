@@ -60,4 +60,10 @@ describe('a token an HTTP header cannot carry', () => {
       await server.close();
     }
   });
+
+  it('config check names it too, without the token', async () => {
+    const result = await runCli(['config', 'check', '--no-probe', '--base-url', 'http://127.0.0.1:9/'], isolatedEnv({ MEMBERCTL_TOKEN: 'abc\u0001def-ghi' }));
+    expect(result.stdout).toMatch(/FAIL +bad token in member token: character 4 is U\+0001/);
+    expect(result.stdout).not.toContain('abc');
+  });
 });

@@ -4,7 +4,7 @@
  * ends with a verdict and a result category (an exit code a script can test).
  */
 import { type ResultCategory, isMemberctlError } from '../../errors.js';
-import { parseBaseUrl, readTokenFile } from '../connection.js';
+import { checkTokenCharacters, parseBaseUrl, readTokenFile } from '../connection.js';
 import { decodeJwtClaims, expiryState, humanDuration } from './jwt-claims.js';
 import { probeImportEndpoint, probeReachability } from '../../http/reachability.js';
 import { describeProvenance, type ResolvedSettings, type TokenArea } from '../settings/index.js';
@@ -96,6 +96,12 @@ async function checkToken(area: TokenArea, settings: ResolvedSettings, env: Node
       add('credentials', 'fail', `${label}: ${isMemberctlError(error) ? error.message : String(error)}`);
       return undefined;
     }
+  }
+  try {
+    checkTokenCharacters(token, label);
+  } catch (error) {
+    add('credentials', 'fail', isMemberctlError(error) ? error.message : String(error));
+    return undefined;
   }
   if (area === 'push') return undefined; // opaque: nothing more to learn offline
   const claims = decodeJwtClaims(token);
