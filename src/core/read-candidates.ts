@@ -46,8 +46,8 @@ export interface CandidateStream {
   sourceKey?(record: SourceRecord): SourceKey | undefined;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
-  /** Once the input is read: whether its last record had no line break after it (a suspect end). */
-  readonly end: { unterminated: boolean };
+  /** Once the input is read: whether its last record (starting on `line`) had no line break after it (a suspect end). */
+  readonly end: { unterminated: boolean; line?: number };
 }
 
 export async function readCandidates(options: CandidateOptions): Promise<CandidateStream> {
@@ -91,14 +91,15 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     }
   }
 
-  const end = { unterminated: false };
+  const end: CandidateStream['end'] = { unterminated: false };
   function endWarnings(last: SourceRecord | undefined): void {
     end.unterminated = last?.unterminated === true;
+    end.line = last?.line;
     if (!options.onEndWarning) return;
     if (!last) options.onEndWarning(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
     else if (last.unterminated) {
       const held = options.holdUnterminated ? '; with --changed-only it is not sent unless unchanged' : '';
-      options.onEndWarning(`${source.file} line ${last.line}: the file ends without a line break after the last record: was the export cut short? Its last value may be incomplete${held}`);
+      options.onEndWarning(`${unterminatedWarning(source.file, last.line)}${held}`);
     }
   }
   const batches = upToLimit();
@@ -110,6 +111,11 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
   }
 
   return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close(), end };
+}
+
+/** A file whose last record has no line break after it: what import and validate say about it. */
+export function unterminatedWarning(file: string, line: number): string {
+  return `${file} line ${line}: the file ends without a line break after the last record: was the export cut short? Its last value may be incomplete`;
 }
 
 function holdingUnterminated(toCandidate: (record: SourceRecord) => Candidate): (record: SourceRecord) => Candidate {

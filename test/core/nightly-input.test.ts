@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { createRecordMapper } from '../../src/core/mapping/index.js';
 import { readCandidates } from '../../src/core/read-candidates.js';
+import { validateFile } from '../../src/core/validate/validate-file.js';
 import { countRows } from '../../src/io/count-rows.js';
 import { readCsvText, tempDir } from '../io/reader-helpers.js';
 
@@ -64,6 +65,11 @@ describe('an export that ends mid-record', () => {
     expect(candidates[1]).toMatchObject({ memberId: 'm2', issues: [{ rule: 'unterminated last record' }] });
     expect(warnings).toEqual([expect.stringMatching(/cut\.csv line 3: the file ends without a line break/)]);
     expect(stream.end.unterminated).toBe(true);
+
+    // validate says the same (and still finds the record valid: it sends nothing)
+    const events: { type: string; message?: string }[] = [];
+    await validateFile({ path }, (event) => void events.push(event as { type: string; message?: string }));
+    expect(events.filter((e) => e.type === 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/line 3: the file ends without a line break/)]);
   });
 
   it('warns about a header and no records', async () => {
