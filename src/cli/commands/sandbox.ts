@@ -162,7 +162,8 @@ Examples:
 
 The tokens printed are sandbox-only. Admin API (no auth, loopback): GET /_sandbox/members, /_sandbox/stats,
 /_sandbox/requests, /_sandbox/subscriptions; DELETE /_sandbox/members/{id}; POST /_sandbox/reset;
-GET|PUT|PATCH /_sandbox/faults.`,
+GET|PUT|PATCH /_sandbox/faults. Calls that change something need Content-Type: application/json; cross-site
+requests (a foreign Origin, a Host that is not localhost or an IP) are refused 403.`,
     )
     .action(async (flags: SandboxFlags) => {
       const output = createOutput();
