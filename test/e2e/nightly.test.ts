@@ -107,6 +107,11 @@ describe('a week of nightly syncs', () => {
     await expectServerMatches(rows, removed);
     const absent = await runCli(['state', 'absent', '--state', state, '--json'], env);
     expect((JSON.parse(absent.stdout).members as { memberId: string }[]).map((m) => m.memberId).sort()).toEqual([...removed.keys()].sort());
+    const listed = await runCli(['state', 'absent', '--state', state, '--out', join(dir, 'absent.csv')], env);
+    expect(listed.code).toBe(0);
+    const csv = readFileSync(join(dir, 'absent.csv'), 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('memberId,absentSince');
+    expect(csv.slice(1).map((text) => text.split(',')[0]).sort()).toEqual([...removed.keys()].sort());
 
     // night 3: the export cut mid-row at 60%: refused before sending, naming both counts
     const full = `${HEADER}\n${rows.map(line).join('\n')}\n`;
