@@ -75,8 +75,10 @@ const rows = () => (Object.values(EXIT_CODES) as ExitCodeRow[]).sort((a, b) => a
 
 /** The "Exit codes:" block of a command's --help, one code a line. */
 export function exitCodesHelp(command: ExitCodeCommand): string {
-  const lines = rows().flatMap(({ code, per }) => (per[command] === undefined ? [] : [`  ${code}  ${per[command]}`]));
-  return `Exit codes:\n${lines.join('\n')}`;
+  const listed = rows().filter(({ per }) => per[command] !== undefined);
+  // right-aligned, so the meanings line up when a three-digit code (130) is among them
+  const width = Math.max(...listed.map(({ code }) => String(code).length));
+  return `Exit codes:\n${listed.map(({ code, per }) => `  ${String(code).padStart(width)}  ${per[command]}`).join('\n')}`;
 }
 
 /** The table as Markdown, for the README (a test keeps the README's copy equal to it). */
