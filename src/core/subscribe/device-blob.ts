@@ -8,7 +8,7 @@ import type { SubscriptionDraft } from './input.js';
 import { normalizePlatform } from './platforms.js';
 
 export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';
-export const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'installationId'];
+const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'installationId'];
 
 /**
  * The keys read for each field, in the spelling documented. `fallback` keys count only when no `keys` key is

@@ -9,7 +9,7 @@ import type { ResultCategory } from '../../errors.js';
 import type { Platform, Problem } from '../../schemas/index.js';
 import type { PreparedSubscription } from './input.js';
 
-export { checkSubscription, draftProblems, missingFields, tokenWarnings, cleanToken, fieldProblem, platformProblem, DRAFT_FIELDS, FIELD_LIMITS } from './input.js';
+export { checkSubscription, draftProblems, missingFields, tokenWarnings, cleanToken, fieldProblem, DRAFT_FIELDS, FIELD_LIMITS } from './input.js';
 export type { SubscriptionDraft, PreparedSubscription, SubscriptionProblem, CheckedSubscription } from './input.js';
 export { normalizePlatform, suggestPlatform } from './platforms.js';
 

@@ -9,7 +9,7 @@ import { PLATFORM_NAMES, type Platform } from '../../schemas/index.js';
  * Everyday words for the platforms, as apps print them in an `os` or `platform` field. `Fcm` (legacy Android,
  * deprecated) is never chosen by an alias: `android` means the current FcmV1.
  */
-export const PLATFORM_ALIASES: Readonly<Record<string, Platform>> = {
+const PLATFORM_ALIASES: Readonly<Record<string, Platform>> = {
   ios: 'Apns',
   ipados: 'Apns',
   iphone: 'Apns',
