@@ -1,7 +1,7 @@
 /**
  * Text from the data (a cell, a memberId, a server's message, a file name) may hold control characters: ESC
  * sequences that recolour, clear or retitle a terminal (OSC), a carriage return that overwrites a line, bidi
- * overrides that reorder it. Human output shows them escaped (\x1b, \u202e); JSON output escapes them itself.
+ * overrides that reorder it. Output shows them escaped (\u001b, \u202e), the way JSON spells them.
  */
 
 /** The colour sequences memberctl's own styles produce (bold, dim, red, green, yellow, cyan and their resets). */
@@ -10,9 +10,9 @@ const CONTROL = '[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e
 const WITH_STYLES = new RegExp(`${OWN_STYLES}|${CONTROL}`, 'g');
 const ALONE = new RegExp(CONTROL, 'g');
 
+/** \u001b, the JSON spelling: a --json line that carries such a character (DEL, C1, bidi) stays valid JSON. */
 function escaped(char: string): string {
-  const code = char.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /**

@@ -41,7 +41,15 @@ describe('control characters from the data', () => {
     const result = await runCli(['validate', path], isolatedEnv());
     expect(result.code).toBe(3);
     expect(result.stdout + result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    expect(result.stdout).toContain('\\x1b');
+    expect(result.stdout).toContain('\\u001b');
+  });
+
+  it('--json stays valid JSON when the data holds characters JSON leaves raw (DEL, C1, bidi overrides)', async () => {
+    const path = join(tempDir(), 'c1.csv');
+    writeFileSync(path, 'memberId,isActive,createdAt\nm\u0085\u202e\u007f1,perhaps,2024-01-01\n');
+    const result = await runCli(['validate', path, '--json'], isolatedEnv());
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stdout).invalidRecords[0].memberId).toBe('m\u0085\u202e\u007f1');
   });
 });
 
