@@ -54,9 +54,9 @@ describe('JSON log lines', () => {
     const { logFinished } = await import('../src/cli/log-format.js');
     const { log, parsed } = capture();
     log.log('info', 'notice', { message: 'x' });
-    logFinished(log, summary, 0);
-    logFinished(log, summary, 3, { absentFromInput: 2 });
-    logFinished(log, { ...summary, failed: 1 }, 4);
+    logFinished(log, summary, 'ok');
+    logFinished(log, summary, 'partial', { absentFromInput: 2 });
+    logFinished(log, { ...summary, failed: 1 }, 'not-confirmed');
     const lines = parsed();
     expect(new Set(lines.map((line) => line.runId)).size).toBe(1);
     expect(lines.every((line) => line.pid === process.pid)).toBe(true);

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { ImportEvent } from '../core/import/events.js';
 import type { ImportSummary } from '../core/import/types.js';
 import { errorToJson } from './output.js';
+import type { ResultCategory } from '../errors.js';
+import { exitCodeFor } from './exit-codes.js';
 
 /**
  * On every line: which run wrote it (one process, one run; several runs may share a log file, e.g. a job that
@@ -97,9 +99,9 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
 }
 
 /** The last line of a run: its exit code and counts; `error` when it failed, `warn` when some records were not taken. */
-export function logFinished(log: JsonLog, summary: ImportSummary, exitCode: number, extra: Record<string, unknown> = {}): void {
-  const level: LogLevel = exitCode === 0 ? 'info' : exitCode === 3 ? 'warn' : 'error';
-  log.log(level, 'finished', { exitCode, ...summaryForLog(summary), ...extra });
+export function logFinished(log: JsonLog, summary: ImportSummary, category: ResultCategory, extra: Record<string, unknown> = {}): void {
+  const level: LogLevel = category === 'ok' ? 'info' : category === 'partial' ? 'warn' : 'error';
+  log.log(level, 'finished', { exitCode: exitCodeFor(category), ...summaryForLog(summary), ...extra });
 }
 
 /** An error as one line, whenever it happens (before reading or during the run): {level, code, message, hint}. */

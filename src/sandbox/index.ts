@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { MemberUpsertItem } from '../schemas/index.js';
@@ -71,6 +71,30 @@ function tokensFrom(options: SandboxOptions) {
   return { memberToken, pushToken, strict: options.strictTokens ?? false };
 }
 
+/** --data FILE: the members kept from an earlier run, and the append log of changes since its last snapshot. */
+async function openDataFile(store: SandboxStore, dataFile: string, log: (line: string) => void): Promise<StoreLog> {
+  // Found out now, not at the first write minutes later (or at Ctrl-C, when the data would be lost).
+  await access(dirname(dataFile), constants.W_OK).catch(() => {
+    throw new SandboxConfigError(`cannot write the store file's folder ${dirname(dataFile)} (missing or read-only)`);
+  });
+  for (const name of await removeStaleTemps(dataFile)) log(`removed ${name}, a temp file left by a sandbox that stopped mid-write`);
+  await loadStore(store, dataFile);
+  const opened = await StoreLog.open(dataFile, store);
+  store.onChange = (line) => opened.log.add(line);
+  if (opened.replayed > 0) log(`replayed ${opened.replayed} changes from the append log beside ${dataFile}`);
+  return opened.log;
+}
+
+function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
@@ -80,19 +104,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const tokens = tokensFrom(options);
   const log = options.log ?? (() => {});
   const store = new SandboxStore();
-  let changes: StoreLog | undefined;
-  if (options.dataFile) {
-    // Found out now, not at the first write minutes later (or at Ctrl-C, when the data would be lost).
-    await access(dirname(options.dataFile), constants.W_OK).catch(() => {
-      throw new SandboxConfigError(`cannot write the store file's folder ${dirname(options.dataFile!)} (missing or read-only)`);
-    });
-    for (const name of await removeStaleTemps(options.dataFile)) log(`removed ${name}, a temp file left by a sandbox that stopped mid-write`);
-    await loadStore(store, options.dataFile);
-    const opened = await StoreLog.open(options.dataFile, store);
-    changes = opened.log;
-    store.onChange = (line) => changes!.add(line);
-    if (opened.replayed > 0) log(`replayed ${opened.replayed} changes from the append log beside ${options.dataFile}`);
-  }
+  const changes = options.dataFile ? await openDataFile(store, options.dataFile, log) : undefined;
   const faults = new FaultEngine(seed, options.faults);
   const capacity = new CapacityGate(() => faults.capacity);
   const stats = new StatsCollector();
@@ -114,14 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log,
   };
 
-  const server = createServer(createRequestHandler(ctx));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const server = await listen(createServer(createRequestHandler(ctx)), port, host);
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;

@@ -119,7 +119,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     let exitCode = exitCodeFor(report.category);
     const again = againCommand(process.argv.slice(2), report.state.journalKept);
     const reportFailure = await reportFile.finished(exitCode, json, importRunError(report.summary, target, again));
-    view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, exitCode, stateJson, againCommand: again });
+    view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again });
     // the report could not be written (full disk): said after the summary; the run did not do all it was asked
     if (reportFailure) exitCode = Math.max(view.error(reportFailure), exitCode);
     return exitCode;

@@ -34,74 +34,7 @@ Examples:
 Forgetting is always safe: a forgotten member is sent again (the import is an upsert).`,
     );
 
-  state.addCommand(
-    withStateOptions(new Command('show'))
-      .description('count of members and last update; or, given MEMBER_ID, its item hash and confirmation time')
-      .argument('[member-id]', 'one member to look up')
-      .action((memberId: string | undefined, flags: StateFlags) => {
-        const output = createOutput();
-        if (memberId === undefined) {
-          const overview = stateOverview(flags.state);
-          const n = (count: number) => count.toLocaleString('en-US');
-          if (flags.json) output.out(JSON.stringify(overview));
-          else if ('damaged' in overview) {
-            output.out(`state file   ${overview.state}`);
-            output.out(`damaged      ${overview.problem}`);
-            output.out(`to recover   ${overview.hint}`);
-          } else {
-            output.out(`state file   ${overview.state}`);
-            output.out(`members      ${n(overview.members)}`);
-            output.out(`last update  ${overview.lastUpdate ?? output.color.dim('never')}`);
-            output.out(`target       ${overview.target ?? output.color.dim('none yet (bound by the next import)')}`);
-            output.out(`last good    ${overview.lastGoodRows === null ? output.color.dim('no whole run yet') : `${n(overview.lastGoodRows)} rows (the shrink guard compares with this)`}`);
-            output.out(`absent       ${n(overview.absent)} members not in the last whole run's input (memberctl state absent lists them)`);
-          }
-          // a damaged state is reported, not thrown; the exit code still tells a script it cannot be used
-          result.exitCode = exitCodeFor('damaged' in overview ? 'usage' : 'ok');
-          return;
-        } else {
-          const member = stateOfMember(flags.state, memberId);
-          if (flags.json) output.out(JSON.stringify(member));
-          else if (!member.known) output.out(`${memberId}: not in the state (its next row will be sent)`);
-          else output.out(`${memberId}: item hash ${member.hash}, confirmed ${member.updatedAt}`);
-        }
-        result.exitCode = exitCodeFor('ok');
-      }),
-  );
-
-  state.addCommand(
-    withStateOptions(new Command('forget'))
-      .description('forget one member, so its next row is sent whether it changed or not')
-      .argument('<member-id>', 'the memberId to forget')
-      .action((memberId: string, flags: StateFlags) => {
-        const output = createOutput();
-        const outcome = forgetMember(flags.state, memberId);
-        if (flags.json) output.out(JSON.stringify(outcome));
-        else output.out(outcome.forgotten ? `forgot ${memberId}: its next row will be sent` : `${memberId} was not in the state: nothing to forget`);
-        result.exitCode = exitCodeFor('ok');
-      }),
-  );
-
-  state.addCommand(
-    withStateOptions(new Command('reset'))
-      .description('forget every member, so the next --changed-only import sends everything')
-      .action((flags: StateFlags) => {
-        const output = createOutput();
-        const outcome = resetState(flags.state);
-        if (flags.json) output.out(JSON.stringify(outcome));
-        else if (outcome.damagedMovedTo) output.out(`the damaged state was moved to ${outcome.damagedMovedTo}; a new, empty state is in its place: the next import sends every member`);
-        else output.out(`forgot ${outcome.forgotten!.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);
-        result.exitCode = exitCodeFor('ok');
-      }),
-  );
-  state.addCommand(
-    withStateOptions(new Command('absent'))
-      .description("list the members in the state that the last whole run's input did not hold (the API has no delete)")
-      .option('--out <file>', 'write the list here as CSV (memberId,absentSince) instead of to stdout')
-      .action(async (flags: StateFlags) => {
-        result.exitCode = await absentAction(flags);
-      }),
-  );
+  for (const sub of [showCommand, forgetCommand, resetCommand, absentCommand]) state.addCommand(sub(result));
   const examples: Record<string, string> = {
     show: `  $ memberctl state show --state members.state              members known and the last update
   $ memberctl state show M-1042 --state members.state --json    one member's item hash, for a script`,
@@ -114,6 +47,76 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
   };
   for (const sub of state.commands) sub.exitOverride().addHelpText('after', `\nExamples:\n${examples[sub.name()] ?? ''}`);
   return state;
+}
+
+function showCommand(result: CommandResult): Command {
+  return withStateOptions(new Command('show'))
+    .description('count of members and last update; or, given MEMBER_ID, its item hash and confirmation time')
+    .argument('[member-id]', 'one member to look up')
+    .action((memberId: string | undefined, flags: StateFlags) => {
+      const output = createOutput();
+      if (memberId === undefined) {
+        const overview = stateOverview(flags.state);
+        const n = (count: number) => count.toLocaleString('en-US');
+        if (flags.json) output.out(JSON.stringify(overview));
+        else if ('damaged' in overview) {
+          output.out(`state file   ${overview.state}`);
+          output.out(`damaged      ${overview.problem}`);
+          output.out(`to recover   ${overview.hint}`);
+        } else {
+          output.out(`state file   ${overview.state}`);
+          output.out(`members      ${n(overview.members)}`);
+          output.out(`last update  ${overview.lastUpdate ?? output.color.dim('never')}`);
+          output.out(`target       ${overview.target ?? output.color.dim('none yet (bound by the next import)')}`);
+          output.out(`last good    ${overview.lastGoodRows === null ? output.color.dim('no whole run yet') : `${n(overview.lastGoodRows)} rows (the shrink guard compares with this)`}`);
+          output.out(`absent       ${n(overview.absent)} members not in the last whole run's input (memberctl state absent lists them)`);
+        }
+        // a damaged state is reported, not thrown; the exit code still tells a script it cannot be used
+        result.exitCode = exitCodeFor('damaged' in overview ? 'usage' : 'ok');
+        return;
+      } else {
+        const member = stateOfMember(flags.state, memberId);
+        if (flags.json) output.out(JSON.stringify(member));
+        else if (!member.known) output.out(`${memberId}: not in the state (its next row will be sent)`);
+        else output.out(`${memberId}: item hash ${member.hash}, confirmed ${member.updatedAt}`);
+      }
+      result.exitCode = exitCodeFor('ok');
+    });
+}
+
+function forgetCommand(result: CommandResult): Command {
+  return withStateOptions(new Command('forget'))
+    .description('forget one member, so its next row is sent whether it changed or not')
+    .argument('<member-id>', 'the memberId to forget')
+    .action((memberId: string, flags: StateFlags) => {
+      const output = createOutput();
+      const outcome = forgetMember(flags.state, memberId);
+      if (flags.json) output.out(JSON.stringify(outcome));
+      else output.out(outcome.forgotten ? `forgot ${memberId}: its next row will be sent` : `${memberId} was not in the state: nothing to forget`);
+      result.exitCode = exitCodeFor('ok');
+    });
+}
+
+function resetCommand(result: CommandResult): Command {
+  return withStateOptions(new Command('reset'))
+    .description('forget every member, so the next --changed-only import sends everything')
+    .action((flags: StateFlags) => {
+      const output = createOutput();
+      const outcome = resetState(flags.state);
+      if (flags.json) output.out(JSON.stringify(outcome));
+      else if (outcome.damagedMovedTo) output.out(`the damaged state was moved to ${outcome.damagedMovedTo}; a new, empty state is in its place: the next import sends every member`);
+      else output.out(`forgot ${outcome.forgotten!.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);
+      result.exitCode = exitCodeFor('ok');
+    });
+}
+
+function absentCommand(result: CommandResult): Command {
+  return withStateOptions(new Command('absent'))
+    .description("list the members in the state that the last whole run's input did not hold (the API has no delete)")
+    .option('--out <file>', 'write the list here as CSV (memberId,absentSince) instead of to stdout')
+    .action(async (flags: StateFlags) => {
+      result.exitCode = await absentAction(flags);
+    });
 }
 
 async function absentAction(flags: StateFlags): Promise<number> {

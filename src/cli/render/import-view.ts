@@ -47,7 +47,6 @@ export interface RenderContext {
   withUnchanged: boolean;
   rejectsPath?: string;
   reportPath?: string;
-  exitCode: number;
   /** The --json fields the durable state adds (journal, shard...): the JSON log's finished line carries them too. */
   stateJson: Record<string, unknown>;
   /** The exact command that sends what is left (cli/next-command.ts). */
@@ -133,7 +132,7 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
       // the summary is out (it accounts for the records before a stop); then the error, on stderr with --json too
       const error = importRunError(summary, target, context.againCommand);
       if (error) renderError(error, output);
-      if (jsonLog) logFinished(jsonLog, summary, context.exitCode, context.stateJson);
+      if (jsonLog) logFinished(jsonLog, summary, report.category, context.stateJson);
     },
   };
 }

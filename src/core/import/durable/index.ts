@@ -82,7 +82,6 @@ export async function openImportState(
     await stateLock?.release();
     throw error;
   }
-  let finished: Promise<FinishedState> | undefined;
   const { hooks, counters, flush } = buildHooks({
     shard: options.shard,
     journal: journal?.writer,
@@ -92,6 +91,8 @@ export async function openImportState(
     sourceKey: options.sourceKey,
     refreshAfterDays: options.refreshAfterDays,
   });
+  const opened: Opened = { options, state, stateLock, journal, otherShards: () => counters.otherShards, flush };
+  let finished: Promise<FinishedState> | undefined;
   return {
     hooks,
     counters,
@@ -99,42 +100,53 @@ export async function openImportState(
     shard: options.shard,
     resumedRecords: journal?.resumed?.settled ?? 0,
     finish(summary) {
-      finished ??= finishOnce(summary);
+      finished ??= finishOnce(opened, summary);
       return finished;
     },
   };
+}
 
-  async function finishOnce(summary: ImportSummary | undefined): Promise<FinishedState> {
-    let absentFromInput: number | undefined;
-    try {
-      flush();
-      // only a run that read its input whole, to a clean end, knows who is absent and how many rows a good export has
-      const whole = summary !== undefined && !summary.inputError && !summary.stopReason && !options.limited && !options.endedSuspect?.();
-      if (state && whole) absentFromInput = state.finishWholeRun(summary.rows + counters.otherShards);
-    } finally {
-      state?.close();
-      await stateLock?.release();
-    }
-    try {
-      const kept = await finishJournal(summary);
-      return absentFromInput === undefined ? { journalKept: kept } : { journalKept: kept, absentFromInput };
-    } finally {
-      await journal?.lock.release();
-    }
-  }
+/** What openImportState opened, for the finish. */
+interface Opened {
+  options: ImportStateOptions;
+  state?: SyncState;
+  stateLock?: { release(): Promise<void> };
+  journal?: JournalSession;
+  otherShards(): number;
+  flush(): void;
+}
 
-  async function finishJournal(summary: ImportSummary | undefined): Promise<boolean> {
-    if (!journal) return false;
-    const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
-    // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
-    const empty = !journal.resumed && journal.writer.entriesWritten === 0;
-    if ((complete || empty) && !journal.keep) {
-      await journal.writer.remove();
-      return false;
-    }
-    await journal.writer.close();
-    return true;
+async function finishOnce(opened: Opened, summary: ImportSummary | undefined): Promise<FinishedState> {
+  const { options, state, stateLock, journal } = opened;
+  let absentFromInput: number | undefined;
+  try {
+    opened.flush();
+    // only a run that read its input whole, to a clean end, knows who is absent and how many rows a good export has
+    const whole = summary !== undefined && !summary.inputError && !summary.stopReason && !options.limited && !options.endedSuspect?.();
+    if (state && whole) absentFromInput = state.finishWholeRun(summary.rows + opened.otherShards());
+  } finally {
+    state?.close();
+    await stateLock?.release();
   }
+  try {
+    const kept = await finishJournal(journal, summary);
+    return absentFromInput === undefined ? { journalKept: kept } : { journalKept: kept, absentFromInput };
+  } finally {
+    await journal?.lock.release();
+  }
+}
+
+async function finishJournal(journal: JournalSession | undefined, summary: ImportSummary | undefined): Promise<boolean> {
+  if (!journal) return false;
+  const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
+  // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
+  const empty = !journal.resumed && journal.writer.entriesWritten === 0;
+  if ((complete || empty) && !journal.keep) {
+    await journal.writer.remove();
+    return false;
+  }
+  await journal.writer.close();
+  return true;
 }
 
 /**
