@@ -33,7 +33,8 @@ function answeringAtOnce(onAnswer?: () => void): ImportTransport {
 }
 
 describe('pipeline backpressure from a slow onSettled hook', () => {
-  it('keeps answered-but-unsettled batches bounded by 2 × concurrency, and accounts for everything', async () => {
+  /** Imports `count` rows in batches of 10 behind a hook slower than the server; `worst`: most answered, unsettled. */
+  async function behindASlowHook(count: number, concurrency: { concurrency?: number; maxConcurrency?: number }) {
     let answered = 0;
     let settled = 0;
     let worst = 0;
@@ -41,43 +42,25 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
       answered++;
       worst = Math.max(worst, answered - settled);
     });
-    const summary = await runImport({
-      candidates: rows(2000),
-      transport,
-      batchSize: 10,
-      concurrency: 4,
-      hooks: {
-        onSettled: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 3)); // a disk slower than the server
-          settled++;
-        },
+    const hooks = {
+      onSettled: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 3)); // a disk slower than the server
+        settled++;
       },
-    });
+    };
+    const summary = await runImport({ candidates: rows(count), transport, batchSize: 10, ...concurrency, hooks });
+    return { summary, settled, worst };
+  }
+
+  it('keeps answered-but-unsettled batches bounded by 2 × concurrency, and accounts for everything', async () => {
+    const { summary, settled, worst } = await behindASlowHook(2000, { concurrency: 4 });
     expect(summary.importedCount).toBe(2000);
     expect(settled).toBe(200);
     expect(worst).toBeLessThanOrEqual(2 * 4);
   });
 
   it('with the adaptive limit, the bound follows the live limit', async () => {
-    let answered = 0;
-    let settled = 0;
-    let worst = 0;
-    const transport = answeringAtOnce(() => {
-      answered++;
-      worst = Math.max(worst, answered - settled);
-    });
-    const summary = await runImport({
-      candidates: rows(4000),
-      transport,
-      batchSize: 10,
-      maxConcurrency: 16,
-      hooks: {
-        onSettled: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 3));
-          settled++;
-        },
-      },
-    });
+    const { summary, worst } = await behindASlowHook(4000, { maxConcurrency: 16 });
     expect(summary.importedCount).toBe(4000);
     expect(summary.concurrency.max).toBeGreaterThan(4);
     expect(worst).toBeGreaterThan(2 * 4); // more than the starting limit's bound allowed...
