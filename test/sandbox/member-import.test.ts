@@ -188,7 +188,8 @@ describe('a client that goes away mid-body', () => {
     const socket = connect(sandbox.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(`POST ${IMPORT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sandbox.memberToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{"memberId":`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // the sandbox has the request (headers and part of the body) before the client goes away
+    while (sandbox.stats().inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     socket.destroy();
     while (sandbox.stats().inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(sandbox.stats().byEndpoint[`POST ${IMPORT}`]).toEqual({ dropped: 1 });
