@@ -13,6 +13,24 @@ function pending(record: number, memberId = `m${record}`, json = `{"memberId":"$
 }
 
 describe('Batcher', () => {
+  it('owns the batch-size policy: a 413 halves the size for the rest of the run, never raises it', () => {
+    const batcher = new Batcher(8, 1 << 20);
+    expect(batcher.tooLarge(8)).toBe(4);
+    expect(batcher.tooLarge(8)).toBeUndefined(); // an answer for an older, larger batch changes nothing
+    expect(batcher.maxItems).toBe(4);
+    const open = [1, 2, 3].flatMap((r) => batcher.add(pending(r)));
+    expect(open).toEqual([]);
+    expect(batcher.tooLarge(4)).toBe(2);
+    // what waits (and the open batch, now over the size) is cut to the new size, in order
+    const waiting = [{ id: 9, records: [4, 5, 6, 7].map((r) => pending(r)), bytes: 0, attempt: 'first' as const }];
+    expect(batcher.resplit(waiting).map((b) => b.records.map((r) => r.record))).toEqual([[4, 5], [6, 7], [1, 2], [3]]);
+    expect(batcher.size).toBe(0);
+    // a refused batch: bisect in halves; a 413 split at most at the size
+    const refused = { id: 10, records: [10, 11, 12, 13, 14, 15].map((r) => pending(r)), bytes: 0, attempt: 'first' as const };
+    expect(batcher.halves(refused, 'bisect').map((b) => b.records.length)).toEqual([3, 3]);
+    expect(batcher.halves(refused, 'split').map((b) => b.records.length)).toEqual([2, 2, 2]);
+  });
+
   it('closes at the item count', () => {
     const batcher = new Batcher(3, 1 << 20);
     const closed = [1, 2, 3, 4, 5, 6, 7].flatMap((r) => batcher.add(pending(r)));

@@ -57,11 +57,52 @@ export class Batcher {
   private records: PendingRecord[] = [];
   private itemBytes = 0;
   private nextId = 1;
+  #maxItems: number;
 
   constructor(
-    public maxItems: number,
+    maxItems: number,
     public readonly maxBytes: number,
-  ) {}
+  ) {
+    this.#maxItems = maxItems;
+  }
+
+  /** Records per batch: as asked, or lower after a 413 (see tooLarge). */
+  get maxItems(): number {
+    return this.#maxItems;
+  }
+
+  /**
+   * The batch-size policy: the server refused a batch of `refused` records as too large (413), so batches are
+   * ⌈refused / 2⌉ records at most for the rest of the run. Returns the new size when it went down (another
+   * request may have lowered it further already).
+   */
+  tooLarge(refused: number): number | undefined {
+    const lowered = Math.ceil(refused / 2);
+    if (lowered >= this.#maxItems) return undefined;
+    this.#maxItems = lowered;
+    return lowered;
+  }
+
+  /**
+   * A refused batch cut in two, first half first (file order among them is kept). A 413 split cuts to the lowered
+   * batch size at once when that is smaller than a half.
+   */
+  halves(batch: Batch, attempt: 'bisect' | 'split'): Batch[] {
+    const half = Math.ceil(batch.records.length / 2);
+    return this.#cut(batch, attempt === 'split' ? Math.min(half, this.#maxItems) : half, attempt);
+  }
+
+  /** After a 413, batches not sent yet (and the open one) are cut to the new size rather than refused again. */
+  resplit(waiting: Batch[]): Batch[] {
+    const open = this.size > this.#maxItems ? this.close() : undefined;
+    return [...waiting, ...(open ? [open] : [])].flatMap((batch) => (batch.records.length <= this.#maxItems ? [batch] : this.#cut(batch, this.#maxItems, 'split')));
+  }
+
+  #cut(batch: Batch, size: number, attempt: Batch['attempt']): Batch[] {
+    const parts: Batch[] = [];
+    for (let i = 0; i < batch.records.length; i += size) parts.push(makeBatch(batch.id, batch.records.slice(i, i + size), attempt));
+    return parts;
+  }
 
   get size(): number {
     return this.records.length;
@@ -83,7 +124,7 @@ export class Batcher {
     }
     this.records.push(record);
     this.itemBytes += record.bytes;
-    if (this.records.length >= this.maxItems || bodyBytes(this.records.length, this.itemBytes) >= this.maxBytes) {
+    if (this.records.length >= this.#maxItems || bodyBytes(this.records.length, this.itemBytes) >= this.maxBytes) {
       out.push(this.close()!);
     }
     return out;

@@ -6,7 +6,7 @@
  * already on their way finish first and their members' later rows are not held longer than needed.
  */
 import { causeKey } from '../../http/failure.js';
-import { batchBody, makeBatch, type Batch, type Batcher, type PendingRecord } from './batcher.js';
+import { batchBody, type Batch, type Batcher, type PendingRecord } from './batcher.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import type { ImportEvent } from './events.js';
 import { accountResponse, recordRange } from './response.js';
@@ -132,11 +132,10 @@ export class Dispatcher {
           emit({ type: 'records-rejected', batch: batch.id, records: [records[0]!.record], status: 413 });
           return;
         }
-        const lowered = Math.ceil(records.length / 2);
-        if (lowered < this.o.batcher.maxItems) {
-          this.o.batcher.maxItems = lowered;
+        const lowered = this.o.batcher.tooLarge(records.length);
+        if (lowered !== undefined) {
           emit({ type: 'warning', code: 'batch-size-lowered', message: `the server refused a batch of ${records.length} records as too large (413): batch size lowered to ${lowered} for the rest of the run` });
-          this.resplitReady(lowered);
+          this.ready.push(...this.o.batcher.resplit(this.ready.splice(0)));
         }
         emit({ type: 'batch-split', batch: batch.id, ...range, size: records.length, status: 413, batchSize: this.o.batcher.maxItems });
         this.requeueHalves(batch, 'split');
@@ -157,27 +156,9 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * Halves go to the front of the queue, first half first: file order among them is kept. A 413 split cuts to
-   * the lowered batch size at once when that is smaller than a half (another request already lowered it).
-   */
+  /** Halves go to the front of the queue, so records already on their way finish first. */
   private requeueHalves(batch: Batch, attempt: 'bisect' | 'split'): void {
-    const half = Math.ceil(batch.records.length / 2);
-    const size = attempt === 'split' ? Math.min(half, this.o.batcher.maxItems) : half;
-    const parts: Batch[] = [];
-    for (let i = 0; i < batch.records.length; i += size) parts.push(makeBatch(batch.id, batch.records.slice(i, i + size), attempt));
-    this.ready.unshift(...parts);
-  }
-
-  /** After a 413, batches not sent yet (and the open one) are cut to the new size rather than refused again. */
-  private resplitReady(maxItems: number): void {
-    const resplit: Batch[] = [];
-    const open = this.o.batcher.size > maxItems ? this.o.batcher.close() : undefined;
-    for (const batch of [...this.ready.splice(0), ...(open ? [open] : [])]) {
-      if (batch.records.length <= maxItems) resplit.push(batch);
-      else for (let i = 0; i < batch.records.length; i += maxItems) resplit.push(makeBatch(batch.id, batch.records.slice(i, i + maxItems), 'split'));
-    }
-    this.ready.push(...resplit);
+    this.ready.unshift(...this.o.batcher.halves(batch, attempt));
   }
 }
 
