@@ -94,4 +94,27 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(bucketSum(whole)).toBe(2000);
     expect(box.memberCount()).toBe(2000);
   });
+
+  it('a full state (SQLite) under the limit: named as the state, summary adds up, exit 4; --resume is exact', async () => {
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
+    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+    const dir = tempDir();
+    const lines = [HEADER];
+    for (let r = 1; r <= 4000; r++) lines.push(`m${r},m${r}@example.com,N${r},true,2024-01-05T09:00:00Z`);
+    const file = join(dir, 'sync.csv');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const state = join(dir, 'sync.state');
+    // the journal (one line per batch of 100) stays small; the state (a row per member) passes 120 KiB
+    const args = ['import', file, '--state', state, '--batch-size', '100', '--concurrency', '1'];
+    const run = await runLimited(120, [...args, '--json'], env);
+    expect(run.stderr).not.toMatch(/internal error|this is a bug/);
+    expect(run.stderr).toMatch(/writing the state file .*sync\.state failed: SQLITE_/);
+    expect(run.code).toBe(4);
+    const summary = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(bucketSum(summary)).toBe(summary.rows);
+    const resumed = await runCli([...args, '--resume', '--json'], env);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ rows: 4000, failed: 0 });
+    expect(box.memberCount()).toBe(4000);
+  });
 });

@@ -76,7 +76,7 @@ export function outputGuard(): OutputGuard {
       return {
         ...hooks,
         // SQLite's errors are the state's; the journal's are plain file-system errors
-        onSettled: (batch) => guarded((error) => (String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_') ? ['state', files.state] : ['journal', files.journal]), () => onSettled(batch)),
+        onSettled: (batch) => guarded((error) => (resourceCause(error)?.startsWith('SQLITE_') ? ['state', files.state] : ['journal', files.journal]), () => onSettled(batch)),
       };
     },
   };
