@@ -222,7 +222,7 @@ async function removeStaleTemps(path: string): Promise<void> {
   }
 }
 
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -30,6 +30,8 @@ describe('locks', { timeout: 120_000 }, () => {
     const third = await runCli(['import', copy, '--state', state], env);
     expect(third.code).toBe(2);
     expect(third.stderr).toContain(`state ${state} is in use by another memberctl (pid ${holder.child.pid}`);
+    // a correction while the import runs is refused too
+    expect((await runCli(['state', 'reset', '--state', state], env)).code).toBe(2);
 
     holder.child.kill('SIGKILL');
     await holder.result;

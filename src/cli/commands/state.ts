@@ -1,6 +1,6 @@
 /** `memberctl state show|forget|reset --state FILE`: look into and correct the --changed-only state. */
 import { Command } from 'commander';
-import { forgetMember, listAbsent, resetState, stateOfMember, stateOverview } from '../../core/import/durable/state-admin.js';
+import { forgetMember, listAbsent, resetState, stateOfMember, stateOverview, withStateLock } from '../../core/import/durable/state-admin.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { createOutput } from '../output.js';
@@ -88,9 +88,9 @@ function forgetCommand(result: CommandResult): Command {
   return withStateOptions(new Command('forget'))
     .description('forget one member, so its next row is sent whether it changed or not')
     .argument('<member-id>', 'the memberId to forget')
-    .action((memberId: string, flags: StateFlags) => {
+    .action(async (memberId: string, flags: StateFlags) => {
       const output = createOutput();
-      const outcome = forgetMember(flags.state, memberId);
+      const outcome = await withStateLock(flags.state, () => forgetMember(flags.state, memberId));
       if (flags.json) output.out(JSON.stringify(outcome));
       else output.out(outcome.forgotten ? `forgot ${memberId}: its next row will be sent` : `${memberId} was not in the state: nothing to forget`);
       result.exitCode = exitCodeFor('ok');
@@ -100,9 +100,9 @@ function forgetCommand(result: CommandResult): Command {
 function resetCommand(result: CommandResult): Command {
   return withStateOptions(new Command('reset'))
     .description('forget every member, so the next --changed-only import sends everything')
-    .action((flags: StateFlags) => {
+    .action(async (flags: StateFlags) => {
       const output = createOutput();
-      const outcome = resetState(flags.state);
+      const outcome = await withStateLock(flags.state, () => resetState(flags.state));
       if (flags.json) output.out(JSON.stringify(outcome));
       else if (outcome.damagedMovedTo) output.out(`the damaged state was moved to ${outcome.damagedMovedTo}; a new, empty state is in its place: the next import sends every member`);
       else output.out(`forgot ${outcome.forgotten!.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);

@@ -19,8 +19,6 @@ import { renderImportSummary } from './import-summary.js';
 export interface ImportViewFlags {
   json?: boolean;
   quiet?: boolean;
-  /** false with --no-journal: advice then cannot say --resume. */
-  journal?: string | false;
 }
 
 /** What the view needs to know about where the records went (never the token, except to mask it). */

@@ -3,6 +3,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { InputError } from '../../../errors.js';
 import type { AbsentMember } from '../../../state/nightly-state.js';
 import { SyncState, type MemberStateRow } from '../../../state/sync-state.js';
+import { acquireLock } from '../../../state/lock.js';
 
 export interface StateOverview {
   state: string;
@@ -51,6 +52,19 @@ export function stateOfMember(path: string, memberId: string): { state: string; 
     const row: MemberStateRow | undefined = state.member(memberId);
     return { state: path, memberId, known: row !== undefined, hash: row?.hash ?? null, updatedAt: row?.updatedAt ?? null };
   });
+}
+
+/**
+ * Runs a correction (forget, reset) holding the state's lock, as an import does: an import running on the state
+ * refuses it (exit 2, naming its pid) instead of having its confirmations and the correction interleave.
+ */
+export async function withStateLock<T>(path: string, work: () => T): Promise<T> {
+  const lock = await acquireLock(path, 'state');
+  try {
+    return work();
+  } finally {
+    await lock.release();
+  }
 }
 
 export function forgetMember(path: string, memberId: string): { state: string; memberId: string; forgotten: boolean } {
