@@ -117,4 +117,22 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ rows: 4000, failed: 0 });
     expect(box.memberCount()).toBe(4000);
   });
+
+  it('EFBIG on the report: the summary is still printed, then the error; last night\'s report is removed; exit 4', async () => {
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
+    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+    const dir = tempDir();
+    const file = join(dir, 'few.csv');
+    writeFileSync(file, `${HEADER}\nm1,m1@example.com,N,true,2024-01-05T09:00:00Z\n`);
+    const report = join(dir, 'last-run.json');
+    writeFileSync(report, '{"exitCode":0,"note":"last night"}');
+    // ulimit -f 0: no file may grow at all (the report's temp file is created empty, then its write fails)
+    const run = await runLimited(0, ['import', file, '--no-journal', '--report', report], env);
+    expect(run.stderr).not.toMatch(/internal error|this is a bug/);
+    expect(run.stdout).toContain('imported  1');
+    expect(run.stderr).toContain(`writing the report file ${report} failed: EFBIG`);
+    expect(run.code).toBe(4);
+    expect(existsSync(report)).toBe(false);
+    expect(box.memberCount()).toBe(1);
+  });
 });
