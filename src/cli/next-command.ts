@@ -4,12 +4,10 @@
  * until it says --resume. So the advice is this run's own arguments, with --restart swapped for --resume when a
  * journal was kept, quoted for a POSIX shell so that it can be pasted as it is.
  */
+import { shellCommand } from '../core/shell-command.js';
+
 export function againCommand(argv: readonly string[], journalKept: boolean): string {
   const args = argv.filter((arg) => arg !== '--restart' && (!journalKept || arg !== '--resume'));
   if (journalKept) args.push('--resume');
-  return ['memberctl', ...args].map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+  return shellCommand(['memberctl', ...args]);
 }

@@ -35,6 +35,17 @@ describe('map init (CLI)', () => {
     expect(link.code).toBe(2);
     expect(link.stderr).toMatch(/symbolic link|symlink/);
   });
+
+  it('the validate line it advises keeps the flags that read the file (--sheet, --encoding), as the mapping\'s description does', async () => {
+    const input = join(dir, 'latin.csv');
+    writeFileSync(input, iconv.encode('Customer Id;Name\nC-1;Ørsted\n', 'windows-1252'));
+    const out = join(dir, 'latin-mapping.json');
+    const made = await runCli(['map', 'init', input, '--out', out, '--encoding', 'windows-1252', '--delimiter', ';'], env);
+    expect(made.code).toBe(0);
+    const advice = `memberctl validate ${input} --encoding windows-1252 --delimiter ';' --map ${out}`;
+    expect(made.stderr).toContain(advice);
+    expect(JSON.parse(readFileSync(out, 'utf8')).description).toContain(`memberctl validate ${input} --encoding windows-1252 --delimiter ';' --map <this file>`);
+  });
 });
 
 describe('encodings and workbooks (CLI)', () => {

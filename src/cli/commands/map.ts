@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { initMapping } from '../../core/map-init/map-init.js';
 import { checkOutputPaths, writeOutputFile } from '../../io/output-file.js';
 import type { InputFormat } from '../../io/source.js';
+import { shellCommand } from '../../core/shell-command.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
@@ -61,7 +62,7 @@ Examples:
         else if (!flags.out) process.stdout.write(text);
         if (!flags.json) {
           for (const note of init.notes) output.err(`note: ${note}`);
-          if (flags.out) output.err(`wrote ${flags.out}: check it, then: memberctl validate ${file} --map ${flags.out}`);
+          if (flags.out) output.err(`wrote ${flags.out}: check it, then: ${init.validateCommand} --map ${shellCommand([flags.out])}`);
         }
         result.exitCode = exitCodeFor('ok');
       }),

@@ -8,6 +8,7 @@ import { openRecordSource } from '../../io/open-source.js';
 import type { SourceOptions, SourceRecord } from '../../io/source.js';
 import { valueAtPath } from '../mapping/item-paths.js';
 import { REQUIRED_FIELDS, headersLike } from '../mapping/required-fields.js';
+import { shellCommand } from '../shell-command.js';
 import { guessDateFormat, guessTarget, guessValues, needsCountryConversion } from './sniff.js';
 
 /** Records read for sniffing: enough to see a few date and status values, few enough to be instant. */
@@ -19,6 +20,8 @@ export interface MapInitResult {
   file: string;
   format: string;
   mapping: { description: string; columns: Record<string, unknown>; fields: Record<string, unknown> };
+  /** The validate command that reads the file as map init did, before its `--map` (shell-quoted). */
+  validateCommand: string;
   /** One line per guess the user should check (placeholders, a zone assumed, ambiguous dates). */
   notes: string[];
 }
@@ -67,8 +70,9 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
     fields[field] = placeholderFor(field);
     notes.push(`${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] holds a placeholder: replace it`);
   }
-  const description = `Starter mapping for ${source.file}, written by memberctl map init: check every rule (docs/mapping.md), then run memberctl validate ${source.file} --map <this file>.`;
-  return { file: source.file, format: source.format, mapping: { description, columns, fields }, notes };
+  const validateCommand = shellCommand(['memberctl', 'validate', source.file, ...readFlags(options)]);
+  const description = `Starter mapping for ${source.file}, written by memberctl map init: check every rule (docs/mapping.md), then run ${validateCommand} --map <this file>.`;
+  return { file: source.file, format: source.format, mapping: { description, columns, fields }, validateCommand, notes };
 }
 
 function ruleFor(name: string, target: string, cells: string[], localZone: string, notes: string[]): unknown {
@@ -93,6 +97,16 @@ function ruleFor(name: string, target: string, cells: string[], localZone: strin
   }
   if (target === 'address.countryCode' && needsCountryConversion(cells)) return { field: target, convert: 'countryCode' };
   return target;
+}
+
+/** The flags that made the file readable (a sheet, an encoding, …): validate needs the same ones. */
+function readFlags(options: SourceOptions): string[] {
+  const flags: string[] = [];
+  if (options.format) flags.push('--format', options.format);
+  if (options.sheet !== undefined) flags.push('--sheet', options.sheet);
+  if (options.encoding !== undefined) flags.push('--encoding', options.encoding);
+  if (options.delimiter !== undefined) flags.push('--delimiter', options.delimiter === '\t' ? 'tab' : options.delimiter);
+  return flags;
 }
 
 function placeholderFor(field: (typeof REQUIRED_FIELDS)[number]): unknown {
