@@ -1,5 +1,6 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
+import { z } from 'zod';
 import { validateFile, validateCategory, type ValidateEvent, type ValidateProgressInfo } from '../../core/validate/validate-file.js';
 import { isMemberctlError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
@@ -16,6 +17,13 @@ interface ValidateFlags extends InputFlags {
   rejects?: string;
   show?: string;
 }
+
+/** --show N: invalid records listed on the terminal (all of them go to --rejects / --json). */
+const showSchema = z
+  .string()
+  .regex(/^\d+$/)
+  .transform(Number)
+  .default(20);
 
 export function validateCommand(result: CommandResult): Command {
   const command = new Command('validate')
@@ -37,9 +45,8 @@ ${exitCodesHelp('validate')}`,
   );
   return command.action(async (file: string, flags: ValidateFlags) => {
     const output = createOutput();
-    if (flags.show !== undefined && !/^\d+$/.test(flags.show)) {
-      throw new UsageError(`--show must be a whole number, got "${flags.show}"`, { hint: 'For example --show 50, or --show 0 for the summary only.' });
-    }
+    const show = showSchema.safeParse(flags.show);
+    if (!show.success) throw new UsageError(`--show must be a whole number, got "${flags.show}"`, { hint: 'For example --show 50, or --show 0 for the summary only.' });
     const json = flags.json ? new ValidateJsonStream() : undefined;
     const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
     let soFar: ValidateProgressInfo | undefined;
@@ -62,7 +69,7 @@ ${exitCodesHelp('validate')}`,
       ...inputOptionsFrom(file, flags),
       outputPath: flags.output,
       rejectsPath: flags.rejects,
-      sampleSize: flags.show === undefined ? 20 : Number(flags.show),
+      sampleSize: show.data,
     };
     let stats;
     try {
