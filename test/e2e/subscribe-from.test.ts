@@ -97,6 +97,12 @@ describe('subscribe --from: refused before anything is sent (exit 2)', () => {
     expect(run.stderr).toContain(
       'error: missing --platform, --installation-id; the --from stdin blob has no platform (none of platform, os, platformName, osName, devicePlatform or pushPlatform), no installation id (none of installationId, installId, appInstallationId or deviceId); it has "deviceToken", "userId" (no terminal to ask on; nothing sent)',
     );
+    const nullId = await fromStdin(JSON.stringify({ deviceToken: APNS, os: 'ios', installation_id: null }));
+    expect(nullId.code).toBe(2);
+    expect(nullId.stderr).toContain('no installation id (none of installationId, installId, appInstallationId or deviceId; "installation_id" is null or empty)');
+    const noCustomer = await runCli(['subscribe', '--from', '-'], env(), JSON.stringify({ deviceToken: APNS, os: 'ios', installationId: 'i-1' }));
+    expect(noCustomer.code).toBe(2);
+    expect(noCustomer.stderr).toContain('hint: pass CUSTOMER_ID as the argument after subscribe (it is never read from the blob)');
     const json = await fromStdin(JSON.stringify({ deviceToken: APNS, os: 'ios' }), ['--json']);
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'missing-values', details: { missing: ['--installation-id'], file: 'stdin' } });
   });

@@ -2,7 +2,7 @@
  * `subscribe --from` in words: why a blob could not be read, what it lacks, and where each value came from.
  * Never a value from the blob (it may hold a token, or be a secret pasted by mistake): keys and lengths only.
  */
-import { BLOB_KEYS, BLOB_LIMIT_BYTES, type BlobProblem, type DeviceField, type ReadBlob } from '../../core/subscribe/device-blob.js';
+import { BLOB_KEYS, BLOB_LIMIT_BYTES, isKeyFor, type BlobProblem, type DeviceField, type ReadBlob } from '../../core/subscribe/device-blob.js';
 import type { SubscriptionDraft } from '../../core/subscribe/index.js';
 import { UsageError } from '../../errors.js';
 import { fieldName } from './subscribe-problems.js';
@@ -60,15 +60,29 @@ export function keysLookedFor(field: DeviceField): string {
 /** Exit 2 for fields neither the flags nor the blob gave, with no terminal to ask on. */
 export function missingFromBlobError(missing: readonly (keyof SubscriptionDraft)[], file: string, keysSeen: readonly string[], why: string): UsageError {
   const fields = missing.filter((field): field is DeviceField => field !== 'customerId');
-  const lacks = fields.map((field) => `no ${NOUN[field]} (none of ${keysLookedFor(field)})`).join(', ');
+  // A key that is there but gave nothing (null, "") is named, or "none of installationId…; it has installationId" reads as a contradiction.
+  const emptyKeys = (field: DeviceField) => keysSeen.filter((key) => isKeyFor(field, key));
+  const lacks = fields
+    .map((field) => {
+      const empty = emptyKeys(field);
+      return `no ${NOUN[field]} (none of ${keysLookedFor(field)}${empty.length > 0 ? `; ${empty.map(quoted).join(', ')} ${empty.length > 1 ? 'are' : 'is'} null or empty` : ''})`;
+    })
+    .join(', ');
   const has = keysSeen.length === 0 ? 'no keys' : `${keysSeen.slice(0, 12).map(quoted).join(', ')}${keysSeen.length > 12 ? ', …' : ''}`;
   const flags = missing.map((field) => fieldName(field));
   const blobPart = fields.length > 0 ? `; the --from ${file} blob has ${lacks}; it has ${has}` : '';
   return new UsageError(`missing ${flags.join(', ')}${blobPart} (${why}; nothing sent)`, {
     code: 'missing-values',
-    hint: `add the value to the blob under one of those keys, or pass ${flags.join(', ')}`,
+    hint: missingHint(fields, missing.includes('customerId')),
     details: { missing: flags, file, keysSeen },
   });
+}
+
+function missingHint(fields: readonly DeviceField[], customerMissing: boolean): string {
+  const customer = customerMissing ? 'pass CUSTOMER_ID as the argument after subscribe (it is never read from the blob)' : '';
+  if (fields.length === 0) return customer;
+  const device = `add the value to the blob under one of those keys, or pass ${fields.map((field) => fieldName(field)).join(', ')}`;
+  return customer ? `${customer}; ${device}` : device;
 }
 
 /** What the user is told about the blob: where each value came from, what was skipped, which flag won. */

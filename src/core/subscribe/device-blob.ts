@@ -51,6 +51,12 @@ export type DeviceBlob =
 export type ReadBlob = Extract<DeviceBlob, { kind: 'read' }>;
 
 const squash = (key: string) => key.toLowerCase().replace(/[\s_.-]+/g, '');
+
+/** Whether `key`, as the blob spells it, is one of the keys read for `field` (any case, with or without _ or -). */
+export function isKeyFor(field: DeviceField, key: string): boolean {
+  const { keys, fallback } = BLOB_KEYS[field];
+  return [...keys, ...fallback].some((known) => squash(known) === squash(key));
+}
 const kindOf = (value: unknown): JsonKind => (value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as JsonKind));
 const isObject = (value: unknown): value is Record<string, unknown> => kindOf(value) === 'object';
 
