@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
+import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
 import { closestField, editDistance, resolveTarget } from '../../src/core/mapping/targets.js';
 import { issuesOf, itemOf, usageMessage } from './mapping-helpers.js';
 
@@ -114,6 +118,19 @@ describe('--map', () => {
     expect(usageMessage(() => parseMapping({ colums: {} }, 'm.json'))).toContain('mapping file m.json: (top level): unknown key "colums"');
     expect(usageMessage(() => parseMapping({ columns: { X: 5 } }, 'm.json'))).toContain('mapping file m.json: columns["X"]');
     expect(usageMessage(() => parseMapping({ columns: { X: { field: 'customProperties.a', type: 'date' } } }, 'm.json'))).toContain('columns["X"].type: unknown type "date"; expected one of string, number, boolean, json');
+  });
+
+  it('a mapping file that cannot be read or parsed: the line and column of the JSON slip, a directory in words', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-mapping-file-'));
+    try {
+      const file = join(dir, 'm.json');
+      writeFileSync(file, '{\n  "columns": {\n    "a": "memberId",\n  }\n}\n');
+      const rejected = await loadMappingFile(file).catch((error: Error) => error.message);
+      expect(rejected).toMatch(/^mapping file .*m\.json is not valid JSON \(line 4, column 3\): Expected double-quoted property name$/);
+      expect(await loadMappingFile(dir).catch((error: Error) => error.message)).toBe(`mapping file ${dir}: is a directory, not a file`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the CSV-only options are refused for JSON input (a mapping is not: tests in mapping-rules.test.ts)', () => {

@@ -8,6 +8,7 @@
  *    "fields": {"loyaltyProgram": {"default": "basic"}, "email": {"firstOf": ["Work Email", "Home Email"]}}}
  */
 import { readFile } from 'node:fs/promises';
+import { jsonErrorPosition, jsonErrorReason } from '../json-position.js';
 import { UsageError } from '../../errors.js';
 import { columnRuleSchema, describeSchemaIssue, fieldRuleSchema, mappingFileSchema, type CellOptions } from './mapping-schema.js';
 import { compileCellReader, RuleError, type CellReader } from './rules/cell-rule.js';
@@ -53,14 +54,16 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'not found' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new UsageError(`mapping file ${path}: ${reason}`, { code: 'mapping-file', hint: FORMAT_HINT });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`mapping file ${path} is not valid JSON: ${(error as Error).message}`, { code: 'mapping-file', hint: FORMAT_HINT });
+    const where = jsonErrorPosition(text, error);
+    throw new UsageError(`mapping file ${path} is not valid JSON${where ? ` ${where}` : ''}: ${jsonErrorReason(error)}`, { code: 'mapping-file', hint: FORMAT_HINT });
   }
   return parseMapping(json, path);
 }

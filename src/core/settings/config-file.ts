@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { CONFIG_ENV, SETTING_KEYS, SETTING_SPECS, type SettingKey } from './spec.js';
 import { closest } from './suggest.js';
+import { jsonErrorPosition } from '../json-position.js';
 
 const profileShape = Object.fromEntries(SETTING_KEYS.map((key) => [key, SETTING_SPECS[key].schema.optional()])) as Record<
   SettingKey,
@@ -85,15 +86,6 @@ export function loadConfigFile(location: ConfigLocation, home = homedir()): Conf
 export function knownProfilesHint(data: ConfigFileData | undefined): string {
   const names = Object.keys(data?.profiles ?? {});
   return names.length ? `known profiles: ${names.join(', ')}` : 'the config file defines no profiles';
-}
-
-function jsonErrorPosition(text: string, error: unknown): string {
-  const match = /position (\d+)/.exec((error as Error).message);
-  if (!match) return '';
-  const before = text.slice(0, Number(match[1]));
-  const line = before.split('\n').length;
-  const column = before.length - before.lastIndexOf('\n');
-  return `(line ${line}, column ${column})`;
 }
 
 const KNOWN_KEYS = {
