@@ -84,7 +84,8 @@ describe('format', () => {
 
   it('a pattern it cannot use is refused when the mapping is read, with a did-you-mean', () => {
     const at = (format: string, extra: object = {}) => mapError({ columns: { D: { field: 'createdAt', format, ...extra } } });
-    expect(at('DD-MM-YYYY')).toContain('unknown token "DD" (did you mean "dd-MM-YYYY"?)');
+    expect(at('DD-MM-YYYY')).toContain('unknown token "DD" (did you mean "dd-MM-yyyy"?)');
+    expect(at("YYYY-MM-DD'T'HH:mm")).toContain('unknown token "YYYY" (did you mean "yyyy-MM-dd\'T\'HH:mm"?)');
     expect(at('dd-MM-YYYY')).toContain('unknown token "YYYY" (did you mean "dd-MM-yyyy"?)');
     expect(at('MM-dd')).toContain('has no year (yyyy)');
     expect(at('yyyy-MM-dd hh:mm', { timeZone: 'UTC' })).toContain('needs a (AM/PM)');
@@ -228,6 +229,7 @@ describe('fields', () => {
     expect(mapError({ fields: { isActive: { valeu: true } } })).toContain('fields["isActive"]: unknown key "valeu" (did you mean "value"?)');
     expect(mapError({ fields: { isActiv: { value: true } } })).toContain('fields["isActiv"]: unknown field "isActiv" (did you mean isActive?)');
     expect(mapError({ feilds: {} })).toContain('(top level): unknown key "feilds" (did you mean "fields"?)');
+    expect(mapError([])).toContain('mapping file m.json: (top level): expected object, got []');
     expect(mapError({ columns: { X: { feld: 'email' } } })).toContain('columns["X"]: unknown key "feld" (did you mean "field"?)');
     expect(mapError({ fields: { email: { value: 'a', default: 'b' } } })).toContain('"value" is the same for every record');
     expect(mapError({ fields: { email: {} } })).toContain('give "value", "default", "firstOf" or "column"');

@@ -56,14 +56,14 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
 /** One line for the first issue: where (columns["Status"].transform[1]) and what, with a did-you-mean. */
 export function describeSchemaIssue(issues: readonly z.core.$ZodIssue[], where: string, kind: keyof typeof KNOWN_KEYS): string {
   const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
-  const at = where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  const at = where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(top level)';
   const input = (issue as { input?: unknown }).input;
   switch (issue.code) {
     case 'unrecognized_keys': {
       const key = issue.keys[0]!;
       const known = issue.path.length === 0 ? KNOWN_KEYS[kind]! : [];
       const suggestion = closestName(key, known);
-      return `${at || '(top level)'}: unknown key "${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known keys: ${known.join(', ')}`;
+      return `${at}: unknown key "${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known keys: ${known.join(', ')}`;
     }
     case 'invalid_value': {
       const options = issue.values.map(String);

@@ -109,10 +109,14 @@ function checkComplete(pattern: string, seen: Set<string>): void {
   if (seen.has('a') && seen.has('H')) throw new DateFormatError(`format "${pattern}": HH is the 24-hour clock; with a (AM/PM) use hh`);
 }
 
+/** The usual slips: YYYY and DD (week-year and day-of-year in Unicode patterns), and tokens of other libraries. */
+function tokenGuess(run: string): string | undefined {
+  return TOKENS[run.toLowerCase()] ? run.toLowerCase() : closestName(run, Object.keys(TOKENS));
+}
+
 function unknownToken(pattern: string, run: string): string {
-  // the usual slips: YYYY and DD (week-year and day-of-year in Unicode patterns), and tokens of other libraries
-  const guess = TOKENS[run.toLowerCase()] ? run.toLowerCase() : closestName(run, Object.keys(TOKENS));
-  const fixed = guess ? pattern.split(run).join(guess) : undefined;
+  // every slip fixed at once: "YYYY-MM-DD" suggests "yyyy-MM-dd", not "yyyy-MM-DD" (DD would be the next error)
+  const fixed = tokenGuess(run) ? pattern.replace(/'[^']*'|([A-Za-z])\1*/g, (found) => (found.startsWith("'") || TOKENS[found] ? found : (tokenGuess(found) ?? found))) : undefined;
   return `format "${pattern}": unknown token "${run}"${fixed ? ` (did you mean "${fixed}"?)` : ''}; tokens: yyyy yy MMMM MMM MM M dd d HH H hh h mm m ss s SSS a XXX`;
 }
 
