@@ -60,7 +60,7 @@ export class StopControl {
       case 'output':
         return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
       case 'unreachable':
-        return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to re-run with --resume`;
+        return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to send again`;
     }
   }
 
