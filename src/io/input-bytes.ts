@@ -175,10 +175,13 @@ async function openFile(path: string, file: string): Promise<FileHandle> {
   const stat = await handle.stat();
   if (stat.isDirectory()) {
     await handle.close();
-    throw new InputError(`${file} is a directory, not a file`, { code: 'input-unreadable', file, hint: 'Give the path of a .csv, .json or .ndjson file (optionally .gz).' });
+    throw new InputError(`${file} is a directory, not a file`, { code: 'input-unreadable', file, hint: DIRECTORY_HINT });
   }
   return handle;
 }
+
+// the same reader serves import's input, workbooks and subscribe --from: the hint names no format
+const DIRECTORY_HINT = 'Give the path of the file itself, not of the directory it is in.';
 
 function openFailure(error: unknown, file: string): InputError {
   const code = (error as NodeJS.ErrnoException).code;
@@ -186,7 +189,7 @@ function openFailure(error: unknown, file: string): InputError {
     ENOENT: ['not found', 'Check the path; relative paths start from the current directory.'],
     EACCES: ['permission denied', 'Check the file\'s permissions (ls -l), or run as a user who may read it.'],
     EPERM: ['permission denied', 'Check the file\'s permissions (ls -l), or run as a user who may read it.'],
-    EISDIR: ['is a directory, not a file', 'Give the path of a .csv, .json or .ndjson file (optionally .gz).'],
+    EISDIR: ['is a directory, not a file', DIRECTORY_HINT],
   };
   const [reason, hint] = known[code ?? ''] ?? [`cannot be opened (${(error as Error).message})`, 'Check the path and the file.'];
   return new InputError(`${file}: ${reason}`, { code: 'input-unreadable', file, hint, cause: error });

@@ -89,6 +89,10 @@ describe('subscribe --from: refused before anything is sent (exit 2)', () => {
     const missing = await runCli(['subscribe', 'c', '--from', '/no/such/device.json'], env());
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--from /no/such/device.json: not found');
+    const directory = await runCli(['subscribe', 'c', '--from', tmpdir()], env());
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toContain('is a directory, not a file');
+    expect(directory.stderr).not.toContain('.csv');
   });
 
   it('a blob that lacks a field names what is missing, the keys looked for, and the keys it has', async () => {
