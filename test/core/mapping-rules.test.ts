@@ -180,6 +180,11 @@ describe('values and transform', () => {
     expect(status({ values, otherwise: false }, 'paused')).toBe(false);
     // a string from values goes on through the field's type: "yes" is a boolean
     expect(status({ values: { current: 'yes' } }, 'current')).toBe(true);
+    // two keys that differ only in case, with different values: which one a cell gets would be a guess
+    expect(mapError({ columns: { S: { field: 'isActive', values: { active: true, ' ACTIVE': false } } } })).toContain(
+      'columns["S"]: "values": "active" and " ACTIVE" are the same key (cells are looked up in any case, trimmed) with different values; keep one',
+    );
+    expect(status({ values: { yes: true, YES: true } }, 'Yes')).toBe(true);
   });
 
   it('transform: trim, lowercase, uppercase, collapseSpaces, in order; a misspelt one gets a did-you-mean', () => {

@@ -3,6 +3,7 @@
  * or a Problem. The steps, in order: transform → values → convert → format / timeZone → the target's own type.
  * A `values` entry that is not a string is final (true, 3, null); a string goes on through the later steps.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { coerceCustom, Problem, toBoolean, toDateTime } from '../coerce.js';
 import type { CellOptions, Transform } from '../mapping-schema.js';
 import { targetPath, type Target } from '../targets.js';
@@ -75,7 +76,16 @@ function baseReader(target: Target, options: CellOptions): CellReader {
 
 function valuesStep(values: Record<string, unknown>, otherwise: unknown): (text: string) => unknown {
   const byKey = new Map<string, unknown>();
-  for (const [key, value] of Object.entries(values)) byKey.set(key.trim().toLowerCase(), value);
+  const firstKey = new Map<string, string>();
+  for (const [key, value] of Object.entries(values)) {
+    const folded = key.trim().toLowerCase();
+    const earlier = firstKey.get(folded);
+    if (earlier !== undefined && !isDeepStrictEqual(byKey.get(folded), value)) {
+      throw new RuleError(`"values": "${earlier}" and "${key}" are the same key (cells are looked up in any case, trimmed) with different values; keep one`);
+    }
+    firstKey.set(folded, key);
+    byKey.set(folded, value);
+  }
   const listed = Object.keys(values).slice(0, 6).map((k) => `"${k}"`).join(', ') + (byKey.size > 6 ? ', …' : '');
   return (text) => {
     const value = byKey.get(text.toLowerCase());
