@@ -151,6 +151,8 @@ describe('convert', () => {
       .toEqual(['CL', 'CL', 'US', 'US', 'GB', 'KR', 'CZ', 'DE', 'NO', 'SE', 'DE', 'SE']);
     expect(cc('Atlantis')).toEqual(['address.countryCode: unknown country "Atlantis": expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code (column "X")']);
     expect(cc('XX')).toHaveLength(1);
+    // as word processors and Macs write names: a typographic apostrophe, decomposed accents, doubled spaces
+    expect(['Côte d\u2019Ivoire', 'Co\u0302te d\'Ivoire', 'United  States'].map(cc)).toEqual(['CI', 'CI', 'US']);
   });
 
   it('e164: with a default region, or with +; an impossible number is invalid', () => {

@@ -42,8 +42,10 @@ function lookUp(cell: string): string | undefined {
     const alpha2 = lib.alpha3ToAlpha2(upper);
     if (alpha2) return alpha2;
   }
+  // the library compares names exactly: undo what editors do to them (’ for ', decomposed accents, doubled spaces)
+  const name = cell.normalize('NFC').replace(/[\u2018\u2019\u02bc]/g, "'").replace(/\s+/g, ' ');
   for (const language of ['en', ...OTHER_LANGUAGES]) {
-    const alpha2 = lib.getAlpha2Code(cell, language);
+    const alpha2 = lib.getAlpha2Code(name, language);
     if (alpha2) return alpha2;
   }
   return undefined;
