@@ -4,7 +4,9 @@
  * prompts, Ctrl-C and the output modes.
  */
 import { Command } from 'commander';
-import { checkSubscription, sendSubscription, subscribeCategory, formatProblem, type PreparedSubscription, type SubscriptionDraft, type SubscribeOutcome } from '../../core/subscribe/index.js';
+import { z } from 'zod';
+import { formatProblem, type SubscriptionDraft, type SubscriptionProblem } from '../../core/subscribe/index.js';
+import { subscribeDevice, type SubscribeReport } from '../../core/subscribe/subscribe-device.js';
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { PLATFORMS, type Problem } from '../../schemas/index.js';
@@ -17,19 +19,22 @@ import { keysLookedFor } from '../render/subscribe-blob.js';
 import { invalidSubscriptionError, missingError, platformEntries, PLATFORM_SPELLING, type ValueSources } from '../render/subscribe-problems.js';
 import { resolveTarget } from '../target.js';
 
-interface SubscribeFlags {
-  tokenHandle?: string;
-  platform?: string;
-  installationId?: string;
-  baseUrl?: string;
-  tokenFile?: string;
-  allowInsecureHttp?: boolean;
-  sandbox?: boolean;
-  cleanToken?: boolean;
-  timeout?: string;
-  json?: boolean;
-  from?: string;
-}
+/** The flags as commander hands them over, checked once (the timeout's own checks are the settings'). */
+const subscribeFlagsSchema = z.object({
+  tokenHandle: z.string().optional(),
+  platform: z.string().optional(),
+  installationId: z.string().optional(),
+  baseUrl: z.string().optional(),
+  tokenFile: z.string().optional(),
+  allowInsecureHttp: z.boolean().optional(),
+  sandbox: z.boolean().optional(),
+  cleanToken: z.boolean().optional(),
+  timeout: z.string().optional(),
+  json: z.boolean().optional(),
+  from: z.string().optional(),
+});
+type SubscribeFlags = z.infer<typeof subscribeFlagsSchema>;
+const timeoutSchema = z.number().int().positive();
 
 export function subscribeCommand(result: CommandResult): Command {
   return new Command('subscribe')
@@ -70,7 +75,7 @@ Retries 429, 502, 503, 504 and connection errors up to 3 times (a subscription i
 ${exitCodesHelp('subscribe')}`,
     )
     .action(async (customerId: string | undefined, flags: SubscribeFlags, self: Command) => {
-      result.exitCode = await runSubscribe(customerId, flags, self);
+      result.exitCode = await runSubscribe(customerId, subscribeFlagsSchema.parse(flags), self);
     });
 }
 
@@ -87,51 +92,46 @@ function wrap(text: string, indent: number): string {
 async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<number> {
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
   const output = (command.optsWithGlobals() as { logFormat?: string }).logFormat === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
-  const json = Boolean(flags.json);
   const given = await untilCtrlC((signal) => readGiven(customerId, flags, output, signal));
   if (given === 'cancelled') return cancelled(output, 'while reading --from -');
   const settings = loadCommandSettings(command, 'push');
   const target = await resolveTarget('push', flags, settings);
   try {
     for (const warning of target.warnings) output.warn(warning);
-    const draft = await untilCtrlC((signal) => askMissing(given, signal));
-    if (draft === 'cancelled') return cancelled(output, 'at the prompt');
-    const prepared = prepare(draft, flags, given.sources);
-    for (const warning of prepared.warnings) output.warn(warning);
-    if (prepared.cleanedFrom !== undefined) output.err(`note: sending the cleaned device token ${prepared.request.tokenHandle}`);
-    if (target.isSandbox) output.err(`note: sending to ${target.description}`);
-    const stop = new AbortController();
-    const onSignal = () => stop.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    let outcome: SubscribeOutcome;
-    try {
-      outcome = await sendSubscription(
-        {
-          baseUrl: target.baseUrl,
-          token: target.token,
-          timeoutMs: settings.values.timeoutMs.value ?? SETTING_DEFAULTS.timeoutMs,
-          onRetry: (info) => output.err(`retrying in ${(info.delayMs / 1000).toFixed(1)} s (${info.reason}), retry ${info.attempt} of 3`),
-        },
-        prepared,
-        stop.signal,
-      );
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-    return render(outcome, { output, json, where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '' });
+    const request = {
+      draft: given.draft,
+      cleanToken: flags.cleanToken,
+      target: { baseUrl: target.baseUrl, token: target.token, timeoutMs: timeoutSchema.parse(settings.values.timeoutMs.value ?? SETTING_DEFAULTS.timeoutMs) },
+    };
+    const ports = { ask: (draft: SubscriptionDraft) => untilCtrlC((signal) => askMissing({ ...given, draft }, signal)), watchStop: stopOnSignals };
+    const report = await subscribeDevice(request, ports, (event) => {
+      if (event.type === 'warning') output.warn(event.message);
+      else if (event.type === 'cleaned-token') output.err(`note: sending the cleaned device token ${event.token}`);
+      else if (event.type === 'sending' && target.isSandbox) output.err(`note: sending to ${target.description}`);
+      else if (event.type === 'retry') output.err(`retrying in ${(event.info.delayMs / 1000).toFixed(1)} s (${event.info.reason}), retry ${event.info.attempt} of 3`);
+    });
+    if (report.kind === 'cancelled') return cancelled(output, 'at the prompt');
+    if (report.kind === 'invalid') throw invalidError(report.problems, given.sources);
+    return render(report, { output, json: Boolean(flags.json), where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '' });
   } finally {
     await target.close();
   }
 }
 
-/** The draft checked as the API would; exit 2 naming every problem in the words of where each value came from. */
-function prepare(draft: SubscriptionDraft, flags: SubscribeFlags, sources: ValueSources): PreparedSubscription {
-  const checked = checkSubscription(draft, { cleanToken: flags.cleanToken });
-  if (checked.kind === 'ready') return checked;
-  const missing = checked.problems.flatMap((problem) => (problem.kind === 'missing' ? [problem.field] : []));
-  throw missing.length > 0 ? missingError(missing) : invalidSubscriptionError(checked.problems, sources);
+/** Ctrl-C or a TERM while the request is out: stop it (the outcome says so), and only then. */
+function stopOnSignals(stop: () => void): () => void {
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return () => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  };
+}
+
+/** Exit 2 naming every problem in the words of where each value came from (what is missing, when anything is). */
+function invalidError(problems: SubscriptionProblem[], sources: ValueSources): Error {
+  const missing = problems.flatMap((problem) => (problem.kind === 'missing' ? [problem.field] : []));
+  return missing.length > 0 ? missingError(missing) : invalidSubscriptionError(problems, sources);
 }
 
 /** Ctrl-C before anything was sent: say so (after the ^C the terminal echoed), exit 130. */
@@ -140,26 +140,28 @@ function cancelled(output: Output, when: string): number {
   return exitCodeFor('cancelled');
 }
 
-const HINTS: Partial<Record<SubscribeOutcome['kind'], string>> = {
+const HINTS: Partial<Record<SubscribeReport['kind'], string>> = {
   credentials: 'check MEMBERCTL_PUSH_TOKEN / --token-file (the push token, not the member JWT): it may be expired, for another environment, or lack permission',
   'not-confirmed': 'the subscription may or may not be stored; running the same command again is safe (it is idempotent by installation id)',
 };
 const NOT_SENT_HINT = 'the server was not reached, so nothing was stored; check the base URL and the network, then run the same command again';
 
-function render(outcome: SubscribeOutcome, how: { output: Output; json: boolean; where: string }): number {
+type Sent = Exclude<SubscribeReport, { kind: 'invalid' | 'cancelled' }>;
+
+function render(outcome: Sent, how: { output: Output; json: boolean; where: string }): number {
   const { output, json } = how;
   if (outcome.kind === 'subscribed') {
     const { customerId, installationId, platform, status } = outcome;
     if (json) output.out(JSON.stringify({ customerId, installationId, platform, status }));
     else output.out(`Subscribed device ${installationId} of customer ${customerId} to push notifications (${platform}, ${PLATFORMS[platform]}): HTTP ${status}${how.where}`);
-    return exitCodeFor(subscribeCategory(outcome));
+    return exitCodeFor(outcome.category);
   }
   const problem: Problem = outcome.problem;
   if (json) output.out(JSON.stringify({ error: problemJson(problem) }));
   output.err(`${output.color.red('error:')} ${formatProblem(problem)}`);
   const hint = outcome.kind === 'not-confirmed' && !outcome.reachedServer ? NOT_SENT_HINT : HINTS[outcome.kind];
   if (hint) output.err(`${output.color.dim('hint:')} ${hint}`);
-  return exitCodeFor(subscribeCategory(outcome));
+  return exitCodeFor(outcome.category);
 }
 
 /** Always the five RFC 7807 keys, null when the server left one out: scripts get one shape. */
