@@ -43,6 +43,14 @@ describe('map init', () => {
     expect(c.valid && c.item).toMatchObject({ memberId: 'C-1', address: { countryCode: 'NO' }, createdAt: '2023-01-05T09:22:00.000Z' });
   });
 
+  it('a country column with names converts even when few of its first cells are known names (a cell that is no code fails anyway)', async () => {
+    const path = file('few-countries.csv', 'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,Chile\nm-2,true,2024-01-01,Narnia\nm-3,true,2024-01-01,Atlantis\n');
+    const { mapping } = await initMapping({ path });
+    expect(mapping.columns.Country).toEqual({ field: 'address.countryCode', convert: 'countryCode' });
+    const codes = file('codes.csv', 'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,NO\nm-2,true,2024-01-01,se\n');
+    expect((await initMapping({ path: codes })).mapping.columns.Country).toBe('address.countryCode');
+  });
+
   it('local ISO date-times (a workbook\'s date cells) get a zone and no format', async () => {
     const path = file('local.csv', 'memberId,isActive,createdAt\nm-1,true,2023-01-05T10:22:00\nm-2,false,2024-01-01T00:00:00Z\n');
     const { mapping } = await initMapping({ path }, 'Europe/Oslo');

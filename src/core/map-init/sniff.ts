@@ -4,7 +4,6 @@
  */
 import { Problem, toBoolean } from '../mapping/coerce.js';
 import { compileDateFormat } from '../mapping/rules/date-format.js';
-import { toCountryCode } from '../mapping/rules/country.js';
 import { closestField, normalizeName, resolveTarget, targetPath } from '../mapping/targets.js';
 import { isKnownName, REQUIRED_FIELDS } from '../mapping/required-fields.js';
 
@@ -100,7 +99,10 @@ export function guessValues(cells: readonly string[]): Record<string, boolean | 
   return values;
 }
 
-/** True when the cells are mostly country names or alpha-3 codes that convert: "countryCode" would read them. */
+/**
+ * True when a cell is not an alpha-2 code: the API refuses it as it is, and "countryCode" reads names and alpha-3
+ * codes, and names the cell it cannot read ("unknown country") instead of "at most 2 characters".
+ */
 export function needsCountryConversion(cells: readonly string[]): boolean {
-  return cells.some((c) => !/^[A-Za-z]{2}$/.test(c)) && cells.filter((c) => toCountryCode(c) !== undefined).length >= cells.length * READS;
+  return cells.some((c) => !/^[A-Za-z]{2}$/.test(c));
 }
