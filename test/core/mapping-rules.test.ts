@@ -187,6 +187,10 @@ describe('values and transform', () => {
       'columns["S"]: "values": "active" and " ACTIVE" are the same key (cells are looked up in any case, trimmed) with different values; keep one',
     );
     expect(status({ values: { yes: true, YES: true } }, 'Yes')).toBe(true);
+    // map init writes null for a status word it cannot place: the record says which word, not only "must not be null"
+    expect(status({ values: { active: true, paused: null } }, 'Paused')).toEqual([
+      'isActive: "Paused" is null in "values", and isActive is required: say what to send for it (column "S")',
+    ]);
   });
 
   it('transform: trim, lowercase, uppercase, collapseSpaces, in order; a misspelt one gets a did-you-mean', () => {

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { coerceCustom, Problem, toBoolean, toDateTime } from '../coerce.js';
 import type { CellOptions, Transform } from '../mapping-schema.js';
+import { REQUIRED_FIELDS } from '../required-fields.js';
 import { targetPath, type Target } from '../targets.js';
 import { toCountryCode, isCountryCode } from './country.js';
 import { compileDateFormat, DateFormatError, isRealDate, type DateParts } from './date-format.js';
@@ -29,7 +30,7 @@ export function compileCellReader(target: Target, options: CellOptions = {}): Ce
   const base = baseReader(target, options);
   const steps: ((text: string) => unknown)[] = [];
   for (const name of options.transform ?? []) steps.push(TRANSFORM[name]);
-  if (options.values) steps.push(valuesStep(options.values, options.otherwise));
+  if (options.values) steps.push(valuesStep(options.values, options.otherwise, targetPath(target)));
   if (options.convert === 'countryCode') steps.push(countryStep);
   if (options.convert === 'e164') steps.push(phoneStep(options.defaultRegion?.toUpperCase()));
   if (steps.length === 0) return base;
@@ -74,7 +75,8 @@ function baseReader(target: Target, options: CellOptions): CellReader {
   }
 }
 
-function valuesStep(values: Record<string, unknown>, otherwise: unknown): (text: string) => unknown {
+function valuesStep(values: Record<string, unknown>, otherwise: unknown, path: string): (text: string) => unknown {
+  const required = (REQUIRED_FIELDS as readonly string[]).includes(path);
   const byKey = new Map<string, unknown>();
   const firstKey = new Map<string, string>();
   for (const [key, value] of Object.entries(values)) {
@@ -89,6 +91,8 @@ function valuesStep(values: Record<string, unknown>, otherwise: unknown): (text:
   const listed = Object.keys(values).slice(0, 6).map((k) => `"${k}"`).join(', ') + (byKey.size > 6 ? ', …' : '');
   return (text) => {
     const value = byKey.get(text.toLowerCase());
+    // map init's placeholder for a word it could not place: name the word, not only "must not be null"
+    if (value === null && required) return new Problem(`"${text}" is null in "values", and ${path} is required: say what to send for it`, 'null in values');
     if (value !== undefined) return value;
     if (otherwise !== undefined) return otherwise;
     return new Problem(`"${text}" is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`, 'not a listed value');
