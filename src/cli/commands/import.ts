@@ -68,7 +68,7 @@ export function importCommand(result: CommandResult): Command {
   command.optionsGroup('Output options:');
   command
     .option('--rejects <file>', 'write every record not imported or updated: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
-    .option('--report <file>', 'also write the --json object to this file (mode 0600), e.g. for cron logs')
+    .option('--report <file>', 'also write the --json object, with exitCode, start and end, input, target and error, to this file (0600); failed runs too')
     .option('--json', 'print one JSON object on stdout: {rows, invalid, importedCount, updatedCount, skipped, rejected, failed, batches, requests, retries, durationMs}')
     .addOption(new Option('--quiet', 'no progress bar and no summary; warnings and errors only').conflicts('json'));
   command.addHelpText(
