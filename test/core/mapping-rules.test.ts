@@ -33,11 +33,10 @@ const EXAMPLE = {
 
 describe('the example mapping of issue 17', () => {
   it('turns a messy row into a valid item', () => {
-    // the example gives isActive and email twice (a column and a field rule): as written it is refused, naming both
-    const headers = ['Customer Id', 'Old Notes', 'Lead Score', 'Date of birth', 'Create Date', 'Country', 'Status', 'Work Email', 'Home Email', 'Other Email'];
-    expect(usageMessage(() => mapperFor(EXAMPLE, [...headers, 'Email']))).toContain('column "Status" (column 7) and fields["isActive"] both give isActive');
-    const { fields, columns } = EXAMPLE;
-    const { row } = mapperFor({ columns, fields: { loyaltyProgram: fields.loyaltyProgram, email: fields.email } }, headers);
+    // the example gives isActive and email twice (a column and a field rule): the cell wins when it has a value,
+    // the field rule fills in otherwise
+    const headers = ['Customer Id', 'Old Notes', 'Lead Score', 'Date of birth', 'Create Date', 'Country', 'Status', 'Email', 'Work Email', 'Home Email', 'Other Email'];
+    const { row } = mapperFor(EXAMPLE, headers);
     const item = itemOf(row({
       'Customer Id': 'C-17', 'Old Notes': 'whatever', 'Lead Score': '42.5', 'Date of birth': '27-01-2014', 'Create Date': '2023-01-05 10:22',
       Country: 'Chile', Status: 'Lapsed', 'Home Email': 'Ann@Example.com',
@@ -46,6 +45,12 @@ describe('the example mapping of issue 17', () => {
       memberId: 'C-17', customProperties: { leadScore: 42.5 }, birthdate: '2014-01-27T00:00:00.000Z', createdAt: '2023-01-05T15:22:00.000Z',
       address: { countryCode: 'CL' }, isActive: false, loyaltyProgram: 'basic', email: 'Ann@Example.com',
     });
+    const filled = itemOf(row({ 'Customer Id': 'C-18', 'Create Date': '2023-01-05 10:22', Email: ' Bo@Example.COM ', 'Work Email': 'work@example.com' }));
+    expect(filled).toMatchObject({ isActive: true, email: 'bo@example.com' });
+    // a cell the column cannot read stays an error: the field rule does not hide it
+    expect(issuesOf(row({ 'Customer Id': 'C-19', 'Create Date': '2023-01-05 10:22', Status: 'gone' }))).toEqual([
+      'isActive: "gone" is not one of the values the mapping lists ("active", "lapsed"); add it to "values", or give "otherwise" (column "Status")',
+    ]);
   });
 });
 
@@ -280,6 +285,13 @@ describe('JSON and NDJSON with a mapping', () => {
       'isActive: "gone" is not one of the values the mapping lists ("active", "inactive"); add it to "values", or give "otherwise" (at "status")',
       'createdAt: expected a date in the format "M/d/yyyy h:mm a", got "2023-01-05" (at "created")',
     ]);
+  });
+
+  it('a path rule beside a fields rule for the same field: the path\'s value wins, the fields rule fills in (as for CSV)', () => {
+    const both = parseMapping({ columns: { id: 'memberId', created: 'createdAt', st: { field: 'isActive', values: { active: true, lapsed: false } } }, fields: { isActive: { value: true } } }, 'm.json');
+    const row = (raw: unknown) => createRecordMapper('ndjson', undefined, { file: 'j.ndjson', mapping: both }).toCandidate({ record: 1, line: 1, raw });
+    expect(itemOf(row({ id: 'a', st: 'lapsed', created: '2024-01-01' })).isActive).toBe(false);
+    expect(itemOf(row({ id: 'b', st: '', created: '2024-01-01' })).isActive).toBe(true);
   });
 });
 

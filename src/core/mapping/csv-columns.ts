@@ -91,7 +91,7 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
     else if (!sourceColumns.has(index)) unknown.push(column);
   });
 
-  rejectClashes(columns, fields, file);
+  rejectClashes(columns, file);
   // with a mapping, a missing required field is what is left to map; without one, the unknown columns come first
   if (mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
   if (unknown.length > 0 && !options.ignoreUnknownColumns) {
@@ -114,8 +114,12 @@ function suggestionFor(header: string): string {
   return suggestion ? `: did you mean ${suggestion}?` : '';
 }
 
-/** Two columns for one field, or a column and a `fields` rule that would overwrite it (a default may sit beside it). */
-function rejectClashes(columns: ResolvedColumn[], fields: ResolvedField[], file: string): void {
+/**
+ * Two columns for one field are refused. A column beside a `fields` rule for the same field is not: the column's
+ * cell wins when it has a value and the rule fills in otherwise (issue 17's own example maps Status and sets
+ * isActive's value; docs/decisions.md).
+ */
+function rejectClashes(columns: ResolvedColumn[], file: string): void {
   const byPath = new Map<string, ResolvedColumn>();
   for (const column of columns) {
     for (const { path } of column.feeds) {
@@ -127,15 +131,6 @@ function rejectClashes(columns: ResolvedColumn[], fields: ResolvedField[], file:
         );
       }
       byPath.set(path, column);
-    }
-  }
-  for (const { rule } of fields) {
-    const column = byPath.get(rule.path);
-    if (column && (rule.value || rule.sources.length > 0)) {
-      throw new UsageError(`${file} line 1: column "${column.header}" (column ${column.index + 1}) and fields["${rule.path}"] both give ${rule.path}`, {
-        code: 'duplicate-column',
-        hint: `Drop the column ({"columns": {"${column.header}": null}}), list it in firstOf, or use "default" (applies when the cell is empty).`,
-      });
     }
   }
 }

@@ -35,6 +35,8 @@ interface FieldPlan {
   get: (item: Item) => unknown;
   value?: { value: unknown };
   fallback?: { value: unknown };
+  /** A column feeds this field too: the rule applies only when that cell gave nothing (docs/mapping.md#fields). */
+  besideColumn: boolean;
 }
 
 export interface CsvMapperOptions extends ColumnOptions {
@@ -88,6 +90,7 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     get: getterFor(rule.target),
     value: rule.value,
     fallback: rule.fallback,
+    besideColumn: plans.some((plan) => plan.path === rule.path),
   }));
 
   const fill = (cells: readonly (string | undefined)[], item: Item, rowPlans: readonly Plan[], rowFields: readonly FieldPlan[]) =>
@@ -175,6 +178,7 @@ function fillItem(
   }
   for (let i = 0; i < rowFields.length; i++) {
     const field = rowFields[i]!;
+    if (field.besideColumn && field.get(item) !== undefined) continue;
     if (field.value) {
       field.assign(item, field.value.value);
       continue;

@@ -47,7 +47,9 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
   const fields = mapping.fields.map((rule) => {
     consumed.add(rule.path.split('.')[0]!);
     for (const source of rule.sources) consumed.add(source.split('.')[0]!);
-    return { rule, paths: rule.sources.map((s) => s.split('.')), assign: assignerFor(rule.target), get: getterFor(rule.target) };
+    // a path rule feeds this field too: the field rule applies only when that value gave nothing (as for CSV)
+    const besideColumn = rules.some((r) => r.target === rule.path);
+    return { rule, paths: rule.sources.map((s) => s.split('.')), assign: assignerFor(rule.target), get: getterFor(rule.target), besideColumn };
   });
 
   return (source) => {
@@ -67,7 +69,8 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
       const value = valueAtPath(raw, rule.path);
       if (!take(value, rule.read, rule.assign, rule.target, rule.key) && value === '' && rule.emptyAsNull) rule.assign(item, null);
     }
-    for (const { rule, paths, assign, get } of fields) {
+    for (const { rule, paths, assign, get, besideColumn } of fields) {
+      if (besideColumn && get(item) !== undefined) continue;
       if (rule.value) assign(item, rule.value.value);
       else paths.some((path, i) => take(valueAtPath(raw, path), rule.read, assign, rule.path, rule.sources[i]!));
       if (rule.fallback && get(item) === undefined) assign(item, rule.fallback.value);
