@@ -50,7 +50,11 @@ export async function openXlsx(input: NodeJS.ReadableStream, file: string, sheet
     throw unreadable(file, error);
   }
   if (!rows) {
-    throw new InputError(sheetName === undefined ? `${file}: the workbook has no sheet` : `${file}: no sheet named "${sheetName}"`, {
+    // names are matched exactly (two sheets may differ only in case); one that differs in case or spaces is suggested
+    const loose = (name: string) => name.toLowerCase().replace(/\s+/g, '');
+    const like = sheetName === undefined ? undefined : seen.find((name) => loose(name) === loose(sheetName));
+    const named = `${file}: no sheet named "${sheetName}"${like ? ` (did you mean "${like}"?)` : ''}`;
+    throw new InputError(sheetName === undefined ? `${file}: the workbook has no sheet` : named, {
       code: 'input-sheet', file,
       hint: seen.length ? `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}; choose one with --sheet NAME.` : 'Check that the file is an Excel workbook.',
     });

@@ -49,6 +49,8 @@ describe('xlsx reader', () => {
     expect(error).toBeInstanceOf(InputError);
     expect(error!.message).toBe(`${path}: no sheet named "Member"`);
     expect(error!.hint).toBe('Its sheets: "First", "Members"; choose one with --sheet NAME.');
+    const cased = await readAll({ path, sheet: 'members ' }).then(() => undefined, (e: unknown) => e as InputError);
+    expect(cased!.message).toBe(`${path}: no sheet named "members " (did you mean "Members"?)`);
     const csvSheet = await readAll({ path: dir.write('a.csv', 'a\n1\n'), sheet: 'x' }).then(() => undefined, (e: unknown) => e);
     expect(csvSheet).toBeInstanceOf(UsageError);
   });
