@@ -1,7 +1,8 @@
 /**
  * `memberctl subscribe CUSTOMER_ID`: register a customer's device for push notifications. Flags (or answers on a
- * terminal) in, one checked request out, one line back. The core checks and sends; this file wires the target,
- * prompts, Ctrl-C and the output modes.
+ * terminal) in, one checked request out, one line back. The core's `subscribeDevice` asks (through a port), checks,
+ * sends and says which category the result is; this file gathers the values, wires the target, the terminal
+ * questions, Ctrl-C and the output modes, and maps the category to the exit code.
  */
 import { Command } from 'commander';
 import { z } from 'zod';
