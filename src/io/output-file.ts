@@ -241,6 +241,15 @@ function suggestion(path: string): string {
   return dot > 0 ? `${base.slice(0, dot)}.rejects${base.slice(dot)}` : `${base}.out`;
 }
 
+/** A person reads the words, a script greps the code (both stay in the message). */
+const CAUSE_WORDS: Record<string, string> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a part of its path is a file, not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+};
+
 /** The cause travels as data (`details.cause`: ENOSPC, EFBIG, EACCES…), the file by name. */
 export function cannotWrite(path: string, purpose: string, error: unknown, step: 'open' | 'write'): InputError {
   if (error instanceof InputError || error instanceof UsageError) return error as InputError;
@@ -249,7 +258,8 @@ export function cannotWrite(path: string, purpose: string, error: unknown, step:
     cause === 'ENOSPC' ? 'The disk is full: free some space, or write the file elsewhere.'
     : cause === 'EFBIG' ? 'The file grew past the size limit (ulimit -f or the file system): write it elsewhere or raise the limit.'
     : step === 'open' ? 'Check that the folder exists and is writable.' : 'Check free disk space and permissions.';
-  return new InputError(`${step === 'open' ? 'cannot write' : 'writing'} ${purpose} file ${path}${step === 'open' ? '' : ' failed'}: ${cause}`, {
+  const words = CAUSE_WORDS[cause];
+  return new InputError(`${step === 'open' ? 'cannot write' : 'writing'} ${purpose} file ${path}${step === 'open' ? '' : ' failed'}: ${cause}${words ? ` (${words})` : ''}`, {
     code: 'output-file',
     file: path,
     hint,

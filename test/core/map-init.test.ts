@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initMapping } from '../../src/core/map-init/map-init.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
@@ -49,6 +50,12 @@ describe('map init', () => {
     expect(mapping.columns.Country).toEqual({ field: 'address.countryCode', convert: 'countryCode' });
     const codes = file('codes.csv', 'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,NO\nm-2,true,2024-01-01,se\n');
     expect((await initMapping({ path: codes })).mapping.columns.Country).toBe('address.countryCode');
+  });
+
+  it('from standard input, the validate it advises reads standard input again (-, not "stdin")', async () => {
+    const stdin = Readable.from(['memberId,isActive,createdAt\nm-1,true,2024-01-01\n']);
+    const { validateCommand } = await initMapping({ path: '-', format: 'csv', stdin });
+    expect(validateCommand).toBe('memberctl validate - --format csv');
   });
 
   it('local ISO date-times (a workbook\'s date cells) get a zone and no format', async () => {

@@ -114,6 +114,12 @@ describe('output files (property: whatever the path, the input and other files s
     expect((await refusal(openOutputFile(dir, 'report'))).message).toBe(`report file ${dir} is a folder`);
   });
 
+  it('a folder that does not exist is said in words, with the code kept for scripts', async () => {
+    const path = join(dir, 'no', 'such', 'mapping.json');
+    const error = await refusal(writeOutputFile(path, 'mapping', 'x'));
+    expect(error.message).toBe(`cannot write mapping file ${path}: ENOENT (its folder does not exist)`);
+  });
+
   it('noClobber refuses an existing file and leaves it', async () => {
     const path = join(dir, 'members.csv');
     await writeFile(path, 'mine');

@@ -70,7 +70,8 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
     fields[field] = placeholderFor(field);
     notes.push(`${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] holds a placeholder: replace it`);
   }
-  const validateCommand = shellCommand(['memberctl', 'validate', source.file, ...readFlags(options)]);
+  // standard input is shown as "stdin" but read again as "-"
+  const validateCommand = shellCommand(['memberctl', 'validate', options.path === '-' ? '-' : source.file, ...readFlags(options)]);
   const description = `Starter mapping for ${source.file}, written by memberctl map init: check every rule (docs/mapping.md), then run ${validateCommand} --map <this file>.`;
   return { file: source.file, format: source.format, mapping: { description, columns, fields }, validateCommand, notes };
 }
