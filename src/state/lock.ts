@@ -5,11 +5,12 @@
  * belongs to a program other than memberctl (a reused pid), holds nothing.
  *
  * The lock file appears whole or not at all: its content is written to a temp file first and linked into place
- * (link fails when the name exists, so two runs cannot both take it). A stale lock is moved aside before it is
- * removed, and checked again once moved, so a run that took the lock in between keeps it.
+ * (link fails when the name exists, so two runs cannot both take it). A stale lock is removed by one run at a time
+ * (see takeOverStale), so a run that took the lock in between keeps it.
  */
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
@@ -37,7 +38,7 @@ export async function acquireLock(path: string, what: string, lockPath = `${path
   const temp = `${lockPath}.${process.pid}-${content.id}`;
   await writeFile(temp, JSON.stringify(content), { mode: 0o600 }).catch((error) => Promise.reject(cannotLock(what, path, lockPath, error)));
   try {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 50; attempt++) {
       try {
         await link(temp, lockPath);
         return holding(lockPath, content.id);
@@ -121,19 +122,34 @@ function runsMemberctl(pid: number): boolean {
   }
 }
 
+/**
+ * Removes a stale lock while holding `${lockPath}.break`, so only one run at a time may remove one: with two
+ * removers, one could remove the fresh lock the other had just linked into place, and both runs would hold it.
+ * Under the break lock, the stale file read before is still the one in place (no one removes a lock but its
+ * holder, who is gone, and a remover), so unlinking it can only free the name for the next link race.
+ */
 async function takeOverStale(lockPath: string, seen: LockContent): Promise<void> {
-  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const breakPath = `${lockPath}.break`;
+  const mine = `${breakPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  await writeFile(mine, JSON.stringify({ ...seen, pid: process.pid, host: hostname(), id: randomBytes(8).toString('hex') }), { mode: 0o600 });
   try {
-    await rename(lockPath, aside);
-  } catch {
-    return; // another run moved it first: try again from the start
+    await link(mine, breakPath);
+  } catch (error) {
+    await unlink(mine).catch(() => undefined);
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const breaker = await readHolder(breakPath);
+    // a remover killed in this short window leaves its break lock behind: it holds nothing
+    if (breaker !== 'gone' && breaker !== 'garbled' && isStale(breaker)) await unlink(breakPath).catch(() => undefined);
+    else await sleep(5); // another run is removing it: look again once it is done
+    return;
   }
-  const moved = await readHolder(aside);
-  if (moved !== 'gone' && moved !== 'garbled' && moved.id !== seen.id && !isStale(moved)) {
-    // a live run took the lock between our read and the move: put its lock back
-    await link(aside, lockPath).catch(() => undefined);
+  try {
+    const current = await readHolder(lockPath);
+    if (current !== 'gone' && current !== 'garbled' && current.id === seen.id) await unlink(lockPath).catch(() => undefined);
+  } finally {
+    await unlink(breakPath).catch(() => undefined);
+    await unlink(mine).catch(() => undefined);
   }
-  await unlink(aside).catch(() => undefined);
 }
 
 function inUse(what: string, path: string, lockPath: string, holder: LockContent | undefined): UsageError {
