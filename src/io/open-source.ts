@@ -80,8 +80,29 @@ async function openWorkbook(raw: InputBytes, file: string, options: SourceOption
   if (options.delimiter !== undefined || options.encoding !== undefined) {
     throw new UsageError(`--${options.delimiter !== undefined ? 'delimiter' : 'encoding'} applies to text input only (${file} is a workbook)`, { code: 'csv-only-option' });
   }
+  await checkWorkbookHead(raw, file, options.path);
   const workbook = await openXlsx(Readable.from(chunksOf(raw)), file, options.sheet);
   return { format: 'xlsx', encoding: { name: 'utf-8', bom: false }, headers: workbook.headers, batches: workbook.records };
+}
+
+/**
+ * A workbook is a zip (PK…). Text under a workbook's name (a CSV or Excel's UTF-16 "Unicode text" saved as .xlsx)
+ * is named as text with the flag that reads it, and an .xls/.ods as what it is, instead of exceljs' "invalid signature".
+ */
+async function checkWorkbookHead(raw: InputBytes, file: string, path: string): Promise<void> {
+  const head = await peekHead(raw);
+  if (head.length === 0 || head.subarray(0, 2).toString('latin1') === 'PK') return;
+  const kind = sniffHead(head, path);
+  if (kind.kind === 'binary') throw notTextError(file, kind);
+  const utf16 = kind.kind === 'utf16-no-bom' || kind.encoding === 'utf-16le' || kind.encoding === 'utf-16be';
+  if (utf16 || !head.some((byte) => byte < 0x09)) {
+    const encoding = kind.kind === 'utf16-no-bom' ? ` --encoding ${kind.encoding}` : '';
+    throw new InputError(`${file} is ${utf16 ? 'UTF-16 ' : ''}text, not an Excel workbook (.xlsx)`, {
+      code: 'input-xlsx',
+      file,
+      hint: `Read it as text with --format csv${encoding} (Excel's "CSV" and "Unicode text" are text files), or save it from Excel as .xlsx.`,
+    });
+  }
 }
 
 async function openText(raw: InputBytes, file: string, options: SourceOptions, named: InputFormat | undefined): Promise<Opened> {
@@ -104,8 +125,8 @@ async function* chunksOf(bytes: InputBytes): AsyncGenerator<Buffer> {
   for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) yield chunk;
 }
 
-/** The input's encoding, from --encoding and its first bytes; a workbook or an archive is named for what it is. */
-async function textEncoding(bytes: InputBytes, file: string, options: SourceOptions): Promise<TextEncoding> {
+/** At least the first 512 bytes (or all, if fewer), put back so that the reader starts from the beginning. */
+async function peekHead(bytes: InputBytes): Promise<Buffer> {
   const seen: Buffer[] = [];
   let size = 0;
   for (let chunk = await bytes.next(); chunk !== undefined; chunk = size >= 512 ? undefined : await bytes.next()) {
@@ -113,7 +134,12 @@ async function textEncoding(bytes: InputBytes, file: string, options: SourceOpti
     size += chunk.length;
   }
   for (let i = seen.length - 1; i >= 0; i--) bytes.unshift(seen[i]!);
-  const head = Buffer.concat(seen);
+  return Buffer.concat(seen);
+}
+
+/** The input's encoding, from --encoding and its first bytes; a workbook or an archive is named for what it is. */
+async function textEncoding(bytes: InputBytes, file: string, options: SourceOptions): Promise<TextEncoding> {
+  const head = await peekHead(bytes);
   const kind = sniffHead(head, options.path);
   if (kind.kind === 'binary') throw notTextError(file, kind);
   const given = options.encoding === undefined ? undefined : checkEncodingName(options.encoding);

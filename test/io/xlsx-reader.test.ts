@@ -74,9 +74,20 @@ describe('xlsx reader', () => {
   });
 
   it('a file that is not a workbook is an InputError naming it', async () => {
-    const path = dir.write('fake.xlsx', 'memberId\nm-1\n');
+    const path = dir.write('fake.xlsx', Buffer.from([0x01, 0x02, 0x03, 0x04, 0x00, 0xff]));
     const error = await readAll({ path }).then(() => undefined, (e: unknown) => e as InputError);
     expect(error).toBeInstanceOf(InputError);
     expect(error!.message).toContain('not a readable Excel workbook');
+  });
+
+  it('text under a workbook\'s name (a CSV, Excel\'s UTF-16 "Unicode text") is named as text, with the flag that reads it', async () => {
+    const csv = dir.write('csv.xlsx', 'memberId\nm-1\n');
+    const error = await readAll({ path: csv }).then(() => undefined, (e: unknown) => e as InputError);
+    expect(error).toBeInstanceOf(InputError);
+    expect(error!.message).toBe(`${csv} is text, not an Excel workbook (.xlsx)`);
+    expect(error!.hint).toContain('--format csv');
+    const utf16 = dir.write('unicode.xlsx', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('memberId\tisActive\r\n', 'utf16le')]));
+    const named = await readAll({ path: utf16 }).then(() => undefined, (e: unknown) => e as InputError);
+    expect(named!.message).toBe(`${utf16} is UTF-16 text, not an Excel workbook (.xlsx)`);
   });
 });
