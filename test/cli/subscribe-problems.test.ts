@@ -21,6 +21,7 @@ describe('subscribe problems in words', () => {
     );
     expect(problemText({ field: 'platform', kind: 'unknown', value: 'apn', suggestion: { platform: 'Apns' } })).toBe('--platform "apn" is not a platform; did you mean Apns?');
     expect(problemText({ field: 'platform', kind: 'unknown', value: 'windows' })).toBe('--platform "windows" is not a platform');
+    expect(problemText({ field: 'platform', kind: 'unknown', value: '  ' })).toBe('--platform is empty');
   });
 
   it('a platform value is shown quoted and cut short, control characters escaped', () => {

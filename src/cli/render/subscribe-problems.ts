@@ -54,6 +54,7 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
     case 'too-long':
       return `${name} is ${problem.length} characters long; the API allows 1 to ${problem.limit}`;
     case 'unknown': {
+      if (problem.value.trim() === '') return `${name} is empty`;
       const base = `${name} ${shown(problem.value)} is not a platform`;
       return problem.suggestion ? `${base}; did you mean ${suggestionText(problem.suggestion)}?` : base;
     }
