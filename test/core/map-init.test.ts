@@ -70,6 +70,7 @@ describe('map init', () => {
     expect(Object.keys(mapping.fields)).toEqual(['memberId', 'isActive', 'createdAt']);
     expect(mapping.fields.isActive).toEqual({ value: true });
     expect(notes).toHaveLength(3);
+    expect(notes[1]).toBe('isActive: no column looks like it; fields["isActive"] says true for every member: map a status column instead if there is one');
     const loaded = parseMapping(mapping, 'm.json');
     // the memberId placeholder names no column: validate stops before any row, with the closest headers
     expect(() => createRecordMapper('csv', ['Name', 'Email', 'Updated'], { file: 'people.csv', mapping: loaded })).toThrow(/no column gives the required field memberId/);

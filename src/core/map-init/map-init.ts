@@ -68,7 +68,9 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
     if (taken.has(field)) continue;
     const like = headersLike(field, names, 3).filter((h) => columns[h] === null);
     fields[field] = placeholderFor(field);
-    notes.push(`${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] holds a placeholder: replace it`);
+    // isActive's placeholder is a real value (every member active): say so, since nothing will fail to remind them
+    const what = field === 'isActive' ? 'says true for every member: map a status column instead if there is one' : 'holds a placeholder: replace it';
+    notes.push(`${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] ${what}`);
   }
   // standard input is shown as "stdin" but read again as "-"
   const validateCommand = shellCommand(['memberctl', 'validate', options.path === '-' ? '-' : source.file, ...readFlags(options)]);
