@@ -95,7 +95,7 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
     ['empty installation id', ['--token-handle', APNS, '--platform', 'apns', '--installation-id', ''], /--installation-id is empty \(the API needs 1 to 50/],
     ['51-character installation id', ['--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i'.repeat(51)], /--installation-id is 51 characters long; the API allows 1 to 50/],
     ['unknown platform', ['--token-handle', APNS, '--platform', 'windows', '--installation-id', 'i1'], /--platform "windows" is not a platform\nhint: platforms: Apns \(ios, .*\), FcmV1 \(android\), Hms \(huawei, .*\), Fcm \(legacy Android, deprecated\)/],
-    ['empty platform', ['--token-handle', APNS, '--platform', '', '--installation-id', 'i1'], /--platform "" is not a platform/],
+    ['empty platform', ['--token-handle', APNS, '--platform', '', '--installation-id', 'i1'], /--platform is empty/],
     ['mistyped platform', ['--token-handle', APNS, '--platform', 'iso', '--installation-id', 'i1'], /--platform "iso" is not a platform; did you mean Apns \(ios\)\?\nhint: platforms: Apns \(ios/],
     ['mistyped platform alias', ['--token-handle', APNS, '--platform', 'andriod', '--installation-id', 'i1'], /--platform "andriod" is not a platform; did you mean FcmV1 \(android\)\?/],
   ];
