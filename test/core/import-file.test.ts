@@ -2,9 +2,15 @@
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importFile, type ImportFileEvent, type ImportRequest } from '../../src/core/import/index.js';
 import { MemoryTransport } from './memory-transport.js';
+import { SyncState } from '../../src/state/sync-state.js';
+import { stateError } from '../../src/state/state-errors.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'memberctl-import-file-'));
 
@@ -69,5 +75,33 @@ describe('importFile', () => {
     expect(report.category).toBe('not-confirmed');
     expect(report.summary.failed).toBeGreaterThan(0);
     expect(report.state).toMatchObject({ journalPath: join(dir, 'fail.journal'), journalKept: true });
+  });
+
+  it('a full disk on the state\'s last write (the run\'s row count, learned hashes) stops like the others: named, journal kept, --resume exact', async () => {
+    const path = csv('final.csv', 10);
+    const statePath = join(dir, 'final.state');
+    const journal = join(dir, 'final.journal');
+    const state = { input: path, statePath, journal: { path: journal } };
+    const transport = new MemoryTransport();
+    // SQLite's own error, as better-sqlite3 throws it when the disk fills during the finishing transaction
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    vi.spyOn(SyncState.prototype, 'finishWholeRun').mockImplementationOnce(() => {
+      throw stateError(statePath, full);
+    });
+    const report = await importFile(request(path, { state }), { openTarget: async () => target, connect: () => transport });
+    expect(report.category).toBe('not-confirmed');
+    expect(report.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0, stopReason: 'output' });
+    expect(report.summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_FULL' });
+    expect(report.state).toMatchObject({ journalKept: true, absentFromInput: undefined });
+
+    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), { openTarget: async () => target, connect: () => transport });
+    expect(resumed.category).toBe('partial');
+    expect(resumed.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0 });
+    expect(resumed.summary.stopReason).toBeUndefined();
+    expect(resumed.state).toMatchObject({ journalKept: false, absentFromInput: 0 });
+    expect(transport.store.size).toBe(9);
+    const saved = SyncState.open(statePath, { create: false });
+    expect(saved.nightly.lastGoodRun()?.rows).toBe(10);
+    saved.close();
   });
 });

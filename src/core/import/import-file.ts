@@ -11,7 +11,7 @@ import { memberRetryPolicy } from '../../http/retry-policy.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { countRows } from '../../io/count-rows.js';
 import type { Shard } from '../../state/shard.js';
-import { openImportState, type ImportStateOptions, type ImportStateSession } from './durable/index.js';
+import { openImportState, withOutputError, type ImportStateOptions, type ImportStateSession } from './durable/index.js';
 import { readCandidates, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
 import { importCategory } from './category.js';
 import type { ImportEvent } from './events.js';
@@ -107,8 +107,9 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
     await rejects?.close();
     rejects = undefined;
     // (a failure on the rejects file's last write comes at its close: the journal must be kept for it too)
-    if (guard.failure) summary = { ...summary, stopReason: summary.stopReason ?? 'output', outputError: guard.failure };
-    const { journalKept, absentFromInput } = await durable.finish(summary);
+    summary = withOutputError(summary, guard.failure);
+    const { journalKept, absentFromInput, outputError } = await durable.finish(summary);
+    summary = withOutputError(summary, outputError);
     const { resumedRecords, shard, journalPath, counters } = durable;
     const state = { resumedRecords, shard, otherShards: counters.otherShards, refreshed: counters.refreshed, absentFromInput, journalPath, journalKept };
     return { file: stream.source.file, summary, state, category: importCategory(summary) };

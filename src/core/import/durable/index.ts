@@ -7,6 +7,7 @@ import { UsageError } from '../../../errors.js';
 import { SyncState } from '../../../state/sync-state.js';
 import { acquireLock } from '../../../state/lock.js';
 import { shardLabel, type Shard } from '../../../state/shard.js';
+import { OutputFailure, resourceCause, type OutputKind } from '../../../io/output-failure.js';
 import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
 import { checkShrink, DEFAULT_MAX_SHRINK } from './shrink-guard.js';
 import { openJournalSession, type JournalOptions, type JournalSession } from './journal-session.js';
@@ -57,6 +58,8 @@ export interface FinishedState {
   journalKept: boolean;
   /** Members in the state this run's input did not hold; set only after a run that read its input whole. */
   absentFromInput?: number;
+  /** A full disk or a size limit on the state's or the journal's last writes (the run then counts as stopped). */
+  outputError?: OutputFailure;
 }
 
 export async function openImportState(
@@ -119,21 +122,40 @@ interface Opened {
 async function finishOnce(opened: Opened, summary: ImportSummary | undefined): Promise<FinishedState> {
   const { options, state, stateLock, journal } = opened;
   let absentFromInput: number | undefined;
+  let outputError: OutputFailure | undefined;
+  // a full disk on these last writes loses only what they add (learned hashes, the row count, the journal's
+  // tail): the run stops there like on any output (output-guard.ts), the journal kept, so --resume finishes it
+  const failed = (kind: OutputKind, file: string | undefined, error: unknown) => {
+    const cause = resourceCause(error);
+    if (cause === undefined || file === undefined) throw error;
+    outputError ??= new OutputFailure(kind, file, cause);
+  };
   try {
     opened.flush();
     // only a run that read its input whole, to a clean end, knows who is absent and how many rows a good export has
     const whole = summary !== undefined && !summary.inputError && !summary.stopReason && !options.limited && !options.endedSuspect?.();
     if (state && whole) absentFromInput = state.finishWholeRun(summary.rows + opened.otherShards());
+  } catch (error) {
+    failed('state', options.statePath, error);
   } finally {
     state?.close();
     await stateLock?.release();
   }
   try {
-    const kept = await finishJournal(journal, summary);
-    return absentFromInput === undefined ? { journalKept: kept } : { journalKept: kept, absentFromInput };
+    const kept = await finishJournal(journal, summary && withOutputError(summary, outputError)).catch((error: unknown) => (failed('journal', journal?.path, error), true));
+    const finished: FinishedState = { journalKept: kept };
+    if (absentFromInput !== undefined) finished.absentFromInput = absentFromInput;
+    if (outputError) finished.outputError = outputError;
+    return finished;
   } finally {
     await journal?.lock.release();
   }
+}
+
+/** The summary of a run an output failed in at the end: stopped for it (unless it had stopped already). */
+export function withOutputError(summary: ImportSummary, outputError: OutputFailure | undefined): ImportSummary {
+  if (!outputError) return summary;
+  return { ...summary, stopReason: summary.stopReason ?? 'output', outputError: summary.outputError ?? outputError };
 }
 
 async function finishJournal(journal: JournalSession | undefined, summary: ImportSummary | undefined): Promise<boolean> {
