@@ -14,11 +14,13 @@ import { errorToJson } from './output.js';
 export interface RunReport {
   /** The target, once it is known (a run can fail before). */
   target?: string;
+  /** The one object --json prints and --report writes: how the run ended, when, what it read, where, the counts. */
+  result(exitCode: number, counts: object, error?: unknown): Record<string, unknown>;
   /**
    * Writes the report of a run that ended with a summary. A full disk or a size limit is returned (the caller
    * shows it after the summary), and last night's report is removed then: cron must never read it as tonight's.
    */
-  finished(exitCode: number, counts: object, error?: unknown): Promise<OutputFailure | undefined>;
+  finished(result: Record<string, unknown>): Promise<OutputFailure | undefined>;
   /** Writes the report of a run that ended with an error and no summary; never throws (the error is reported). */
   failed(error: unknown): Promise<void>;
 }
@@ -26,24 +28,18 @@ export interface RunReport {
 export function runReport(path: string | undefined, input: string): RunReport {
   const startedAt = new Date().toISOString();
   let written = false;
-  const write = async (exitCode: number, counts: object, error: unknown) => {
+  const write = async (result: Record<string, unknown>) => {
     written = true;
-    if (!path) return;
-    const report = {
-      exitCode,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      input,
-      target: self.target ?? null,
-      error: error === undefined ? null : errorToJson(error).error,
-      ...counts,
-    };
-    await writeOutputFile(path, 'report', JSON.stringify(report, null, 2));
+    if (path) await writeOutputFile(path, 'report', JSON.stringify(result, null, 2));
   };
   const self: RunReport = {
-    async finished(exitCode, counts, error) {
+    result(exitCode, counts, error) {
+      const finishedAt = new Date().toISOString();
+      return { exitCode, startedAt, finishedAt, input, target: self.target ?? null, error: error === undefined ? null : errorToJson(error).error, ...counts };
+    },
+    async finished(result) {
       try {
-        await write(exitCode, counts, error);
+        await write(result);
         return undefined;
       } catch (failure) {
         const cause = resourceCause(failure);
@@ -54,7 +50,7 @@ export function runReport(path: string | undefined, input: string): RunReport {
     },
     async failed(error) {
       if (written) return; // the summary's report is out; an error after it (closing a file) does not undo it
-      await write(exitCodeFor(isMemberctlError(error) ? error.category : 'internal'), {}, error).catch(() => undefined);
+      await write(self.result(exitCodeFor(isMemberctlError(error) ? error.category : 'internal'), {}, error)).catch(() => undefined);
     },
   };
   return self;

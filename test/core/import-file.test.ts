@@ -94,12 +94,14 @@ describe('importFile', () => {
     expect(report.summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_FULL' });
     expect(report.state).toMatchObject({ journalKept: true, absentFromInput: undefined });
 
-    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), { openTarget: async () => target, connect: () => transport });
+    const again = new MemoryTransport();
+    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), { openTarget: async () => target, connect: () => again });
     expect(resumed.category).toBe('partial');
     expect(resumed.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0 });
     expect(resumed.summary.stopReason).toBeUndefined();
     expect(resumed.state).toMatchObject({ journalKept: false, absentFromInput: 0 });
     expect(transport.store.size).toBe(9);
+    expect(again.store.size).toBe(0); // every record came back from the journal: nothing sent twice
     const saved = SyncState.open(statePath, { create: false });
     expect(saved.nightly.lastGoodRun()?.rows).toBe(10);
     saved.close();

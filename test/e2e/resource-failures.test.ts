@@ -60,6 +60,9 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(summary.failed as number).toBeGreaterThan(0);
     expect(existsSync(rejects)).toBe(false); // never half a file
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ exitCode: 4, error: { code: 'output-failed' } });
+    // --json prints what the report holds (one object), with the command the summary would tell a person to run
+    expect(summary).toEqual(JSON.parse(readFileSync(report, 'utf8')));
+    expect(summary).toMatchObject({ exitCode: 4, input: file, startedAt: expect.any(String), finishedAt: expect.any(String), nextCommand: expect.stringMatching(/^memberctl import .* --resume$/) });
 
     const resumed = await runCli([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(3);
@@ -114,7 +117,8 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(bucketSum(summary)).toBe(summary.rows);
     const resumed = await runCli([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ rows: 4000, failed: 0 });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ rows: 4000, failed: 0, exitCode: 0 });
+    expect(JSON.parse(resumed.stdout)).not.toHaveProperty('nextCommand');
     expect(box.memberCount()).toBe(4000);
   });
 

@@ -68,8 +68,8 @@ export function importCommand(result: CommandResult): Command {
   command.optionsGroup('Output options:');
   command
     .option('--rejects <file>', 'write every record not imported or updated: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
-    .option('--report <file>', 'also write the --json object, with exitCode, start and end, input, target and error, to this file (0600); failed runs too')
-    .option('--json', 'print one JSON object on stdout: {rows, invalid, importedCount, updatedCount, skipped, rejected, failed, batches, requests, retries, durationMs}')
+    .option('--report <file>', 'also write the --json object to this file (0600); failed runs too')
+    .option('--json', 'print one JSON object on stdout: {exitCode, startedAt, finishedAt, input, target, error, rows, invalid, importedCount, updatedCount, skipped, rejected, failed, …, nextCommand when there is more to send}')
     .addOption(new Option('--quiet', 'no progress bar and no summary; warnings and errors only').conflicts('json'));
   command.addHelpText(
     'after',
@@ -115,13 +115,17 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     view.finish();
     const withUnchanged = Boolean(flags.changedOnly);
     const stateJson = importStateJson(report.state);
-    const json = { ...importJson(report.summary, { withUnchanged }), ...stateJson };
     let exitCode = exitCodeFor(report.category);
     const again = againCommand(process.argv.slice(2), report.state.journalKept);
-    const reportFailure = await reportFile.finished(exitCode, json, importRunError(report.summary, target, again));
-    view.render(report, json, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again });
-    // the report could not be written (full disk): said after the summary; the run did not do all it was asked
-    if (reportFailure) exitCode = Math.max(view.error(reportFailure), exitCode);
+    // what the summary tells a person to run next, for scripts too (an input error needs the file fixed first)
+    const { summary } = report;
+    const nextCommand = (summary.failed > 0 || summary.stopReason) && !summary.inputError ? { nextCommand: again } : {};
+    const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommand }, importRunError(summary, target, again));
+    const reportFailure = await reportFile.finished(result);
+    // the report could not be written (full disk): the run did not do all it was asked, said after the summary
+    if (reportFailure) exitCode = Math.max(exitCodeFor(reportFailure.category), exitCode);
+    view.render(report, { ...result, exitCode }, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again });
+    if (reportFailure) view.error(reportFailure);
     return exitCode;
   } catch (error) {
     await reportFile.failed(error); // a failed night replaces last night's report
