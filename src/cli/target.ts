@@ -7,6 +7,7 @@
 import { resolveConnection, type ApiArea } from '../core/connection.js';
 import type { ResolvedSettings } from '../core/settings/index.js';
 import { UsageError } from '../errors.js';
+import { OutputFailure, resourceCause } from '../io/output-failure.js';
 import { startSandbox } from '../sandbox/index.js';
 import { targetName } from '../state/target-binding.js';
 
@@ -65,6 +66,15 @@ export async function resolveTarget(area: ApiArea, flags: TargetFlags, settings:
     isSandbox: true,
     name: targetName({ baseUrl, sandbox: { dataFile: flags.sandboxData } }),
     warnings: [],
-    close: () => sandbox.close(),
+    close: async () => {
+      try {
+        await sandbox.close();
+      } catch (error) {
+        // the store file (--sandbox-data) is written as the sandbox closes: a full disk there is the world's doing
+        const cause = resourceCause(error);
+        if (cause === undefined || !flags.sandboxData) throw error;
+        throw new OutputFailure('sandbox data', flags.sandboxData, cause, 'Free some space (or raise the limit), then run the same command again (the import is an upsert).');
+      }
+    },
   };
 }

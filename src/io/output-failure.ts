@@ -8,7 +8,7 @@ import { MemberctlError } from '../errors.js';
 
 const RESOURCE_CODES = new Set(['ENOSPC', 'EFBIG', 'EDQUOT', 'EROFS', 'EIO', 'SQLITE_FULL', 'SQLITE_IOERR']);
 
-export type OutputKind = 'rejects' | 'journal' | 'state' | 'report';
+export type OutputKind = 'rejects' | 'journal' | 'state' | 'report' | 'sandbox data';
 
 /** The errno-like code of a resource failure in `error` (or in its cause, or its details), else undefined. */
 export function resourceCause(error: unknown): string | undefined {

@@ -139,4 +139,19 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(existsSync(report)).toBe(false);
     expect(box.memberCount()).toBe(1);
   });
+
+  it('a full disk on the sandbox\'s store file (--sandbox-data), written as it closes: named after the summary, exit 4, in the result', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'few.csv');
+    writeFileSync(file, `${HEADER}\nm1,m1@example.com,N,true,2024-01-05T09:00:00Z\n`);
+    const data = join(dir, 'sandbox.json');
+    // (--json's object is the one --report writes: the report itself cannot be written under this limit)
+    const run = await runLimited(0, ['import', file, '--sandbox', '--sandbox-data', data, '--no-journal', '--retries', '0', '--json'], isolatedEnv());
+    expect(run.stderr).not.toMatch(/internal error|this is a bug/);
+    expect(run.stderr).toContain(`writing the sandbox data file ${data} failed: EFBIG`);
+    expect(run.code).toBe(4);
+    const summary = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(bucketSum(summary)).toBe(1);
+    expect(summary).toMatchObject({ exitCode: 4, error: { code: 'output-failed', details: { kind: 'sandbox data', file: data } } });
+  });
 });

@@ -11,6 +11,7 @@ import { UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { againCommand } from '../next-command.js';
+import { OutputFailure } from '../../io/output-failure.js';
 import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
 import { resolveTarget, type Target } from '../target.js';
@@ -113,19 +114,23 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     };
     const report = await importFile(request, { openTarget }, (event) => view.onEvent(event));
     view.finish();
+    // the sandbox writes its store file (--sandbox-data) as it closes: before the report, which must say how that went
+    const opened = target;
+    target = undefined; // (closed here, not again in finally)
+    const closeFailure = await closeTarget(opened);
     const withUnchanged = Boolean(flags.changedOnly);
     const stateJson = importStateJson(report.state);
-    let exitCode = exitCodeFor(report.category);
+    let exitCode = Math.max(exitCodeFor(report.category), closeFailure ? exitCodeFor(closeFailure.category) : 0);
     const again = againCommand(process.argv.slice(2), report.state.journalKept);
     // what the summary tells a person to run next, for scripts too (an input error needs the file fixed first)
     const { summary } = report;
     const nextCommand = (summary.failed > 0 || summary.stopReason) && !summary.inputError ? { nextCommand: again } : {};
-    const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommand }, importRunError(summary, target, again));
+    const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommand }, importRunError(summary, opened, again) ?? closeFailure);
     const reportFailure = await reportFile.finished(result);
     // the report could not be written (full disk): the run did not do all it was asked, said after the summary
     if (reportFailure) exitCode = Math.max(exitCodeFor(reportFailure.category), exitCode);
     view.render(report, { ...result, exitCode }, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again });
-    if (reportFailure) view.error(reportFailure);
+    for (const failure of [closeFailure, reportFailure]) if (failure) view.error(failure);
     return exitCode;
   } catch (error) {
     await reportFile.failed(error); // a failed night replaces last night's report
@@ -178,6 +183,17 @@ function concurrencyFrom(flags: ImportFlags, fixed: number | undefined, from: st
 function wholeNumber(flag: string, value: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got "${value}"`, { hint: `For example ${flag} 10000.` });
   return Number(value);
+}
+
+/** A full disk on the sandbox's store file is returned (said after the summary); anything else is thrown. */
+async function closeTarget(target: Target | undefined): Promise<OutputFailure | undefined> {
+  try {
+    await target?.close();
+    return undefined;
+  } catch (error) {
+    if (error instanceof OutputFailure) return error;
+    throw error;
+  }
 }
 
 /** Fails before the run, not after an hour of importing, when the report cannot be written (last night's stays). */
