@@ -106,4 +106,34 @@ describe('importFile', () => {
     expect(saved.nightly.lastGoodRun()?.rows).toBe(10);
     saved.close();
   });
+
+  it('a full state inside beforeSend (it writes the learned source hashes in batches) stops the run mid-way; counts add up; --resume exact', async () => {
+    const path = csv('midway.csv', 40);
+    const statePath = join(dir, 'midway.state');
+    const journal = join(dir, 'midway.journal');
+    const state = { input: path, statePath, changedOnly: true, journal: { path: journal } };
+    const transport = new MemoryTransport();
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    // the 10th member's lookup fails: the same way out of beforeSend as its batched write of learned hashes
+    let calls = 0;
+    const real = SyncState.prototype.lookupTextHash;
+    vi.spyOn(SyncState.prototype, 'lookupTextHash').mockImplementation(function (this: SyncState, memberId: string) {
+      if (++calls === 10) throw stateError(statePath, full);
+      return real.call(this, memberId);
+    });
+    const report = await importFile(request(path, { state, sending: { batchSize: 4, maxBatchBytes: 1 << 20, concurrency: 1, retries: 0, timeoutMs: 1000, graceMs: 1000 } }), { openTarget: async () => target, connect: () => transport });
+    const { summary } = report;
+    expect(report.category).toBe('not-confirmed');
+    expect(summary).toMatchObject({ invalid: 1, stopReason: 'output' });
+    expect(summary.rows).toBeLessThan(40); // nothing more was read
+    expect(summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_FULL' });
+    expect(summary.invalid + summary.unchanged + summary.importedCount + summary.updatedCount + summary.skipped.length + summary.rejected + summary.failed).toBe(summary.rows);
+    expect(summary.failed).toBeGreaterThan(0);
+    vi.restoreAllMocks();
+
+    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), { openTarget: async () => target, connect: () => transport });
+    expect(resumed.summary).toMatchObject({ rows: 40, invalid: 1, failed: 0 });
+    expect(resumed.summary.stopReason).toBeUndefined();
+    expect(transport.store.size).toBe(39);
+  });
 });

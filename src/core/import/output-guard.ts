@@ -71,13 +71,22 @@ export function outputGuard(): OutputGuard {
       };
     },
     hooks(hooks, files) {
-      const onSettled = hooks.onSettled;
-      if (!onSettled) return hooks;
-      return {
-        ...hooks,
-        // SQLite's errors are the state's; the journal's are plain file-system errors
-        onSettled: (batch) => guarded((error) => (resourceCause(error)?.startsWith('SQLITE_') ? ['state', files.state] : ['journal', files.journal]), () => onSettled(batch)),
-      };
+      const { onSettled, beforeSend } = hooks;
+      const watched = { ...hooks };
+      // SQLite's errors are the state's; the journal's are plain file-system errors
+      if (onSettled) watched.onSettled = (batch) => guarded((error) => (resourceCause(error)?.startsWith('SQLITE_') ? ['state', files.state] : ['journal', files.journal]), () => onSettled(batch));
+      // beforeSend writes too (the source hashes it learns, in batches): the member is then sent, only an upsert
+      if (beforeSend) {
+        watched.beforeSend = (candidate, json) => {
+          try {
+            return beforeSend(candidate, json);
+          } catch (error) {
+            if (!caught('state', files.state, error)) throw error;
+            return 'send';
+          }
+        };
+      }
+      return watched;
     },
   };
 }
