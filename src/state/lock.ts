@@ -62,7 +62,7 @@ function holding(lockPath: string, id: string): HeldLock {
   held.add(entry);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    // a run that ends through process.exit (or an uncaught error) must not leave its lock behind either
+    // a run that ends through the entry point's exit call (or an uncaught error) must not leave its lock behind either
     process.on('exit', () => {
       for (const lock of held) releaseSync(lock.path, lock.id);
     });
