@@ -201,6 +201,8 @@ describe('values and transform', () => {
   it('transform: trim, lowercase, uppercase, collapseSpaces, in order; a misspelt one gets a did-you-mean', () => {
     const { row } = mapperFor({ columns: { Id: { field: 'memberId', transform: ['uppercase'] }, N: { field: 'firstName', transform: ['collapseSpaces', 'lowercase'] } }, fields: { isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } } }, ['Id', 'N']);
     expect(itemOf(row({ Id: 'c-1', N: '  Anna   MARIA ' }))).toMatchObject({ memberId: 'C-1', firstName: 'anna maria' });
+    const single = mapperFor({ columns: { Id: { field: 'memberId', transform: 'uppercase' } }, fields: { isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } } }, ['Id']);
+    expect(itemOf(single.row({ Id: 'c-2' }))).toMatchObject({ memberId: 'C-2' });
     expect(mapError({ columns: { N: { field: 'firstName', transform: ['trim', 'lowercse'] } } })).toBe(
       'mapping file m.json: columns["N"].transform[1]: unknown transform "lowercse" (did you mean "lowercase"?); expected one of trim, lowercase, uppercase, collapseSpaces',
     );

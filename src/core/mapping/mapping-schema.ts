@@ -17,7 +17,8 @@ const jsonValue: z.ZodType<unknown> = z.json();
 /** How one cell is read: the options a column rule and a field rule share. */
 const cellOptions = {
   type: z.enum(CELL_TYPES).optional(),
-  transform: z.array(z.enum(TRANSFORMS)).optional(),
+  // one transform may be written on its own: "trim" reads as ["trim"]
+  transform: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.enum(TRANSFORMS))).optional(),
   values: z.record(z.string(), jsonValue).optional(),
   otherwise: jsonValue.optional(),
   convert: z.enum(CONVERSIONS).optional(),
