@@ -152,18 +152,11 @@ const sendingSchema = z.object({
   timeoutMs: z.number().int().positive(),
 });
 
-const graceSchema = z
-  .string()
-  .regex(/^\d+$/)
-  .transform(Number)
-  .optional();
-
 function parseFlags(settings: ResolvedSettings, flags: ImportFlags) {
-  const grace = graceSchema.safeParse(flags.grace);
-  if (!grace.success) throw new UsageError(`--grace must be a whole number, got "${flags.grace}"`, { hint: 'For example --grace 10000.' });
+  const grace = flags.grace === undefined ? IMPORT_DEFAULTS.graceMs : wholeNumber('--grace', flags.grace);
   const sending = sendingSchema.parse(settingValues(settings));
   const concurrency = concurrencyFrom(flags, sending.concurrency, settings.values.concurrency.source.kind);
-  return { sending: { ...sending, ...concurrency }, grace: grace.data ?? IMPORT_DEFAULTS.graceMs };
+  return { sending: { ...sending, ...concurrency }, grace };
 }
 
 /**
