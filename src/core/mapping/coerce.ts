@@ -2,7 +2,6 @@
  * CSV cells are text: these read them as the field's type. Each returns the value, or a Problem that becomes
  * the record's issue for that field. Cells arrive trimmed and non-empty (empty means "not given").
  */
-import { z } from 'zod';
 import type { CellType } from './targets.js';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
@@ -20,8 +19,7 @@ export function toBoolean(cell: string): boolean | Problem {
   return new Problem(`expected true/false, yes/no, y/n or 1/0, got "${cell}"`, 'not a boolean');
 }
 
-const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const isoDateTime = z.iso.datetime({ offset: true });
+const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** The same words the schema's date-time issue uses for a CSV cell (see issues.ts). */
 export const CSV_DATE_EXPECTED = 'an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z) or a date (2024-05-01)';
 
@@ -31,9 +29,20 @@ export const CSV_DATE_EXPECTED = 'an ISO 8601 date-time with a time zone (2024-0
  * we would have made of it.
  */
 export function toDateTime(cell: string): string | Problem {
-  if (!PLAIN_DATE.test(cell)) return cell;
-  const midnight = `${cell}T00:00:00.000Z`;
-  return isoDateTime.safeParse(midnight).success ? midnight : new Problem(`expected ${CSV_DATE_EXPECTED}, got "${cell}"`, 'not an ISO 8601 date-time');
+  const date = PLAIN_DATE.exec(cell);
+  if (date === null) return cell;
+  return isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))
+    ? `${cell}T00:00:00.000Z`
+    : new Problem(`expected ${CSV_DATE_EXPECTED}, got "${cell}"`, 'not an ISO 8601 date-time');
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The day exists (Gregorian leap years, as the schema's date-time check has them; a parse per row cost 0.5 µs). */
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { z } from 'zod';
+import { Problem, toDateTime } from '../../src/core/mapping/coerce.js';
+
+const schemaDateTime = z.iso.datetime({ offset: true });
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+describe('toDateTime on a plain date (yyyy-mm-dd)', () => {
+  it('accepts exactly the days the schema accepts as midnight UTC, leap years included', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), (y, m, d) => {
+        const cell = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+        const schemaSays = schemaDateTime.safeParse(`${cell}T00:00:00.000Z`).success;
+        const result = toDateTime(cell);
+        expect(result instanceof Problem).toBe(!schemaSays);
+        if (schemaSays) expect(result).toBe(`${cell}T00:00:00.000Z`);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('knows the edges of February', () => {
+    expect(toDateTime('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
+    expect(toDateTime('2000-02-29')).toBe('2000-02-29T00:00:00.000Z');
+    expect(toDateTime('1900-02-29')).toBeInstanceOf(Problem);
+    expect(toDateTime('2023-02-29')).toBeInstanceOf(Problem);
+    expect(toDateTime('1985-13-01')).toBeInstanceOf(Problem);
+  });
+
+  it('passes anything else to the schema as written', () => {
+    expect(toDateTime('2024-05-01T12:00:00+02:00')).toBe('2024-05-01T12:00:00+02:00');
+    expect(toDateTime('01/05/2024')).toBe('01/05/2024');
+  });
+});
