@@ -152,14 +152,29 @@ async function takeOverStale(lockPath: string, seen: LockContent): Promise<void>
   }
 }
 
-function inUse(what: string, path: string, lockPath: string, holder: LockContent | undefined): UsageError {
+/**
+ * Who holds the lock file at `lockPath` now, without taking it: its holder, 'garbled' (taken as held), or
+ * undefined when there is none or it is stale (state-lock.ts looks at the locks of other runs on a state).
+ */
+export async function liveHolder(lockPath: string): Promise<LockHolder | 'garbled' | undefined> {
+  const holder = await readHolder(lockPath);
+  if (holder === 'gone') return undefined;
+  return holder === 'garbled' || !isStale(holder) ? holder : undefined;
+}
+
+export type LockHolder = Pick<LockContent, 'pid' | 'host' | 'at'>;
+
+/** "STATE is in use by another memberctl (pid …)"; `holding` says what the other run holds ("--shard 1/3"). */
+export function inUse(what: string, path: string, lockPath: string, holder: LockHolder | undefined, holding?: string, why = ''): UsageError {
   const who = holder ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.at}` : 'its lock file cannot be read';
-  return new UsageError(`${what} ${path} is in use by another memberctl (${who})`, {
+  return new UsageError(`${what} ${path} is in use by another memberctl (${who}${holding ? `, ${holding}` : ''})`, {
     code: 'locked',
     details: holder ? { pid: holder.pid, host: holder.host, lock: lockPath } : { lock: lockPath },
-    hint: holder
-      ? `Wait for it to finish${holder.host === hostname() ? `, or stop it (kill ${holder.pid})` : ''}. If no memberctl runs any more, remove ${lockPath}.`
-      : `If no memberctl runs any more, remove ${lockPath}.`,
+    hint:
+      why +
+      (holder
+        ? `Wait for it to finish${holder.host === hostname() ? `, or stop it (kill ${holder.pid})` : ''}. If no memberctl runs any more, remove ${lockPath}.`
+        : `If no memberctl runs any more, remove ${lockPath}.`),
   });
 }
 

@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../../errors.js';
 import { SyncState } from '../../../state/sync-state.js';
-import { acquireLock } from '../../../state/lock.js';
-import { shardLabel, type Shard } from '../../../state/shard.js';
+import { acquireStateLock } from '../../../state/state-lock.js';
+import type { Shard } from '../../../state/shard.js';
 import { OutputFailure, resourceCause, type OutputKind } from '../../../io/output-failure.js';
 import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
 import { checkShrink, DEFAULT_MAX_SHRINK } from './shrink-guard.js';
@@ -73,8 +73,8 @@ export async function openImportState(
       hint: 'memberctl import members.csv --changed-only --state members.state (created on the first run).',
     });
   }
-  // one run at a time on a state (runs of different --shard may share one: their members are apart)
-  const stateLock = options.statePath ? await acquireLock(options.statePath, 'state', options.shard && `${options.statePath}.${shardLabel(options.shard)}.lock`) : undefined;
+  // one run at a time on a state, or shards of one count together (state-lock.ts)
+  const stateLock = options.statePath ? await acquireStateLock(options.statePath, options.shard) : undefined;
   let state: SyncState | undefined;
   let journal: JournalSession | undefined;
   try {

@@ -3,7 +3,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { InputError } from '../../../errors.js';
 import type { AbsentMember } from '../../../state/nightly-state.js';
 import { SyncState, type MemberStateRow } from '../../../state/sync-state.js';
-import { acquireLock } from '../../../state/lock.js';
+import { acquireStateLock } from '../../../state/state-lock.js';
 
 export interface StateOverview {
   state: string;
@@ -59,7 +59,7 @@ export function stateOfMember(path: string, memberId: string): { state: string; 
  * refuses it (exit 2, naming its pid) instead of having its confirmations and the correction interleave.
  */
 export async function withStateLock<T>(path: string, work: () => T): Promise<T> {
-  const lock = await acquireLock(path, 'state');
+  const lock = await acquireStateLock(path);
   try {
     return work();
   } finally {
