@@ -99,6 +99,18 @@ describe('adaptive concurrency limit', () => {
     expect(far.current).toBe(16);
   });
 
+  it('holds, neither growing nor shrinking, while most answers queue but the fastest does not (a busy server)', () => {
+    const limit = new AdaptiveLimit({ initial: 4, max: 64 });
+    roundTrip(limit, ok(50));
+    roundTrip(limit, ok(50));
+    expect(limit.current).toBe(16);
+    // the fastest answers are at the floor, the median twice it: the server queues most requests
+    for (let i = 0; i < 5; i++) roundTrip(limit, (n) => ok(n < 5 ? 50 : 100));
+    expect(limit.current).toBe(16);
+    roundTrip(limit, ok(50)); // the queue drained: growth resumes
+    expect(limit.current).toBe(32);
+  });
+
   it('ignores answers to requests sent under an older limit, and failures that say nothing about capacity', () => {
     const limit = new AdaptiveLimit({ initial: 4, max: 32 });
     const early = Array.from({ length: 4 }, () => limit.attempt());

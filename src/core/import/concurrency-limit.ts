@@ -7,10 +7,12 @@
  *   `slow-start`, then by √limit per window in `steady` (fast enough to follow a server 100 ms away, slow enough
  *   to sit just above a busy server's capacity).
  * - Latency above floor × tolerance + slack means requests queue at the server: more in flight would add waiting,
- *   not throughput. The limit shrinks by the ratio (at least 10%, at most half), but not below 4 (`latencyMin`).
- *   A window's latency is its fastest
- *   answer, as Linux's TCP Vegas takes it: a queue at the server delays every request of the window, while the
- *   client's own busy moments (parsing the next chunk while an answer waits to be read) delay only some.
+ *   not throughput. The limit shrinks by the ratio (at least 10%, at most half), but not below 4 (`latencyMin`)
+ *   when even a window's fastest answer is above it, as Linux's TCP Vegas takes it: a queue at the server delays
+ *   every request of the window, while the client's own busy moments (parsing the next chunk while an answer waits
+ *   to be read) delay only some. It grows only when the window's median answer is within it: a server whose
+ *   queue delays half the requests is already busy (growing on the fastest answer alone overshot a server with
+ *   capacity 8 to 32 requests in flight and into its 503s). Between the two it holds.
  * - A 429, a 503, a 504 or a timeout means the server is overloaded: the limit is cut by 30% at once.
  *
  * A window is about one round trip: as many answers as the limit allows in flight, all sent under the current
@@ -113,7 +115,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
    * which fill the limit without loading the server.
    */
   #onWire = 0;
-  #window = { samples: 0, minMs: Infinity, filled: false };
+  #window = emptyWindow();
 
   constructor(settings: Partial<AdaptiveSettings> = {}) {
     this.settings = { ...ADAPTIVE_DEFAULTS, ...settings };
@@ -165,21 +167,23 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#floorMs = Math.min(this.#floorMs, attempt.ms);
     if (epoch !== this.#epoch) return;
     const w = this.#window;
-    w.samples++;
-    w.minMs = Math.min(w.minMs, attempt.ms);
+    w.ms.push(attempt.ms);
     w.filled ||= filled;
-    if (w.samples >= Math.max(this.current, MIN_WINDOW)) this.#closeWindow();
+    if (w.ms.length >= Math.max(this.current, MIN_WINDOW)) this.#closeWindow();
   }
 
   #closeWindow(): void {
-    const { minMs, filled } = this.#window;
-    this.#window = { samples: 0, minMs: Infinity, filled: false };
+    const { ms, filled } = this.#window;
+    this.#window = emptyWindow();
+    ms.sort((a, b) => a - b);
+    const minMs = ms[0]!;
+    const medianMs = ms[(ms.length - 1) >> 1]!;
     this.#floorMs = Math.min(minMs, this.#floorMs * FLOOR_DRIFT);
     const ceilingMs = this.#floorMs * this.settings.tolerance + this.settings.slackMs;
     if (minMs > ceilingMs) {
       const floor = Math.min(this.settings.latencyMin, this.settings.max);
       if (this.#limit > floor) this.#change(Math.max(floor, this.#limit * clamp(ceilingMs / minMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least)));
-    } else if (filled && this.current < this.settings.max) {
+    } else if (filled && medianMs <= ceilingMs && this.current < this.settings.max) {
       const grown = this.#phase === 'slow-start' ? this.#limit * 2 : this.#limit + Math.sqrt(this.#limit);
       this.#change(grown, true);
     }
@@ -190,8 +194,13 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#limit = clamp(next, this.settings.min, this.settings.max);
     this.#peak = Math.max(this.#peak, this.current);
     this.#epoch++;
-    this.#window = { samples: 0, minMs: Infinity, filled: false };
+    this.#window = emptyWindow();
   }
+}
+
+/** A window's answers so far (their durations, at most the limit's worth) and whether a request filled the limit. */
+function emptyWindow(): { ms: number[]; filled: boolean } {
+  return { ms: [], filled: false };
 }
 
 function clamp(value: number, low: number, high: number): number {
