@@ -44,3 +44,18 @@ export function stateError(path: string, error: unknown): InputError {
     cause: error,
   });
 }
+
+/**
+ * Closing failed (SQLite keeps a failed final checkpoint quiet, so this is rare): every change was committed
+ * before, so nothing is lost, and the WAL left behind is replayed by the next open.
+ */
+export function stateCloseError(path: string, error: unknown): InputError {
+  const code = (error as { code?: string }).code ?? (error as Error).message;
+  return new InputError(`closing state file ${path} failed: ${code}`, {
+    code: 'state-close',
+    file: path,
+    details: { cause: code },
+    hint: 'Its changes were committed before the close, so nothing is lost. Check the disk it is on.',
+    cause: error,
+  });
+}

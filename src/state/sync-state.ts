@@ -23,7 +23,7 @@ import { InputError, MemberctlError } from '../errors.js';
 import { refuseOtherTarget } from './target-binding.js';
 import { NightlyState } from './nightly-state.js';
 import { checkOrCreateSchema } from './state-schema.js';
-import { stateError } from './state-errors.js';
+import { stateCloseError, stateError } from './state-errors.js';
 
 const sqlite = lazy<typeof Database>('better-sqlite3');
 
@@ -256,9 +256,17 @@ export class SyncState {
     })();
   }
 
+  /** Closes the file even when ending the shared read fails; an error is thrown as stateCloseError. */
   close(): void {
     if (!this.db.open) return;
-    this.closeRead();
-    this.db.close();
+    try {
+      try {
+        this.closeRead();
+      } finally {
+        this.db.close();
+      }
+    } catch (error) {
+      throw stateCloseError(this.path, error);
+    }
   }
 }

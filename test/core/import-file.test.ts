@@ -107,6 +107,33 @@ describe('importFile', () => {
     saved.close();
   });
 
+  it('a state that fails to close (an I/O error at its final checkpoint) keeps the summary: named, exit 4, journal kept and unlocked, nothing lost', async () => {
+    const path = csv('closing.csv', 10);
+    const statePath = join(dir, 'closing.state');
+    const journal = join(dir, 'closing.journal');
+    const state = { input: path, statePath, journal: { path: journal } };
+    const transport = new MemoryTransport();
+    // (SQLite itself keeps a failed close checkpoint quiet: the WAL stays and the next open replays it; this is
+    // what any error from the close, better-sqlite3's or SQLite's, must come to)
+    const ioError = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_FSYNC' });
+    const realClose = SyncState.prototype.close;
+    vi.spyOn(SyncState.prototype, 'close').mockImplementationOnce(function (this: SyncState) {
+      realClose.call(this);
+      throw ioError;
+    });
+    const report = await importFile(request(path, { state }), { openTarget: async () => target, connect: () => transport });
+    expect(report.category).toBe('not-confirmed');
+    expect(report.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0, stopReason: 'output' });
+    expect(report.summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_IOERR_FSYNC', message: expect.stringContaining(`writing the state file ${statePath} failed: SQLITE_IOERR_FSYNC`) });
+    expect(report.state).toMatchObject({ journalKept: true, absentFromInput: 0 });
+    expect(existsSync(`${statePath}.lock`)).toBe(false);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    // every confirmation was committed before the close
+    const saved = SyncState.open(statePath, { create: false });
+    expect(saved.summary()).toMatchObject({ members: 9, lastGoodRows: 10 });
+    saved.close();
+  });
+
   it('a full state inside beforeSend (it writes the learned source hashes in batches) stops the run mid-way; counts add up; --resume exact', async () => {
     const path = csv('midway.csv', 40);
     const statePath = join(dir, 'midway.state');

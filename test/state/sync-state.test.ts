@@ -106,4 +106,23 @@ describe('sync state', () => {
     a.close();
     b.close();
   });
+
+  it('a close that fails still closes the file and says so as an error of the state, with its cause', () => {
+    const path = tempPath();
+    const state = SyncState.open(path, { create: true });
+    state.commit([{ memberId: 'm1', hash: itemHash(1), textHash: textHash(JSON.stringify(1)) }]);
+    expect(state.lookupTextHash('m1')).toBeDefined(); // the shared read is open: the close ends it first
+    // the end of the read failing as SQLite would on a failing disk (a fault hard to cause for real)
+    (state as unknown as { endRead: { run(): void } }).endRead = {
+      run() {
+        throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_SHMLOCK' });
+      },
+    };
+    expect(() => state.close()).toThrow(expect.objectContaining({ code: 'state-close', category: 'usage', message: `closing state file ${path} failed: SQLITE_IOERR_SHMLOCK`, details: { cause: 'SQLITE_IOERR_SHMLOCK' } }));
+    expect((state as unknown as { db: Database.Database }).db.open).toBe(false);
+    state.close(); // closed: nothing more to do
+    const again = SyncState.open(path, { create: false });
+    expect(again.summary().members).toBe(1);
+    again.close();
+  });
 });

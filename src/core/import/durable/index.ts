@@ -81,7 +81,7 @@ export async function openImportState(
     state = options.statePath ? openState(options.statePath, options, warn) : undefined;
     journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
   } catch (error) {
-    state?.close();
+    closeState(state); // the error that stopped the opening is the one to tell
     await stateLock?.release();
     throw error;
   }
@@ -138,7 +138,8 @@ async function finishOnce(opened: Opened, summary: ImportSummary | undefined): P
   } catch (error) {
     failed('state', options.statePath, error);
   } finally {
-    state?.close();
+    const closeError = closeState(state);
+    if (closeError) outputError ??= new OutputFailure('state', options.statePath!, closeError.cause);
     await stateLock?.release();
   }
   try {
@@ -149,6 +150,20 @@ async function finishOnce(opened: Opened, summary: ImportSummary | undefined): P
     return finished;
   } finally {
     await journal?.lock.release();
+  }
+}
+
+/**
+ * Closes the state, returning (never throwing) what went wrong: every confirmation was committed before, so a
+ * failing close (an I/O error at the final checkpoint) loses nothing, and must not cost the run its summary, its
+ * lock or its journal. It counts as the state's output failing (exit 4, the journal kept), like a full disk.
+ */
+function closeState(state: SyncState | undefined): { cause: string } | undefined {
+  try {
+    state?.close();
+    return undefined;
+  } catch (error) {
+    return { cause: resourceCause(error) ?? (error as { details?: { cause?: string } }).details?.cause ?? (error as Error).message };
   }
 }
 
