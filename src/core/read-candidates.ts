@@ -4,6 +4,7 @@
  */
 import { openRecordSource } from '../io/open-source.js';
 import type { RecordSource, SourceOptions, SourceRecord } from '../io/source.js';
+import { invalidUtf8Warning } from '../io/record-limits.js';
 import type { Candidate } from './candidate.js';
 import { createRecordMapper, loadMappingFile, type SourceKey } from './mapping/index.js';
 
@@ -96,6 +97,8 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     end.unterminated = last?.unterminated === true;
     end.line = last?.line;
     if (!options.onEndWarning) return;
+    const notUtf8 = source.invalidUtf8();
+    if (notUtf8) options.onEndWarning(invalidUtf8Warning(source.file, notUtf8));
     if (!last) options.onEndWarning(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
     else if (last.unterminated) {
       const held = options.holdUnterminated ? '; with --changed-only it is not sent unless unchanged' : '';

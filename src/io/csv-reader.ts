@@ -9,8 +9,8 @@ import { createCsvCore, type CsvError } from './csv-parser-core.js';
 import { checkHeaders, rowLengthError } from './csv-rows.js';
 import type { InputBytes } from './input-bytes.js';
 import type { SourceRecord } from './source.js';
-import { Utf8LineChecker } from './utf8-check.js';
-import { countCellNewlines, invalidUtf8Error, MAX_RECORD_BYTES, maxSizeText } from './record-limits.js';
+import type { Utf8LineChecker } from './utf8-check.js';
+import { countCellNewlines, hexByte, invalidUtf8Error, MAX_RECORD_BYTES, maxSizeText, NOT_UTF8_HINT } from './record-limits.js';
 
 export interface CsvRecords {
   headers: string[];
@@ -22,11 +22,12 @@ export interface CsvRecords {
 /** Bytes gathered before choosing the delimiter: the header line must be in them. */
 const HEAD_BYTES = 64 * 1024;
 
-export async function openCsv(bytes: InputBytes, file: string, delimiterOption?: string): Promise<CsvRecords> {
+/** `utf8`: the checker that saw the (UTF-8) bytes, whose bad lines each record claims; none for decoded text. */
+export async function openCsv(bytes: InputBytes, file: string, delimiterOption?: string, utf8?: Utf8LineChecker): Promise<CsvRecords> {
   const head = await readHead(bytes, file);
   const delimiter = delimiterOption !== undefined ? normalizeDelimiter(delimiterOption) : detectDelimiter(head.toString('utf8', 0, HEAD_BYTES));
   bytes.unshift(head);
-  const parser = new CsvRecordParser(bytes, file, delimiter);
+  const parser = new CsvRecordParser(bytes, file, delimiter, utf8);
   const headers = await parser.readHeader();
   return { headers, delimiter, records: parser.records() };
 }
@@ -34,7 +35,6 @@ export async function openCsv(bytes: InputBytes, file: string, delimiterOption?:
 /** The parse's named state: where the last record ended (for line numbers), the header, the records of a chunk. */
 class CsvRecordParser {
   readonly #core: ReturnType<typeof createCsvCore>;
-  readonly #utf8 = new Utf8LineChecker();
   #headers: string[] | undefined;
   #width = 0;
   #record = 0;
@@ -49,6 +49,7 @@ class CsvRecordParser {
     private readonly bytes: InputBytes,
     private readonly file: string,
     delimiter: string,
+    private readonly utf8: Utf8LineChecker | undefined,
   ) {
     this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
   }
@@ -86,10 +87,10 @@ class CsvRecordParser {
     this.#lastEmpty = empty;
     this.#lastParserLines = info.lines;
     if (cells.length === 1 && this.#width !== 1 && cells[0]!.trim() === '') return; // a line of spaces is a blank line
-    const bad = this.#utf8.claim(end);
+    const bad = this.utf8?.claim(end);
     if (this.#headers === undefined) {
       const { file } = this;
-      if (bad) throw new InputError(`${file} line ${bad.line}: the header is not valid UTF-8`, { code: 'input-encoding', file, line: bad.line, hint: invalidUtf8Error(bad).hint });
+      if (bad) throw new InputError(`${file} line ${bad.line}: the header is not valid UTF-8 (byte ${hexByte(bad.byte)} at byte offset ${bad.offset})`, { code: 'input-encoding', file, line: bad.line, hint: `${NOT_UTF8_HINT}.` });
       this.#headers = checkHeaders(cells, file, start);
       this.#width = this.#headers.length;
       return;
@@ -109,7 +110,6 @@ class CsvRecordParser {
     const chunk = await this.bytes.next();
     if (chunk === undefined) {
       this.#ended = true;
-      this.#utf8.end();
       const before = this.#queue.length;
       const error = this.#core.parse(undefined, true, this.#push);
       if (error) throw this.#failure(error);
@@ -118,7 +118,6 @@ class CsvRecordParser {
       return false;
     }
     if (chunk.length > 0) this.#lastByte = chunk[chunk.length - 1]!;
-    this.#utf8.check(chunk);
     const error = this.#core.parse(chunk, false, this.#push);
     if (error) throw this.#failure(error);
     return true;

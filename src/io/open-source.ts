@@ -10,6 +10,7 @@ import { formatFromName, sniffFormat } from './input-format.js';
 import { checkEncodingName, decodeToUtf8, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
+import { checkedUtf8, Utf8LineChecker } from './utf8-check.js';
 import { openXlsx } from './xlsx-reader.js';
 import { Readable } from 'node:stream';
 import type { InputFormat, RecordSource, SourceOptions, SourceRecord } from './source.js';
@@ -33,7 +34,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     await raw.close();
     throw error;
   }
-  const { format, encoding, headers, delimiter, batches } = opened;
+  const { format, encoding, headers, delimiter, batches, utf8 } = opened;
 
   let closed = false;
   async function* records(): AsyncGenerator<SourceRecord> {
@@ -56,6 +57,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     delimiter,
     totalBytes: raw.totalBytes,
     bytesRead: () => raw.bytesRead(),
+    invalidUtf8: () => utf8?.summary(),
     async close() {
       if (closed) return;
       closed = true;
@@ -74,6 +76,8 @@ interface Opened {
   headers?: string[];
   delimiter?: string;
   batches: AsyncGenerator<SourceRecord[]>;
+  /** UTF-8 text: the checker that saw every byte. */
+  utf8?: Utf8LineChecker;
 }
 
 async function openWorkbook(raw: InputBytes, file: string, options: SourceOptions): Promise<Opened> {
@@ -107,7 +111,8 @@ async function checkWorkbookHead(raw: InputBytes, file: string, path: string): P
 
 async function openText(raw: InputBytes, file: string, options: SourceOptions, named: InputFormat | undefined): Promise<Opened> {
   const encoding = await textEncoding(raw, file, options);
-  const bytes = encoding.name === 'utf-8' ? raw : decodeToUtf8(raw, encoding.name);
+  const utf8 = encoding.name === 'utf-8' ? new Utf8LineChecker() : undefined;
+  const bytes = utf8 ? checkedUtf8(raw, utf8) : decodeToUtf8(raw, encoding.name);
   const sniffed = await sniffContent(bytes);
   if (sniffed === undefined) throw emptyInput(file);
   const format = options.format ?? named ?? sniffed;
@@ -115,10 +120,12 @@ async function openText(raw: InputBytes, file: string, options: SourceOptions, n
     throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
   }
   if (format === 'csv') {
-    const csv = await openCsv(bytes, file, options.delimiter);
-    return { format, encoding, headers: csv.headers, delimiter: csv.delimiter, batches: csv.records as AsyncGenerator<SourceRecord[]> };
+    const csv = await openCsv(bytes, file, options.delimiter, utf8);
+    return { format, encoding, headers: csv.headers, delimiter: csv.delimiter, batches: csv.records as AsyncGenerator<SourceRecord[]>, utf8 };
   }
-  return { format, encoding, batches: format === 'json' ? readJsonArray(bytes, file) : readNdjson(bytes) };
+  // a JSON reader checks each record's bytes itself: only the first bad byte is kept
+  utf8?.firstOnly();
+  return { format, encoding, batches: format === 'json' ? readJsonArray(bytes, file, utf8) : readNdjson(bytes, utf8), utf8 };
 }
 
 async function* chunksOf(bytes: InputBytes): AsyncGenerator<Buffer> {

@@ -3,6 +3,7 @@
  * and the physical line where it starts, so every message can point at it.
  */
 import type { TextEncoding } from './input-encoding.js';
+import type { InvalidUtf8Summary } from './utf8-check.js';
 
 export type InputFormat = 'csv' | 'json' | 'ndjson' | 'xlsx';
 
@@ -23,7 +24,7 @@ export interface SourceRecord {
    * Set when this record could not be read (not valid JSON, invalid UTF-8, surplus CSV cells, over 16 MB);
    * it then counts as invalid, and the reader goes on. The message does not repeat the file or record line.
    */
-  error?: { message: string; hint?: string };
+  error?: { message: string; hint?: string; cause?: 'invalid-utf8' };
   /**
    * CSV: set on the input's last record when no line break follows it. An export cut short (a full disk, a
    * transfer that stopped) ends this way, mid-record, and its last cell may be cut ("Gold" read as "Go").
@@ -59,6 +60,8 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   readonly delimiter?: string;
   /** The text's encoding and whether it started with a BOM (the rejects CSV is written the same way). */
   readonly encoding?: TextEncoding;
+  /** Once the input is read: what of it was not UTF-8 (undefined when all of it was, or it was decoded from --encoding). */
+  invalidUtf8(): InvalidUtf8Summary | undefined;
   /** Bytes of the file read so far (compressed bytes for .gz), for progress and ETA. */
   bytesRead(): number;
   /** Size of the file in bytes, when known (not for stdin). */

@@ -1,47 +1,77 @@
 /**
- * Invalid UTF-8 must never be silently replaced by U+FFFD: the record holding the bad bytes is reported.
+ * Invalid UTF-8 must never be silently replaced by U+FFFD: the record holding the bad bytes is reported, and the
+ * file as a whole once (its first bad byte, how many records hold one, whether it also holds real UTF-8 text).
  * Chunks are checked with the native buffer.isUtf8 (fast); only a chunk that fails is scanned byte by byte
  * to find the lines of its bad bytes. A sequence split across two chunks is carried over.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
+import type { InputBytes } from './input-bytes.js';
 
 export interface BadByte {
   /** Physical line (counting \n) where the bad byte is. */
   line: number;
   byte: number;
+  /** 0-based offset of the byte in the input's (gunzipped) bytes, as `iconv`, `xxd` and `cmp` count. */
+  offset: number;
 }
 
+/** What a text input that is not (all) UTF-8 was, once read: for one message about the file, not one per record. */
+export interface InvalidUtf8Summary {
+  first: BadByte;
+  /** Records that hold a bad byte (each one is an invalid record). */
+  records: number;
+  /** The input also holds well-formed multi-byte UTF-8: it mixes encodings, so no one --encoding reads it. */
+  mixed: boolean;
+}
+
+/**
+ * Checks every chunk of a UTF-8 input as it is read. `keepLines`: remember each bad line for the CSV reader to
+ * claim (a JSON reader checks its records itself, so only the first bad byte is kept).
+ */
 export class Utf8LineChecker {
-  /** Line at the start of the next chunk. */
+  /** Line at the start of the next chunk, and the input's offset there. */
   private line = 1;
-  private carry: Buffer | undefined;
+  private offset = 0;
+  private carry: { bytes: Buffer; offset: number } | undefined;
   /** Bad bytes found and not yet claimed by a record, in file order. */
   readonly bad: BadByte[] = [];
+  private keepLines = true;
+  private first: BadByte | undefined;
+  private multibyte = false;
+  private records = 0;
 
   check(chunk: Buffer): void {
     let rest = chunk;
+    let restOffset = this.offset;
+    this.offset += chunk.length;
     if (this.carry) {
       const carry = this.carry;
-      const need = sequenceLength(carry[0]!) - carry.length;
-      if (rest.length < need) {
-        this.carry = Buffer.concat([carry, rest]);
+      const need = sequenceLength(carry.bytes[0]!) - carry.bytes.length;
+      let continued = 0;
+      while (continued < need && continued < rest.length && (rest[continued]! & 0xc0) === 0x80) continued++;
+      if (continued === rest.length && continued < need) {
+        this.carry = { bytes: Buffer.concat([carry.bytes, rest]), offset: carry.offset };
         return;
       }
       this.carry = undefined;
-      const joined = Buffer.concat([carry, rest.subarray(0, need)]);
-      if (isUtf8(joined)) rest = rest.subarray(need);
-      else this.bad.push({ line: this.line, byte: carry[0]! });
+      // a byte that cannot continue the sequence (a newline, a letter) ends it as invalid at once
+      if (continued === need && isUtf8(Buffer.concat([carry.bytes, rest.subarray(0, need)]))) {
+        this.multibyte = true;
+        rest = rest.subarray(need);
+        restOffset += need;
+      } else this.noteBad({ line: this.line, byte: carry.bytes[0]!, offset: carry.offset });
     }
     const cut = incompleteTailStart(rest);
     const body = cut === rest.length ? rest : rest.subarray(0, cut);
-    if (!isUtf8(body)) this.findBad(body);
+    if (!isUtf8(body)) this.findBad(body, restOffset);
+    else if (!this.multibyte && !isAscii(body)) this.multibyte = true;
     this.line += countNewlines(body);
-    if (cut < rest.length) this.carry = Buffer.from(rest.subarray(cut));
+    if (cut < rest.length) this.carry = { bytes: Buffer.from(rest.subarray(cut)), offset: restOffset + cut };
   }
 
   /** At the end of the input: a sequence still waiting for its last bytes is invalid. */
   end(): void {
-    if (this.carry) this.bad.push({ line: this.line, byte: this.carry[0]! });
+    if (this.carry) this.noteBad({ line: this.line, byte: this.carry.bytes[0]!, offset: this.carry.offset });
     this.carry = undefined;
   }
 
@@ -50,10 +80,34 @@ export class Utf8LineChecker {
     const first = this.bad[0];
     if (!first || first.line > lastLine) return undefined;
     while (this.bad.length > 0 && this.bad[0]!.line <= lastLine) this.bad.shift();
+    this.records++;
     return first;
   }
 
-  private findBad(body: Buffer): void {
+  /** For a JSON reader, which checks its records itself: only the first bad byte is kept from now on. */
+  firstOnly(): void {
+    this.keepLines = false;
+    this.bad.length = 0;
+  }
+
+  /** A JSON record found not UTF-8 by its reader. */
+  countRecord(): void {
+    this.records++;
+  }
+
+  /** Once the input is read: undefined when every byte was UTF-8. */
+  summary(): InvalidUtf8Summary | undefined {
+    return this.first && this.records > 0 ? { first: this.first, records: this.records, mixed: this.multibyte } : undefined;
+  }
+
+  private noteBad(bad: BadByte): void {
+    this.first ??= bad;
+    if (!this.keepLines) return;
+    const last = this.bad[this.bad.length - 1];
+    if (!last || last.line !== bad.line) this.bad.push(bad);
+  }
+
+  private findBad(body: Buffer, offset: number): void {
     let line = this.line;
     let i = 0;
     while (i < body.length) {
@@ -64,10 +118,13 @@ export class Utf8LineChecker {
         continue;
       }
       const length = validSequenceAt(body, i);
-      if (length > 0) i += length;
-      else {
-        const last = this.bad[this.bad.length - 1];
-        if (!last || last.line !== line) this.bad.push({ line, byte: b });
+      if (length > 0) {
+        this.multibyte = true;
+        i += length;
+      } else {
+        // without lines to keep, the scan only goes on to learn whether the input also holds real UTF-8
+        if (!this.keepLines && this.first && this.multibyte) return;
+        this.noteBad({ line, byte: b, offset: offset + i });
         i++;
       }
     }
@@ -138,4 +195,26 @@ export function firstInvalidByte(buf: Buffer): number {
     }
   }
   return 0;
+}
+
+/** The same bytes, each chunk checked by `checker` as it is first read (a chunk put back is not checked again). */
+export function checkedUtf8(bytes: InputBytes, checker: Utf8LineChecker): InputBytes {
+  const pending: Buffer[] = [];
+  let ended = false;
+  return {
+    async next() {
+      if (pending.length > 0) return pending.pop();
+      const chunk = await bytes.next();
+      if (chunk !== undefined) checker.check(chunk);
+      else if (!ended) {
+        ended = true;
+        checker.end();
+      }
+      return chunk;
+    },
+    unshift: (chunk) => void pending.push(chunk),
+    bytesRead: () => bytes.bytesRead(),
+    totalBytes: bytes.totalBytes,
+    close: () => bytes.close(),
+  };
 }

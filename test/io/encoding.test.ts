@@ -17,15 +17,35 @@ const CELLS = [
 const failure = async (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
 
 describe('input encodings', () => {
-  it('windows-1252 with --encoding; without it, each record is invalid with a hint naming --encoding, not iconv', async () => {
+  it('windows-1252 with --encoding; without it, each record is invalid and the file is summarised once (first bad byte, count)', async () => {
     const path = dir.write('excel.csv', iconv.encode(TEXT, 'windows-1252'));
     const read = await readAll({ path, encoding: 'windows-1252' });
     expect(read.source.headers).toEqual(['memberId', 'firstName', 'lastName', 'isActive', 'createdAt']);
     expect(read.records.map((r) => r.raw)).toEqual(CELLS);
     expect(read.source.encoding).toEqual({ name: 'windows-1252', bom: false });
+    expect(read.source.invalidUtf8()).toBeUndefined();
     const plain = await readAll({ path });
-    expect(plain.records.map((r) => r.error?.hint)).toEqual([expect.stringContaining('--encoding windows-1252'), expect.stringContaining('--encoding windows-1252')]);
-    expect(plain.records[0]!.error!.hint).not.toContain('iconv');
+    expect(plain.records.map((r) => [r.error?.message, r.error?.hint, r.error?.cause])).toEqual([
+      ['not valid UTF-8 (byte 0xEB on line 2)', undefined, 'invalid-utf8'],
+      ['not valid UTF-8 (byte 0xE7 on line 3)', undefined, 'invalid-utf8'],
+    ]);
+    const offset = TEXT.indexOf('ë'); // one byte a character in windows-1252
+    expect(plain.source.invalidUtf8()).toEqual({ first: { line: 2, byte: 0xeb, offset }, records: 2, mixed: false });
+  });
+
+  it.each(['csv', 'ndjson', 'json'] as const)('%s: the first bad byte and the record count are the same in any chunking; real UTF-8 beside it is "mixed"', async (format) => {
+    const rows = ['{"memberId":"Zo\u00eb"}', '{"memberId":"Ren\u00e9"}', '{"memberId":"Ren\u00e9 2"}'];
+    const body = format === 'csv' ? 'memberId\nZoë\nRené\nRené 2\n' : format === 'json' ? `[${rows.join(',\n')}]\n` : `${rows.join('\n')}\n`;
+    const text = body.replace(/\\u00eb/, 'ë').replace(/\\u00e9/g, 'é');
+    // the first row in UTF-8, the others in windows-1252
+    const cut = text.indexOf('\n', text.indexOf('ë')) + 1;
+    const bytes = Buffer.concat([Buffer.from(text.slice(0, cut)), iconv.encode(text.slice(cut), 'windows-1252')]);
+    const offset = Buffer.byteLength(text.slice(0, text.indexOf('é')));
+    for (const chunkSize of [1, 3, 1 << 16]) {
+      const { source, records } = await readAll({ path: '-', format, stdin: stdinOf(bytes, chunkSize) });
+      expect(records.filter((r) => r.error?.cause === 'invalid-utf8').length).toBe(2);
+      expect(source.invalidUtf8()).toEqual({ first: { line: format === 'csv' ? 3 : 2, byte: 0xe9, offset }, records: 2, mixed: true });
+    }
   });
 
   it.each(['utf-16le', 'utf-16be'] as const)('%s is recognised by its BOM, from a file and from stdin in odd chunks', async (encoding) => {

@@ -58,7 +58,8 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
       if (source.error) {
         const { record, line, raw } = source;
         const message = source.error.hint ? `${source.error.message} — ${source.error.hint}` : source.error.message;
-        return { record, line, raw, memberId: memberIdOf(raw), valid: false, issues: [{ path: '', message, rule: 'unreadable record' }] };
+        const rule = source.error.cause === 'invalid-utf8' ? 'not valid UTF-8' : 'unreadable record';
+        return { record, line, raw, memberId: memberIdOf(raw), valid: false, issues: [{ path: '', message, rule }] };
       }
       return map(source);
     },

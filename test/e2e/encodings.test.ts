@@ -1,0 +1,59 @@
+/** Text that is not UTF-8, end to end: one message per file (not one per record), and every record in one bucket. */
+import iconv from 'iconv-lite';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bucketSum, HEADER, isolatedEnv, runCli, tempDir } from './import-helper.js';
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = isolatedEnv();
+
+/** Excel's "CSV" on Windows: windows-1252. Rows 2, 4 and 6 hold an accent; the others are plain ASCII. */
+function excelCsv(name: string, extra = ''): { path: string; offset: number } {
+  const lines = [HEADER];
+  for (let r = 1; r <= 6; r++) lines.push(`m${r},m${r}@example.com,${r % 2 === 0 ? 'Ren\u00e9' : 'Rene'}${r},true,2024-01-05T09:00:00Z`);
+  const text = `${lines.join('\n')}\n${extra}`;
+  const path = join(dir, name);
+  writeFileSync(path, iconv.encode(text, 'windows-1252'));
+  return { path, offset: text.indexOf('\u00e9') };
+}
+
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+describe('input that is not UTF-8, read without --encoding', () => {
+  it('validate: each affected record is invalid once; the file, first line, byte offset and --encoding hint come once', async () => {
+    const { path, offset } = excelCsv('excel.csv');
+    const r = await runCli(['validate', path], env);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain(`${path}: 6 records, 3 valid, 3 invalid`);
+    expect(count(`${r.stdout}${r.stderr}`, '--encoding windows-1252')).toBe(1);
+    const warning = r.stderr.split('\n').filter((line) => line.includes('--encoding'));
+    expect(warning).toEqual([expect.stringMatching(new RegExp(`^warning: ${path} is not UTF-8: line 3 has byte 0xE9 at byte offset ${offset} \\(the first of 3 records`))]);
+    const json = JSON.parse((await runCli(['validate', path, '--json'], env)).stdout);
+    expect(json).toMatchObject({ rows: 6, valid: 3, invalid: 3, reasons: [{ reason: 'not valid UTF-8', count: 3 }] });
+    expect(json.invalidRecords.map((i: { line: number }) => i.line)).toEqual([3, 5, 7]);
+  });
+
+  it('import --sandbox: the same one warning, the affected records invalid, the others imported, the buckets add up', async () => {
+    const { path } = excelCsv('excel-import.csv');
+    const r = await runCli(['import', path, '--sandbox', '--json', '--no-journal'], env);
+    expect(r.code).toBe(3);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ rows: 6, invalid: 3, importedCount: 3 });
+    expect(bucketSum(report)).toBe(6);
+    expect(count(r.stderr, '--encoding windows-1252')).toBe(1);
+    expect(r.stderr).toContain(`${path} is not UTF-8: line 3 has byte 0xE9`);
+    const human = await runCli(['import', path, '--sandbox', '--no-journal'], env);
+    expect(human.stdout).toMatch(/invalid\s+3\s+not valid UTF-8/);
+  });
+
+  it('a file that mixes UTF-8 and another encoding is named so, without an --encoding that would garble its UTF-8', async () => {
+    const { path } = excelCsv('mixed.csv');
+    writeFileSync(path, Buffer.concat([iconv.encode(`${HEADER}\n`, 'utf8'), Buffer.from('m0,m0@example.com,Zo\u00eb,true,2024-01-05T09:00:00Z\n'), iconv.encode('m1,m1@example.com,Ren\u00e9,true,2024-01-05T09:00:00Z\n', 'windows-1252')]));
+    const r = await runCli(['validate', path], env);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/mixes UTF-8 with another encoding/);
+    expect(r.stderr).not.toContain('--encoding windows-1252');
+  });
+});
