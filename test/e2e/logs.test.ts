@@ -51,12 +51,26 @@ describe('--log-format json', () => {
     expect(lines.filter((line) => line.event === 'batch-confirmed').length).toBeGreaterThanOrEqual(3);
     expect(lines.find((line) => line.event === 'records-rejected')).toMatchObject({ records: [7] });
     expect(lines.at(-1)).toMatchObject({ level: 'warn', exitCode: 3, rows: 25, importedCount: 24, rejected: 1, failed: 0, skipped: 0 });
+    expect(lines.at(-1)).not.toHaveProperty('nextCommand'); // nothing left that running again would send
 
     const report = JSON.parse(stdout);
     expect(report.rows).toBe(25);
     for (const text of [stdout, stderr]) expect(text).not.toContain(sandbox.memberToken);
     // member data stays out of the log: no e-mail address or name from the file
     expect(stderr).not.toMatch(/@example\.com|Name\d/);
+  });
+
+  it('the finished line of a run that left records unconfirmed carries nextCommand, as --json does', async () => {
+    sandbox.reset();
+    sandbox.setFaults({ failNext: [{ status: 503, retryAfter: 0 }] });
+    const file = membersCsv(tempDir(), 25);
+    const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
+    const { code, stdout, stderr } = await runCli(['import', file, '--base-url', sandbox.url, '--batch-size', '10', '--concurrency', '1', '--retries', '0', '--log-format', 'json', '--json'], env);
+    expect(code).toBe(4);
+    const result = JSON.parse(stdout) as { failed: number; nextCommand: string };
+    expect(result.failed).toBe(10);
+    expect(result.nextCommand).toMatch(/^memberctl import .* --resume$/);
+    expect(parseLines(stderr).at(-1)).toMatchObject({ event: 'finished', level: 'error', exitCode: 4, failed: 10, nextCommand: result.nextCommand });
   });
 
   it('takes the base URL and token file from a profile, and never logs the token', async () => {

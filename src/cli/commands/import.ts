@@ -10,7 +10,7 @@ import { settingValues, type ResolvedSettings } from '../../core/settings/index.
 import { UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
-import { againCommand } from '../next-command.js';
+import { againCommand, nextCommandJson } from '../next-command.js';
 import { OutputFailure } from '../../io/output-failure.js';
 import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
@@ -124,8 +124,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     const again = againCommand(process.argv.slice(2), report.state.journalKept);
     // what the summary tells a person to run next, for scripts too (an input error needs the file fixed first)
     const { summary } = report;
-    const nextCommand = (summary.failed > 0 || summary.stopReason) && !summary.inputError ? { nextCommand: again } : {};
-    const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommand }, importRunError(summary, opened, again) ?? closeFailure);
+    const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommandJson(summary, again) }, importRunError(summary, opened, again) ?? closeFailure);
     const reportFailure = await reportFile.finished(result);
     // the report could not be written (full disk): the run did not do all it was asked, said after the summary
     if (reportFailure) exitCode = Math.max(exitCodeFor(reportFailure.category), exitCode);

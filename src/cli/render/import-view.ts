@@ -130,7 +130,9 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
       // the summary is out (it accounts for the records before a stop); then the error, on stderr with --json too
       const error = importRunError(summary, target, context.againCommand);
       if (error) renderError(error, output);
-      if (jsonLog) logFinished(jsonLog, summary, report.category, context.stateJson);
+      // nextCommand as the --json object has it (next-command.ts decides when there is one)
+      const nextCommand = typeof json.nextCommand === 'string' ? { nextCommand: json.nextCommand } : {};
+      if (jsonLog) logFinished(jsonLog, summary, report.category, { ...context.stateJson, ...nextCommand });
     },
   };
 }
