@@ -1,25 +1,23 @@
 /**
- * `memberctl import FILE`: flags in, one call to the core's runImport, the summary out. Everything between
- * (batching, ordering, retries, bisect, accounting) lives in src/core/import; this file wires files, the target,
- * signals, the progress bar and the output modes.
+ * `memberctl import FILE`: flags in, one call to the core's importFile, the summary out. Everything between
+ * (batching, ordering, retries, bisect, accounting) lives in src/core/import, the --json / --report object and
+ * the exit code in ../import-report.ts; this file wires files, the target, signals and the view.
  */
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { importFile, IMPORT_DEFAULTS } from '../../core/import/index.js';
 import { settingValues, type ResolvedSettings } from '../../core/settings/index.js';
 import { UsageError } from '../../errors.js';
-import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
+import { exitCodesHelp } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
-import { againCommand, nextCommandJson } from '../next-command.js';
-import { OutputFailure } from '../../io/output-failure.js';
 import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
 import { resolveTarget, type Target } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
-import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateJson, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
+import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
 import type { CommandResult } from '../program.js';
-import { createImportView, importRunError } from '../render/import-view.js';
-import { importJson } from '../render/import-summary.js';
+import { createImportView } from '../render/import-view.js';
+import { endImport } from '../import-report.js';
 import { loadCommandSettings } from '../settings-flags.js';
 
 interface ImportFlags extends InputFlags, ImportStateFlags {
@@ -114,23 +112,12 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     };
     const report = await importFile(request, { openTarget }, (event) => view.onEvent(event));
     view.finish();
-    // the sandbox writes its store file (--sandbox-data) as it closes: before the report, which must say how that went
     const opened = target;
-    target = undefined; // (closed here, not again in finally)
-    const closeFailure = await closeTarget(opened);
-    const withUnchanged = Boolean(flags.changedOnly);
-    const stateJson = importStateJson(report.state);
-    let exitCode = Math.max(exitCodeFor(report.category), closeFailure ? exitCodeFor(closeFailure.category) : 0);
-    const again = againCommand(process.argv.slice(2), report.state.journalKept);
-    // what the summary tells a person to run next, for scripts too (an input error needs the file fixed first)
-    const { summary } = report;
-    const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommandJson(summary, again) }, importRunError(summary, opened, again) ?? closeFailure);
-    const reportFailure = await reportFile.finished(result);
-    // the report could not be written (full disk): the run did not do all it was asked, said after the summary
-    if (reportFailure) exitCode = Math.max(exitCodeFor(reportFailure.category), exitCode);
-    view.render(report, { ...result, exitCode }, { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again });
-    for (const failure of [closeFailure, reportFailure]) if (failure) view.error(failure);
-    return exitCode;
+    target = undefined; // (closed by endImport, not again in finally)
+    const ending = await endImport(report, { reportFile, target: opened, argv: process.argv.slice(2), flags });
+    view.render(report, ending.json, ending.context);
+    for (const failure of ending.laterFailures) view.error(failure);
+    return ending.exitCode;
   } catch (error) {
     await reportFile.failed(error); // a failed night replaces last night's report
     throw error;
@@ -177,23 +164,11 @@ function wholeNumber(flag: string, value: string): number {
   return Number(value);
 }
 
-/** A full disk on the sandbox's store file is returned (said after the summary); anything else is thrown. */
-async function closeTarget(target: Target | undefined): Promise<OutputFailure | undefined> {
-  try {
-    await target?.close();
-    return undefined;
-  } catch (error) {
-    if (error instanceof OutputFailure) return error;
-    throw error;
-  }
-}
-
 /** Fails before the run, not after an hour of importing, when the report cannot be written (last night's stays). */
 async function checkWritable(path: string): Promise<void> {
   const file = await openOutputFile(path, 'report');
   await file.abort();
 }
-
 
 function importOutputs(flags: ImportFlags) {
   const named = (flag: string, path: string | false | undefined) => (typeof path === 'string' ? { flag, path } : undefined);
