@@ -28,6 +28,16 @@ export interface ErrorOptions {
   cause?: unknown;
   /** Extra machine-readable detail for --json output. Never put secrets here. */
   details?: unknown;
+  /**
+   * Several problems found at once (a mapping file's), each a whole line with its own hint: rendered one line each
+   * and listed in --json. The error's own message and hint are then the first one's.
+   */
+  problems?: readonly Problem[];
+}
+
+export interface Problem {
+  message: string;
+  hint?: string;
 }
 
 export class MemberctlError extends Error {
@@ -35,6 +45,7 @@ export class MemberctlError extends Error {
   readonly category: ResultCategory;
   readonly hint?: string;
   readonly details?: unknown;
+  readonly problems?: readonly Problem[];
 
   constructor(code: string, message: string, category: ResultCategory, options: ErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -43,6 +54,7 @@ export class MemberctlError extends Error {
     this.category = category;
     this.hint = options.hint;
     this.details = options.details;
+    this.problems = options.problems;
   }
 }
 

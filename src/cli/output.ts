@@ -50,7 +50,10 @@ export function createOutput(options: { noColor?: boolean } = {}): Output {
 export function renderError(error: unknown, output: Output): void {
   if (output.logError) return output.logError(error);
   const { color } = output;
-  if (isMemberctlError(error)) {
+  if (isMemberctlError(error) && error.problems && error.problems.length > 1) {
+    // one line each, its hint on the same line: a listing to work through, not a wall of alternating lines
+    for (const problem of error.problems) output.err(`${color.red('error:')} ${problem.message}${problem.hint ? color.dim(` — hint: ${problem.hint}`) : ''}`);
+  } else if (isMemberctlError(error)) {
     output.err(`${color.red('error:')} ${error.message}`);
     if (error.hint) output.err(`${color.dim('hint:')} ${error.hint}`);
   } else {
@@ -64,7 +67,7 @@ export function renderError(error: unknown, output: Output): void {
 /** The --json shape of an error: {error: {code, message, hint, details}}. */
 export function errorToJson(error: unknown): { error: Record<string, unknown> } {
   if (isMemberctlError(error)) {
-    return { error: { code: error.code, message: error.message, hint: error.hint, details: error.details } };
+    return { error: { code: error.code, message: error.message, hint: error.hint, details: error.details, problems: error.problems } };
   }
   return { error: { code: 'internal', message: error instanceof Error ? error.message : String(error), hint: 'this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.' } };
 }

@@ -6,6 +6,7 @@ import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.j
 import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
 import { closestField, editDistance, resolveTarget } from '../../src/core/mapping/targets.js';
 import { issuesOf, itemOf, usageMessage } from './mapping-helpers.js';
+import { UsageError } from '../../src/errors.js';
 
 const FILE = 'members.csv';
 const csv = (headers: string[], options: Parameters<typeof createRecordMapper>[2] = { file: FILE }) => {
@@ -118,6 +119,38 @@ describe('--map', () => {
     expect(usageMessage(() => parseMapping({ colums: {} }, 'm.json'))).toContain('mapping file m.json: (top level): unknown key "colums"');
     expect(usageMessage(() => parseMapping({ columns: { X: 5 } }, 'm.json'))).toContain('mapping file m.json: columns["X"]');
     expect(usageMessage(() => parseMapping({ columns: { X: { field: 'customProperties.a', type: 'date' } } }, 'm.json'))).toContain('columns["X"].type: unknown type "date"; expected one of string, number, boolean, json');
+  });
+
+  it('reports every problem of a mapping file at once, each with its JSON path and a hint', () => {
+    let error: UsageError | undefined;
+    try {
+      parseMapping({
+        colums: {},
+        columns: {
+          Mail: 'emial',
+          N: { field: 'email', transform: ['trim', 'lowercse'], feld: 'x' },
+          D: { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'Europe/Olso' },
+          Ok: 'memberId',
+        },
+        fields: { isActive: { value: true, default: false }, loyaltyProgram: {} },
+      }, 'm.json');
+    } catch (caught) {
+      error = caught as UsageError;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    const problems = error!.problems!;
+    expect(problems.map((p) => p.message)).toEqual([
+      'mapping file m.json: (top level): unknown key "colums" (did you mean "columns"?); known keys: description, columns, fields',
+      'mapping file m.json: columns["Mail"]: unknown field "emial" (did you mean email?)',
+      'mapping file m.json: columns["N"]: unknown key "feld" (did you mean "field"?); known keys: field, type, transform, values, otherwise, convert, defaultRegion, format, timeZone, twoDigitYearStart, emptyAsNull',
+      'mapping file m.json: columns["N"].transform[1]: unknown transform "lowercse" (did you mean "lowercase"?); expected one of trim, lowercase, uppercase, collapseSpaces',
+      'mapping file m.json: columns["D"]: "timeZone": unknown time zone "Europe/Olso" (did you mean "Europe/Oslo"?): expected an IANA zone such as Europe/Oslo, America/New_York or UTC',
+      'mapping file m.json: fields["isActive"]: "value" is the same for every record, so it takes no "default", "firstOf" or "column"',
+      'mapping file m.json: fields["loyaltyProgram"]: give "value", "default", "firstOf" or "column"',
+    ]);
+    for (const problem of problems) expect(problem.hint).toMatch(/\S/);
+    expect(error!.code).toBe('mapping-file');
+    expect(error!.message).toBe(`${problems[0]!.message} (and 6 more problems)`);
   });
 
   it('a mapping file that cannot be read or parsed: the line and column of the JSON slip, a directory in words', async () => {

@@ -62,6 +62,25 @@ describe('encodings and workbooks (CLI)', () => {
     expect(plain.stderr).toContain('--encoding windows-1252'); // once, as a warning about the file
   });
 
+  it('a mapping file with several mistakes: all of them at once, one line each naming the file, the key and a hint (exit 2)', async () => {
+    const input = join(dir, 'for-broken-map.csv');
+    writeFileSync(input, 'Id,Mail\nm-1,a@b.c\n');
+    const map = join(dir, 'broken-map.json');
+    writeFileSync(map, JSON.stringify({ columns: { Id: 'memberid', Mail: 'emial', When: { field: 'createdAt', timeZone: 'Europe/Olso' } }, fields: { isActive: { vlaue: true } } }));
+    for (const command of [['validate', input, '--map', map], ['import', input, '--map', map, '--sandbox']]) {
+      const r = await runCli(command, env);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(3);
+      for (const line of lines) expect(line).toMatch(new RegExp(`^error: mapping file ${map.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (columns|fields)\\["[A-Za-z]+"\\]: .+ — hint: \\S`));
+      expect(lines.map((line) => /: (\w+\["\w+"\])/.exec(line)![1])).toEqual(['columns["Mail"]', 'columns["When"]', 'fields["isActive"]']);
+    }
+    const json = await runCli(['validate', input, '--map', map, '--json'], env);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).error.problems).toHaveLength(3);
+  });
+
   it('a workbook validates with a mapping, and its rejects go to CSV with the original cells', async () => {
     const book = new ExcelJS.Workbook();
     const sheet = book.addWorksheet('Customers');

@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { jsonErrorPosition, jsonErrorReason } from '../json-position.js';
-import { UsageError } from '../../errors.js';
-import { columnRuleSchema, describeSchemaIssue, fieldRuleSchema, mappingFileSchema, type CellOptions } from './mapping-schema.js';
+import { UsageError, type Problem } from '../../errors.js';
+import { columnRuleSchema, describeSchemaIssues, fieldRuleSchema, mappingFileSchema, type CellOptions } from './mapping-schema.js';
 import { compileCellReader, RuleError, type CellReader } from './rules/cell-rule.js';
 import { closestField, resolveTarget, targetPath, type Target } from './targets.js';
 
@@ -48,6 +48,27 @@ export const FORMAT_HINT =
   'A mapping file looks like {"columns": {"E-mail Address": "email", "Internal Notes": null, ' +
   '"Signup": {"field": "createdAt", "format": "dd.MM.yyyy HH:mm", "timeZone": "Europe/Oslo"}}, "fields": {"isActive": {"value": true}}}; see docs/mapping.md';
 const TARGET_HINT = 'Targets are upsert item fields (email), address.<field>, metadata.<key> or customProperties.<key>; null drops the column.';
+const COLUMN_HINT = 'A column rule is a field name, null (drops the column), or {"field": "createdAt", "format": "dd.MM.yyyy", ...} with the keys in docs/mapping.md#cell-rules.';
+const FIELD_HINT = 'A fields rule is {"value": true}, {"default": "basic"}, {"firstOf": ["Work Email", "Home Email"]} or {"column": "Mail"}, with the cell rules of a column; see docs/mapping.md#fields.';
+const RULE_HINT = 'Each rule key and what it takes is in docs/mapping.md#cell-rules.';
+
+/** Every problem of one mapping file, so that one run lists them all: each names the file and the JSON path, with a hint. */
+class Problems {
+  readonly #list: Problem[] = [];
+  constructor(readonly file: string) {}
+
+  add(message: string, hint: string): undefined {
+    this.#list.push({ message: `mapping file ${this.file}: ${message}`, hint });
+    return undefined;
+  }
+
+  throwIfAny(): void {
+    const [first, ...rest] = this.#list;
+    if (!first) return;
+    const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length === 1 ? '' : 's'})` : '';
+    throw new UsageError(`${first.message}${more}`, { code: 'mapping-file', hint: first.hint, problems: this.#list });
+  }
+}
 
 export async function loadMappingFile(path: string): Promise<Mapping> {
   let text: string;
@@ -69,66 +90,90 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
 }
 
 export function parseMapping(json: unknown, file: string): Mapping {
-  const fail = (message: string, hint = FORMAT_HINT): never => {
-    throw new UsageError(`mapping file ${file}: ${message}`, { code: 'mapping-file', hint });
-  };
+  const problems = new Problems(file);
   const parsed = mappingFileSchema.safeParse(json, { reportInput: true });
-  if (!parsed.success) return fail(describeSchemaIssue(parsed.error.issues, '', 'file'));
+  if (!parsed.success) for (const line of describeSchemaIssues(parsed.error.issues, '', 'file')) problems.add(line, FORMAT_HINT);
+  // past a wrong top-level key, the rules are still checked: every problem is reported in one run
+  const ruleSet = (key: 'columns' | 'fields') => (parsed.success ? parsed.data[key] : plainObject((json as Record<string, unknown> | null)?.[key])) ?? {};
   const columns = new Map<string, Feed[] | null>();
-  for (const [column, rule] of Object.entries(parsed.data.columns ?? {})) {
+  for (const [column, rule] of Object.entries(ruleSet('columns'))) {
+    if (rule === null) {
+      columns.set(column, null);
+      continue;
+    }
     const where = `columns["${column}"]`;
-    if (rule === null) columns.set(column, null);
-    else columns.set(column, (Array.isArray(rule) ? rule : [rule]).map((one, i) => feedOf(one, Array.isArray(rule) ? `${where}[${i}]` : where, fail)));
+    const feeds = (Array.isArray(rule) ? rule : [rule]).map((one, i) => feedOf(one, Array.isArray(rule) ? `${where}[${i}]` : where, problems));
+    if (feeds.every((feed) => feed !== undefined)) columns.set(column, feeds);
   }
   const fields: FieldRule[] = [];
-  for (const [name, rule] of Object.entries(parsed.data.fields ?? {})) fields.push(fieldRuleOf(name, rule, `fields["${name}"]`, fail));
-  const fingerprint = JSON.stringify([parsed.data.columns ?? {}, parsed.data.fields ?? {}, process.versions.tz ?? '']);
+  for (const [name, rule] of Object.entries(ruleSet('fields'))) {
+    const field = fieldRuleOf(name, rule, `fields["${name}"]`, problems);
+    if (field) fields.push(field);
+  }
+  problems.throwIfAny();
+  const fingerprint = JSON.stringify([ruleSet('columns'), ruleSet('fields'), process.versions.tz ?? '']);
   return { file, columns, fields, fingerprint };
 }
 
-type Fail = (message: string, hint?: string) => never;
-
-function feedOf(rule: unknown, where: string, fail: Fail): Feed {
-  if (typeof rule === 'string') return { ...compiled(where, rule, {}, fail), emptyAsNull: false };
-  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
-    return fail(`${where}: expected a field name, null (drop the column), or a rule such as {"field": "createdAt", "format": "dd.MM.yyyy"}`);
-  }
-  const parsed = columnRuleSchema.safeParse(rule, { reportInput: true });
-  if (!parsed.success) return fail(describeSchemaIssue(parsed.error.issues, where, 'column'));
-  const { field, ...options } = parsed.data;
-  return { ...compiled(where, field, options, fail), emptyAsNull: options.emptyAsNull === true };
+function plainObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function fieldRuleOf(name: string, rule: unknown, where: string, fail: Fail): FieldRule {
+function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefined {
+  if (typeof rule === 'string') {
+    const target = compiled(where, rule, {}, problems);
+    return target && { ...target, emptyAsNull: false };
+  }
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
-    return fail(`${where}: expected a rule such as {"value": true}, {"default": "basic"} or {"firstOf": ["Work Email", "Home Email"]}`);
+    return problems.add(`${where}: expected a field name, null (drop the column), or a rule such as {"field": "createdAt", "format": "dd.MM.yyyy"}`, COLUMN_HINT);
+  }
+  const parsed = columnRuleSchema.safeParse(rule, { reportInput: true });
+  if (!parsed.success) {
+    for (const line of describeSchemaIssues(parsed.error.issues, where, 'column')) problems.add(line, COLUMN_HINT);
+    return undefined;
+  }
+  const { field, ...options } = parsed.data;
+  const target = compiled(where, field, options, problems);
+  return target && { ...target, emptyAsNull: options.emptyAsNull === true };
+}
+
+function fieldRuleOf(name: string, rule: unknown, where: string, problems: Problems): FieldRule | undefined {
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
+    return problems.add(`${where}: expected a rule such as {"value": true}, {"default": "basic"} or {"firstOf": ["Work Email", "Home Email"]}`, FIELD_HINT);
   }
   const parsed = fieldRuleSchema.safeParse(rule, { reportInput: true });
-  if (!parsed.success) return fail(describeSchemaIssue(parsed.error.issues, where, 'field'));
+  if (!parsed.success) {
+    for (const line of describeSchemaIssues(parsed.error.issues, where, 'field')) problems.add(line, FIELD_HINT);
+    return undefined;
+  }
   const { value, default: fallback, firstOf, column, ...options } = parsed.data;
   const has = (key: string) => Object.hasOwn(rule, key);
-  if (has('value') && (has('default') || firstOf || column)) fail(`${where}: "value" is the same for every record, so it takes no "default", "firstOf" or "column"`);
-  if (firstOf && column) fail(`${where}: give "firstOf" (several columns) or "column" (one), not both`);
-  if (!has('value') && !has('default') && !firstOf && !column) fail(`${where}: give "value", "default", "firstOf" or "column"`);
-  const sources = firstOf ?? (column ? [column] : []);
+  const wrong = has('value') && (has('default') || firstOf || column)
+    ? '"value" is the same for every record, so it takes no "default", "firstOf" or "column"'
+    : firstOf && column ? 'give "firstOf" (several columns) or "column" (one), not both'
+    : !has('value') && !has('default') && !firstOf && !column ? 'give "value", "default", "firstOf" or "column"'
+    : undefined;
+  if (wrong) problems.add(`${where}: ${wrong}`, FIELD_HINT);
+  const target = compiled(where, name, options, problems);
+  if (!target || wrong) return undefined;
   return {
-    ...compiled(where, name, options, fail),
-    sources,
+    ...target,
+    sources: firstOf ?? (column ? [column] : []),
     value: has('value') ? { value } : undefined,
     fallback: has('default') ? { value: fallback } : undefined,
   };
 }
 
-function compiled(where: string, field: string, options: CellOptions, fail: Fail): { target: Target; path: string; read: CellReader } {
+function compiled(where: string, field: string, options: CellOptions, problems: Problems): { target: Target; path: string; read: CellReader } | undefined {
   const target = resolveTarget(field, options.type);
   if (!target) {
     const suggestion = closestField(field);
-    return fail(`${where}: unknown field "${field}"${suggestion ? ` (did you mean ${suggestion}?)` : ''}`, TARGET_HINT);
+    return problems.add(`${where}: unknown field "${field}"${suggestion ? ` (did you mean ${suggestion}?)` : ''}`, TARGET_HINT);
   }
   try {
     return { target, path: targetPath(target), read: compileCellReader(target, options) };
   } catch (error) {
-    if (error instanceof RuleError) return fail(`${where}: ${error.message}`);
+    if (error instanceof RuleError) return problems.add(`${where}: ${error.message}`, RULE_HINT);
     throw error;
   }
 }

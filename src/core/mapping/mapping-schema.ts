@@ -54,27 +54,32 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   field: Object.keys(fieldRuleSchema.shape),
 };
 
-/** One line for the first issue: where (columns["Status"].transform[1]) and what, with a did-you-mean. */
-export function describeSchemaIssue(issues: readonly z.core.$ZodIssue[], where: string, kind: keyof typeof KNOWN_KEYS): string {
-  const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
-  const at = where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(top level)';
-  const input = (issue as { input?: unknown }).input;
-  switch (issue.code) {
-    case 'unrecognized_keys': {
-      const key = issue.keys[0]!;
-      const known = issue.path.length === 0 ? KNOWN_KEYS[kind]! : [];
+/** One line per issue (unknown keys first, one line each): where (columns["Status"].transform[1]) and what, with a did-you-mean. */
+export function describeSchemaIssues(issues: readonly z.core.$ZodIssue[], where: string, kind: keyof typeof KNOWN_KEYS): string[] {
+  const unknownFirst = [...issues.filter((i) => i.code === 'unrecognized_keys'), ...issues.filter((i) => i.code !== 'unrecognized_keys')];
+  return unknownFirst.flatMap((issue) => {
+    const at = where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(top level)';
+    if (issue.code !== 'unrecognized_keys') return [`${at}: ${describeValueIssue(issue)}`];
+    const known = issue.path.length === 0 ? KNOWN_KEYS[kind]! : [];
+    return issue.keys.map((key) => {
       const suggestion = closestName(key, known);
       return `${at}: unknown key "${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known keys: ${known.join(', ')}`;
-    }
+    });
+  });
+}
+
+function describeValueIssue(issue: z.core.$ZodIssue): string {
+  const input = (issue as { input?: unknown }).input;
+  switch (issue.code) {
     case 'invalid_value': {
       const options = issue.values.map(String);
       const suggestion = typeof input === 'string' ? closestName(input, options) : undefined;
-      return `${at}: unknown ${ruleWord(issue.path)} ${JSON.stringify(input)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of ${options.join(', ')}`;
+      return `unknown ${ruleWord(issue.path)} ${JSON.stringify(input)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of ${options.join(', ')}`;
     }
     case 'invalid_type':
-      return `${at}: ${input === undefined ? 'missing' : `expected ${issue.expected}, got ${JSON.stringify(input)}`}`;
+      return input === undefined ? 'missing' : `expected ${issue.expected}, got ${JSON.stringify(input)}`;
     default:
-      return `${at}: ${issue.message}`;
+      return issue.message;
   }
 }
 
