@@ -25,7 +25,11 @@ export interface RejectsWriterOptions {
   /** The CSV input's header; required for a .csv rejects file. */
   headers?: readonly string[];
   delimiter?: string;
-  /** The input's encoding: a CSV rejects file is written in it, with its BOM, so it opens as the input did. */
+  /**
+   * The input's encoding: a CSV rejects file is written in it, so it opens as the input did and reads back with the
+   * same flags. UTF-8 keeps the input's BOM (or its absence); UTF-16 always gets one, so that the file reads back
+   * even without --encoding (UTF-16 without a BOM is refused unnamed: docs/reference/input-formats.md).
+   */
   encoding?: TextEncoding;
 }
 
@@ -59,7 +63,8 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   // cells under an earlier stage/error pair (a rejects file fed back) are dropped, not reported as extra
   const width = options.headers?.length ?? 0;
   const encoding = format === 'csv' ? options.encoding : undefined;
-  const encoder = encoding && (encoding.name !== 'utf-8' || encoding.bom) ? iconv().getEncoder(encoding.name, { addBOM: encoding.bom }) : undefined;
+  const bom = encoding !== undefined && (encoding.bom || isUtf16(encoding.name));
+  const encoder = encoding && (encoding.name !== 'utf-8' || bom) ? iconv().getEncoder(encoding.name, { addBOM: bom }) : undefined;
   const file = await openOutputFile(path, 'rejects', encoder ? { encode: (text) => encoder.write(text) } : {});
   if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close(), abort: () => file.abort() };
   return csvRejects(file, headers!, width, options.delimiter ?? ',');
@@ -106,4 +111,9 @@ function withoutRejectsColumns(headers: readonly string[]): readonly string[] {
   const n = headers.length;
   const norm = (h: string) => h.toLowerCase().trim();
   return n >= 2 && norm(headers[n - 2]!) === 'stage' && norm(headers[n - 1]!) === 'error' ? headers.slice(0, -2) : headers;
+}
+
+/** utf-16le, utf-16be, utf-16 (iconv-lite's BOM-guessing name), ucs-2. */
+function isUtf16(name: string): boolean {
+  return /^(utf-?16(le|be)?|ucs-?2)$/.test(name);
 }

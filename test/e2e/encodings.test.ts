@@ -57,3 +57,32 @@ describe('input that is not UTF-8, read without --encoding', () => {
     expect(r.stderr).not.toContain('--encoding windows-1252');
   });
 });
+
+describe('the rejects CSV is fed back as it is', () => {
+  const TEXT = 'memberId;lastName;isActive;createdAt\r\nm-1;Müller;yes;2024-05-01\r\nm-2;Ørsted;maybe;2024-05-01\r\n';
+  // [how the input is written, the flags that read it, the rejects file's first bytes, whether no flag reads the rejects too]
+  const cases: [string, Buffer, string[], number[], boolean][] = [
+    ['utf-16le without a BOM', iconv.encode(TEXT, 'utf-16le'), ['--encoding', 'utf-16le'], [0xff, 0xfe], true],
+    ['utf-16le with a BOM', iconv.encode(TEXT, 'utf-16le', { addBOM: true }), [], [0xff, 0xfe], true],
+    ['utf-16be without a BOM', iconv.encode(TEXT, 'utf-16be'), ['--encoding', 'utf-16be'], [0xfe, 0xff], true],
+    ['windows-1252', iconv.encode(TEXT, 'windows-1252'), ['--encoding', 'windows-1252'], [0x6d], false],
+    ['utf-8 with a BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT)]), [], [0xef, 0xbb, 0xbf], true],
+    ['utf-8', Buffer.from(TEXT), [], [0x6d], true],
+  ];
+  it.each(cases)('%s: read again with the flags that read the input (and, for Unicode, with none)', async (name, bytes, flags, head, unflagged) => {
+    const input = join(dir, `${name.replace(/\W+/g, '-')}.csv`);
+    writeFileSync(input, bytes);
+    const rejects = join(dir, `${name.replace(/\W+/g, '-')}-rejects.csv`);
+    expect((await runCli(['validate', input, ...flags, '--rejects', rejects], env)).code).toBe(3);
+    const { readFileSync } = await import('node:fs');
+    expect([...readFileSync(rejects).subarray(0, head.length)]).toEqual(head);
+    for (const again of unflagged ? [flags, []] : [flags]) {
+      const r = await runCli(['validate', rejects, ...again, '--json'], env);
+      expect(r.stderr, `${name} ${again.join(' ')}`).toBe('');
+      const json = JSON.parse(r.stdout);
+      expect(json).toMatchObject({ rows: 1, invalid: 1 });
+      expect(json.invalidRecords[0].issues.map((i: { path: string }) => i.path)).toEqual(['isActive']);
+      expect(json.invalidRecords[0].memberId).toBe('m-2');
+    }
+  });
+});
