@@ -6,6 +6,8 @@ import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initMapping } from '../../src/core/map-init/map-init.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
+import { openRecordSource } from '../../src/io/open-source.js';
+import ExcelJS from 'exceljs';
 
 const dir = mkdtempSync(join(tmpdir(), 'memberctl-mapinit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -86,5 +88,49 @@ describe('map init', () => {
     const mapper = createRecordMapper('ndjson', undefined, { file: 'crm.ndjson', mapping: parseMapping(mapping, 'm.json') });
     const c = mapper.toCandidate({ record: 1, line: 1, raw: JSON.parse(readFileSync(path, 'utf8')) });
     expect(c.valid && c.item).toEqual({ memberId: '7', email: 'a@b.c', phone: '+4791234567', createdAt: '2024-01-05T10:00:00Z', isActive: true });
+  });
+
+  describe('a workbook', () => {
+    /** A sheet as exports make them: Status words and an Active yes/no column; Joined holds real Excel dates and text dates. */
+    async function workbook(name: string, joined: (string | Date)[]): Promise<string> {
+      const book = new ExcelJS.Workbook();
+      const sheet = book.addWorksheet('Members');
+      sheet.addRow(['Member ID', 'Status', 'Active', 'Joined', 'Email']);
+      joined.forEach((when, i) => sheet.addRow([`M-${i + 1}`, i % 3 === 2 ? 'lapsed' : 'active', i % 2 === 0 ? 'yes' : 'no', when, `m${i + 1}@example.com`]));
+      const path = join(dir, name);
+      await book.xlsx.writeFile(path);
+      return path;
+    }
+    const utc = (...parts: [number, number, number, number?, number?]) => new Date(Date.UTC(parts[0], parts[1] - 1, parts[2], parts[3] ?? 0, parts[4] ?? 0));
+
+    async function validateWith(path: string, mapping: ReturnType<typeof parseMapping>) {
+      const source = await openRecordSource({ path });
+      const mapper = createRecordMapper('xlsx', source.headers, { file: path, mapping });
+      const candidates = [];
+      for await (const record of source) candidates.push(mapper.toCandidate(record));
+      return candidates;
+    }
+
+    it('one column per field: "Active" (reads as it is) is mapped, "Status" (needs a values map) is null and noted with its rule', async () => {
+      const path = await workbook('status-active.xlsx', [utc(2024, 1, 5, 10, 30), utc(2024, 1, 6), utc(2024, 1, 7, 8), utc(2024, 1, 8, 9, 15)]);
+      const { mapping, notes } = await initMapping({ path }, 'Europe/Oslo');
+      expect(mapping.columns.Active).toBe('isActive');
+      expect(mapping.columns.Status).toBeNull();
+      expect(mapping.fields).toEqual({});
+      expect(notes).toContain('isActive: "Active" is mapped; "Status" looks like it too but needs another rule, so it is null. To use it instead: "Status": {"field":"isActive","values":{"active":true,"lapsed":false}}, "Active": null');
+      const candidates = await validateWith(path, parseMapping(mapping, 'm.json'));
+      expect(candidates.map((c) => c.valid && c.item.isActive)).toEqual([true, false, true, false]);
+    });
+
+    it('a date column of real Excel dates and text dates: one rule reads both (the text\'s format, the dates as they are)', async () => {
+      const path = await workbook('mixed-dates.xlsx', [utc(2024, 1, 5, 10, 30), '06.01.2024 11:00', utc(2024, 1, 7), '08.01.2024 09:15', utc(2024, 1, 9, 8), '31.02.2024 10:00', '10.01.2024 12:00', '11.01.2024 13:00', '12.01.2024 14:00', '13.01.2024 15:00']);
+      const { mapping, notes } = await initMapping({ path }, 'Europe/Oslo');
+      expect(mapping.columns.Joined).toEqual({ field: 'createdAt', format: 'dd.MM.yyyy HH:mm', timeZone: 'Europe/Oslo' });
+      expect(notes).toContain('"Joined" → createdAt: 3 of its first 10 cells are dates (read as they are), the others text in "dd.MM.yyyy HH:mm"');
+      expect(notes).toContain('"Joined" → createdAt: 1 of its first 10 cells is not a date in "dd.MM.yyyy HH:mm": "31.02.2024 10:00" (line 7): check it');
+      const candidates = await validateWith(path, parseMapping(mapping, 'm.json'));
+      expect(candidates.slice(0, 4).map((c) => c.valid && c.item.createdAt)).toEqual(['2024-01-05T09:30:00.000Z', '2024-01-06T10:00:00.000Z', '2024-01-06T23:00:00.000Z', '2024-01-08T08:15:00.000Z']);
+      expect(candidates.filter((c) => !c.valid).map((c) => c.line)).toEqual([7]);
+    });
   });
 });

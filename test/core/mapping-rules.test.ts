@@ -81,10 +81,20 @@ describe('format', () => {
   });
 
   it('a cell that does not match, or names a day that does not exist, is invalid, naming the format and the column', () => {
-    expect(createdAt('dd-MM-yyyy', '2014-01-27')).toEqual(['createdAt: expected a date in the format "dd-MM-yyyy", got "2014-01-27" (column "D")']);
+    expect(createdAt('dd-MM-yyyy', '2014/01/27')).toEqual(['createdAt: expected a date in the format "dd-MM-yyyy", got "2014/01/27" (column "D")']);
     expect(createdAt('dd-MM-yyyy', '30-02-2024')).toEqual(['createdAt: expected a date in the format "dd-MM-yyyy", got "30-02-2024" (column "D")']);
     expect(createdAt('dd-MM-yyyy', '29-02-2024')).toBe('2024-02-29T00:00:00.000Z');
     expect(createdAt('HH:mm dd-MM-yyyy', '24:00 01-01-2024', { timeZone: 'UTC' })).toHaveLength(1);
+  });
+
+  it('an ISO 8601 cell is read beside the format (a workbook\'s real date cells come so, beside text dates)', () => {
+    expect(createdAt('dd-MM-yyyy', '2014-01-27')).toBe('2014-01-27T00:00:00.000Z');
+    expect(createdAt('dd.MM.yyyy HH:mm', '2024-01-05T10:30:00', { timeZone: 'Europe/Oslo' })).toBe('2024-01-05T09:30:00.000Z');
+    expect(createdAt('dd.MM.yyyy HH:mm', '2024-01-07', { timeZone: 'Europe/Oslo' })).toBe('2024-01-06T23:00:00.000Z');
+    expect(createdAt('dd.MM.yyyy', '2024-01-05T10:30:00+02:00')).toBe('2024-01-05T10:30:00+02:00');
+    // a local time needs the zone a date-only format did not ask for; a day that does not exist is no date
+    expect(createdAt('dd.MM.yyyy', '2024-01-05T10:30:00')).toEqual(['createdAt: "2024-01-05T10:30:00" has a time but no offset: add "timeZone" to the rule to say where it was written (column "D")']);
+    expect(createdAt('dd.MM.yyyy', '2024-02-30')).toEqual(['createdAt: not a real date-time: "2024-02-30" (column "D")']);
   });
 
   it('a pattern it cannot use is refused when the mapping is read, with a did-you-mean', () => {
@@ -282,10 +292,10 @@ describe('JSON and NDJSON with a mapping', () => {
   });
 
   it('a value a rule cannot read is invalid, naming the path', () => {
-    const c = map({ id: 'x', status: 'gone', created: '2023-01-05' });
+    const c = map({ id: 'x', status: 'gone', created: '2023/01/05' });
     expect(issuesOf(c)).toEqual([
       'isActive: "gone" is not one of the values the mapping lists ("active", "inactive"); add it to "values", or give "otherwise" (at "status")',
-      'createdAt: expected a date in the format "M/d/yyyy h:mm a", got "2023-01-05" (at "created")',
+      'createdAt: expected a date in the format "M/d/yyyy h:mm a", got "2023/01/05" (at "created")',
     ]);
   });
 

@@ -39,33 +39,29 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
   }
   const tabular = source.headers !== undefined;
   const names = source.headers ?? jsonPaths(sample.map((r) => r.raw));
-  const cellsOf = (name: string, index: number) =>
-    sample.map((r) => (tabular ? (r.raw as unknown[])[index] : valueAtPath(r.raw, name.split('.')))).filter((v) => v !== undefined && v !== null && String(v).trim() !== '').map((v) => String(v).trim());
+  const cellsOf = (name: string, index: number): Cell[] =>
+    sample.flatMap((r) => {
+      const value = tabular ? (r.raw as unknown[])[index] : valueAtPath(r.raw, name.split('.'));
+      const text = value === undefined || value === null ? '' : String(value).trim();
+      return text === '' ? [] : [{ text, line: r.line }];
+    });
 
-  const columns: Record<string, unknown> = {};
   const fields: Record<string, unknown> = {};
   const notes: string[] = [];
-  const taken = new Set<string>();
   const guesses = names.map((name) => guessTarget(name));
-  names.forEach((name, index) => {
-    const target = guesses[index];
-    if (target === undefined) {
-      columns[name] = null;
-      return;
-    }
-    const same = names.filter((_, i) => guesses[i] === target);
-    if (taken.has(target)) return;
-    taken.add(target);
-    if (same.length > 1) {
-      // Work Email, Home Email: the first non-empty of them
-      fields[target] = { firstOf: same };
-      notes.push(`${target}: ${same.map((h) => `"${h}"`).join(', ')} look alike; fields["${target}"] takes the first non-empty of them, in that order`);
-      return;
-    }
-    columns[name] = ruleFor(name, target, cellsOf(name, index), localZone, notes);
+  // each field's columns are settled together; the rules are then written in header order
+  const rules = new Map<string, unknown>();
+  for (const target of new Set(guesses)) {
+    if (target === undefined) continue;
+    const proposals = names.flatMap((name, i) => (guesses[i] === target ? [proposeRule(name, target, cellsOf(name, i), localZone)] : []));
+    settle(target, proposals, { rules, fields, notes });
+  }
+  const columns: Record<string, unknown> = {};
+  names.forEach((name, i) => {
+    if (guesses[i] === undefined || rules.has(name)) columns[name] = rules.get(name) ?? null;
   });
   for (const field of REQUIRED_FIELDS) {
-    if (taken.has(field)) continue;
+    if (guesses.includes(field)) continue;
     const like = headersLike(field, names, 3).filter((h) => columns[h] === null);
     fields[field] = placeholderFor(field);
     // isActive's placeholder is a real value (every member active): say so, since nothing will fail to remind them
@@ -78,28 +74,94 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
   return { file: source.file, format: source.format, mapping: { description, columns, fields }, validateCommand, notes };
 }
 
-function ruleFor(name: string, target: string, cells: string[], localZone: string, notes: string[]): unknown {
-  const dateField = target === 'birthdate' || target === 'createdAt';
-  if (dateField) {
+/** A sampled non-empty cell and the line it is on (for notes that name it). */
+interface Cell {
+  text: string;
+  line: number;
+}
+
+/** The rule map init proposes for one column, how many sampled cells it reads, and what the user should check. */
+interface Proposal {
+  name: string;
+  rule: unknown;
+  reads: number;
+  /** The cells read as they are (no "values" guessed, no conversion). */
+  plain: boolean;
+  notes: string[];
+}
+
+/**
+ * One field, the columns that look like it. One column: its rule. Several that take the same rule (Work Email,
+ * Home Email): `firstOf` with that rule. Several that need different rules (Status words beside an Active yes/no):
+ * a firstOf would read them all with one rule, so the column read best is mapped and the others are null, noted
+ * with the rule that would map them instead.
+ */
+function settle(target: string, proposals: Proposal[], out: { rules: Map<string, unknown>; fields: Record<string, unknown>; notes: string[] }): void {
+  const [first] = proposals;
+  if (proposals.length === 1) {
+    out.rules.set(first!.name, first!.rule);
+    out.notes.push(...first!.notes);
+    return;
+  }
+  const options = proposals.map((p) => JSON.stringify(cellOptionsOf(p.rule)));
+  if (options.every((o) => o === options[0])) {
+    const names = proposals.map((p) => p.name);
+    out.fields[target] = { firstOf: names, ...cellOptionsOf(first!.rule) };
+    out.notes.push(`${target}: ${names.map((h) => `"${h}"`).join(', ')} look alike; fields["${target}"] takes the first non-empty of them, in that order`);
+    out.notes.push(...new Set(proposals.flatMap((p) => p.notes)));
+    return;
+  }
+  const best = proposals.reduce((a, b) => (b.reads > a.reads || (b.reads === a.reads && b.plain && !a.plain) ? b : a));
+  out.rules.set(best.name, best.rule);
+  out.notes.push(...best.notes);
+  for (const other of proposals) {
+    if (other === best) continue;
+    out.rules.set(other.name, null);
+    out.notes.push(`${target}: "${best.name}" is mapped; "${other.name}" looks like it too but needs another rule, so it is null. To use it instead: "${other.name}": ${JSON.stringify(other.rule)}, "${best.name}": null`);
+  }
+}
+
+/** A column rule's cell options (a fields rule takes the same ones): {} for a bare field name. */
+function cellOptionsOf(rule: unknown): Record<string, unknown> {
+  if (typeof rule !== 'object' || rule === null) return {};
+  const { field: _field, ...options } = rule as Record<string, unknown>;
+  return options;
+}
+
+function proposeRule(name: string, target: string, sampled: Cell[], localZone: string): Proposal {
+  const cells = sampled.map((c) => c.text);
+  const notes: string[] = [];
+  const plain = (rule: unknown, reads = cells.length): Proposal => ({ name, rule, reads, plain: rule === target, notes });
+  if (target === 'birthdate' || target === 'createdAt') {
     const guess = guessDateFormat(cells);
     if (!guess) {
       notes.push(`"${name}" → ${target}: no date format reads its first cells; set "format" (docs/mapping.md#format)`);
-      return target;
+      return plain(target, 0);
     }
-    if (guess.misses > 0) notes.push(`"${name}" → ${target}: ${guess.misses} of its first ${cells.length} cells are not dates${guess.format ? ` in "${guess.format}"` : ''}: check them`);
-    if (!guess.local) return guess.format ? { field: target, format: guess.format } : target;
+    const reads = cells.length - guess.misses.length;
+    const format = guess.format ? ` in "${guess.format}"` : '';
+    if (guess.iso > 0 && guess.format) notes.push(`"${name}" → ${target}: ${guess.iso} of its first ${cells.length} cells are dates (read as they are), the others text${format}`);
+    if (guess.misses.length > 0) notes.push(missesNote(name, target, cells.length, format, guess.misses.map((i) => sampled[i]!)));
+    if (!guess.local) return plain(guess.format ? { field: target, format: guess.format } : target, reads);
     notes.push(`"${name}" → ${target}: times without an offset; assumed "timeZone": "${localZone}" (this computer's zone): check it`);
-    return guess.format ? { field: target, format: guess.format, timeZone: localZone } : { field: target, timeZone: localZone };
+    return plain(guess.format ? { field: target, format: guess.format, timeZone: localZone } : { field: target, timeZone: localZone }, reads);
   }
   if (target === 'isActive' || target === 'isEmployee' || target === 'deceased' || target === 'isMembershipFeePaid') {
     const values = guessValues(cells);
-    if (!values) return target;
+    if (!values) return plain(target);
     const unsure = Object.entries(values).filter(([, v]) => v === null).map(([k]) => `"${k}"`);
     if (unsure.length) notes.push(`"${name}" → ${target}: say true or false for ${unsure.join(', ')} in "values"`);
-    return { field: target, values };
+    return plain({ field: target, values }, cells.filter((c) => typeof values[c.toLowerCase()] === 'boolean').length);
   }
-  if (target === 'address.countryCode' && needsCountryConversion(cells)) return { field: target, convert: 'countryCode' };
-  return target;
+  if (target === 'address.countryCode' && needsCountryConversion(cells)) return plain({ field: target, convert: 'countryCode' });
+  return plain(target);
+}
+
+/** "2 of its first 40 cells are not dates in "dd.MM.yyyy": "31.02.2024" (line 7), "n/a" (line 9): check them". */
+function missesNote(name: string, target: string, sampled: number, format: string, misses: Cell[]): string {
+  const one = misses.length === 1;
+  const shown = misses.slice(0, 3).map((c) => `${JSON.stringify(c.text)} (line ${c.line})`).join(', ') + (misses.length > 3 ? ', …' : '');
+  return `"${name}" → ${target}: ${misses.length} of its first ${sampled} cells ${one ? 'is not a date' : 'are not dates'}${format}: ${shown}: check ${one ? 'it' : 'them'}`;
 }
 
 /** The flags that made the file readable (a sheet, an encoding, …): validate needs the same ones. */

@@ -54,31 +54,43 @@ const ISO_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export interface DateGuess {
+  /** The format of the cells that are not ISO 8601 (a mapping's date rule reads ISO beside its format). */
   format?: string;
-  /** The format has a time but no offset: the cells are local times and need a zone. */
+  /** Times without an offset (in the format or in ISO cells): the cells are local times and need a zone. */
   local: boolean;
-  /** Sampled cells the format does not read (a typo in the export, or 31-02: worth a look). */
-  misses: number;
+  /** Indexes of the sampled cells nothing reads (a typo in the export, or 31-02: worth a look). */
+  misses: number[];
+  /** Cells already ISO 8601 (a workbook's real date cells come so), and the rest (text, in `format` or missed). */
+  iso: number;
+  text: number;
 }
 
 /** Most cells a guess must read: one bad date in an export should not hide its format. */
 const READS = 0.8;
 
-/** The format reading the most sampled cells (at least 80%); no format when they are ISO already; undefined for non-dates. */
+/**
+ * How a date column reads: ISO cells as they are, the others in the format that reads most of them; undefined
+ * when less than 80% of the sample is read (not a date column).
+ */
 export function guessDateFormat(cells: readonly string[]): DateGuess | undefined {
   if (cells.length === 0) return undefined;
-  const iso = cells.filter((c) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c)).length;
-  const local = cells.filter((c) => ISO_LOCAL.test(c)).length;
-  // ISO already; local ISO date-times (a workbook's date cells) need only a zone
-  if (iso + local >= cells.length * READS) return { local: local > 0, misses: cells.length - iso - local };
+  const isIso = (c: string) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c) || ISO_LOCAL.test(c);
+  const text = cells.filter((c) => !isIso(c));
   let best: { format: (typeof DATE_PATTERNS)[number]; reads: number } | undefined;
-  for (const format of DATE_PATTERNS) {
-    const reads = cells.filter((c) => format.parse(c) !== undefined).length;
+  for (const format of text.length > 0 ? DATE_PATTERNS : []) {
+    const reads = text.filter((c) => format.parse(c) !== undefined).length;
     if (!best || reads > best.reads) best = { format, reads };
-    if (reads === cells.length) break;
+    if (reads === text.length) break;
   }
-  if (!best || best.reads < cells.length * READS) return undefined;
-  return { format: best.format.pattern, local: best.format.hasTime && !best.format.hasOffset, misses: cells.length - best.reads };
+  const format = best && best.reads > 0 ? best.format : undefined;
+  const iso = cells.length - text.length;
+  if (iso + (format ? best!.reads : 0) < cells.length * READS) return undefined;
+  const misses: number[] = [];
+  cells.forEach((c, i) => {
+    if (!isIso(c) && format?.parse(c) === undefined) misses.push(i);
+  });
+  const local = cells.some((c) => ISO_LOCAL.test(c)) || (format !== undefined && format.hasTime && !format.hasOffset);
+  return { format: format?.pattern, local, misses, iso, text: text.length };
 }
 
 const TRUE_WORDS = /^(active|enabled|current|subscribed|member|live|open|valid|customer|paid)$/i;

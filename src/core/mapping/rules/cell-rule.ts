@@ -110,6 +110,8 @@ function phoneStep(defaultRegion: string | undefined): (text: string) => string 
 
 /** Local ISO forms "timeZone" reads without a format: 2023-01-05, 2023-01-05 10:22, 2023-01-05T10:22:33.5 */
 const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+/** ISO 8601 with its own offset: complete as written (the schema checks it). */
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 function dateReader(options: CellOptions): CellReader {
   let zone: Zone | undefined;
@@ -124,15 +126,22 @@ function dateReader(options: CellOptions): CellReader {
     const utc = p.offset !== undefined ? local - p.offset * 60_000 : zone ? zone.toUtc(local) : local;
     return new Date(utc).toISOString();
   };
-  if (options.format === undefined) {
-    return (cell) => {
-      const m = LOCAL_ISO.exec(cell);
-      if (!m) return cell; // with an offset it is complete as written; anything else the schema refuses, as without a rule
-      const [year, month, day, hour, minute, second] = m.slice(1, 7).map((s) => Number(s ?? 0)) as number[];
-      const parts = { year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second: second!, millisecond: Number((m[7] ?? '0').padEnd(3, '0')) };
-      return isRealDate(parts) ? toIso(parts) : new Problem(`not a real date-time: "${cell}"`, 'not a real date-time');
-    };
-  }
+  /**
+   * An ISO 8601 cell, read beside any format: it is unambiguous, it is what the API takes, and it is how a workbook's
+   * real date cells are read, so a column mixing them with text dates needs one rule. Undefined: not ISO.
+   */
+  const readIso = (cell: string): string | Problem | undefined => {
+    if (ISO_WITH_OFFSET.test(cell)) return cell;
+    const m = LOCAL_ISO.exec(cell);
+    if (!m) return undefined;
+    const [year, month, day, hour, minute, second] = m.slice(1, 7).map((s) => Number(s ?? 0)) as number[];
+    const parts = { year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second: second!, millisecond: Number((m[7] ?? '0').padEnd(3, '0')) };
+    if (!isRealDate(parts)) return new Problem(`not a real date-time: "${cell}"`, 'not a real date-time');
+    // (without a format, there is always a zone: this reader is only made for "format" or "timeZone")
+    if (m[4] !== undefined && !zone) return new Problem(`"${cell}" has a time but no offset: add "timeZone" to the rule to say where it was written`, 'a time without a zone');
+    return toIso(parts);
+  };
+  if (options.format === undefined) return (cell) => readIso(cell) ?? cell; // anything else the schema refuses, as without a rule
   let format;
   try {
     format = compileDateFormat(options.format, options.twoDigitYearStart);
@@ -146,6 +155,7 @@ function dateReader(options: CellOptions): CellReader {
   const pattern = options.format;
   return (cell) => {
     const parts = format.parse(cell);
-    return parts ? toIso(parts) : new Problem(`expected a date in the format "${pattern}", got "${cell}"`, `not in the format ${pattern}`);
+    if (parts) return toIso(parts);
+    return readIso(cell) ?? new Problem(`expected a date in the format "${pattern}", got "${cell}"`, `not in the format ${pattern}`);
   };
 }
