@@ -28,7 +28,7 @@ export interface RejectsWriterOptions {
   /**
    * The input's encoding: a CSV rejects file is written in it, so it opens as the input did and reads back with the
    * same flags. UTF-8 keeps the input's BOM (or its absence); UTF-16 always gets one, so that the file reads back
-   * even without --encoding (UTF-16 without a BOM is refused unnamed: docs/reference/input-formats.md).
+   * even without --encoding (a UTF-16 file without one is read only with --encoding: docs/reference/validate.md).
    */
   encoding?: TextEncoding;
 }

@@ -149,6 +149,8 @@ describe('--map', () => {
       'mapping file m.json: fields["loyaltyProgram"]: give "value", "default", "firstOf" or "column"',
     ]);
     for (const problem of problems) expect(problem.hint).toMatch(/\S/);
+    // each hint is about its problem: the field names, the column rule's keys, the zone's section
+    expect(problems.map((p) => /docs\/mapping\.md(#[a-z-]+)?|Targets are/.exec(p.hint!)?.[0])).toEqual(['docs/mapping.md', 'Targets are', 'docs/mapping.md#cell-rules', 'docs/mapping.md#cell-rules', 'docs/mapping.md#timezone', 'docs/mapping.md#fields', 'docs/mapping.md#fields']);
     expect(error!.code).toBe('mapping-file');
     expect(error!.message).toBe(`${problems[0]!.message} (and 6 more problems)`);
   });

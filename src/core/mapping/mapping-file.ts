@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { jsonErrorPosition, jsonErrorReason } from '../json-position.js';
 import { UsageError, type Problem } from '../../errors.js';
 import { columnRuleSchema, describeSchemaIssues, fieldRuleSchema, mappingFileSchema, type CellOptions } from './mapping-schema.js';
-import { compileCellReader, RuleError, type CellReader } from './rules/cell-rule.js';
+import { compileCellReader, RuleError, type CellReader, type RuleKey } from './rules/cell-rule.js';
 import { closestField, resolveTarget, targetPath, type Target } from './targets.js';
 
 /** One field a column feeds (a column may feed several). */
@@ -50,7 +50,15 @@ export const FORMAT_HINT =
 const TARGET_HINT = 'Targets are upsert item fields (email), address.<field>, metadata.<key> or customProperties.<key>; null drops the column.';
 const COLUMN_HINT = 'A column rule is a field name, null (drops the column), or {"field": "createdAt", "format": "dd.MM.yyyy", ...} with the keys in docs/mapping.md#cell-rules.';
 const FIELD_HINT = 'A fields rule is {"value": true}, {"default": "basic"}, {"firstOf": ["Work Email", "Home Email"]} or {"column": "Mail"}, with the cell rules of a column; see docs/mapping.md#fields.';
-const RULE_HINT = 'Each rule key and what it takes is in docs/mapping.md#cell-rules.';
+const RULE_HINTS: Record<RuleKey, string> = {
+  type: '"type" is for customProperties.<key> only: string, number, boolean or json (docs/mapping.md#cell-rules).',
+  values: '"values" maps cells to what is sent, e.g. {"active": true, "lapsed": false}; cells are looked up trimmed, in any case (docs/mapping.md#cell-rules).',
+  otherwise: '"otherwise" sits beside "values": what a cell the values do not list becomes (docs/mapping.md#cell-rules).',
+  defaultRegion: '{"field": "phone", "convert": "e164", "defaultRegion": "NO"} reads numbers written without +country (docs/mapping.md#cell-rules).',
+  format: 'Unicode date-pattern letters, as in java.time and date-fns: yyyy MM dd HH mm ss, a (AM/PM), XXX (offset) (docs/mapping.md#format).',
+  timeZone: 'An IANA zone such as Europe/Oslo, America/New_York or UTC (`timedatectl list-timezones` lists them; docs/mapping.md#timezone).',
+  twoDigitYearStart: 'The first year of the 100 that yy reads into, with a "format" that has yy (docs/mapping.md#format).',
+};
 
 /** Every problem of one mapping file, so that one run lists them all: each names the file and the JSON path, with a hint. */
 class Problems {
@@ -173,7 +181,7 @@ function compiled(where: string, field: string, options: CellOptions, problems: 
   try {
     return { target, path: targetPath(target), read: compileCellReader(target, options) };
   } catch (error) {
-    if (error instanceof RuleError) return problems.add(`${where}: ${error.message}`, RULE_HINT);
+    if (error instanceof RuleError) return problems.add(`${where}: ${error.message}`, RULE_HINTS[error.key]);
     throw error;
   }
 }

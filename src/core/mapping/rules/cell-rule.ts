@@ -16,7 +16,17 @@ import { openZone, TimeZoneError, type Zone } from './time-zone.js';
 export type CellReader = (cell: string) => unknown;
 
 /** A rule the mapping file states but cannot hold: the message names the option; where the rule is, the caller adds. */
-export class RuleError extends Error {}
+/** The rule key a mapping error is about (its hint points there). */
+export type RuleKey = 'type' | 'values' | 'otherwise' | 'defaultRegion' | 'format' | 'timeZone' | 'twoDigitYearStart';
+
+export class RuleError extends Error {
+  constructor(
+    message: string,
+    readonly key: RuleKey,
+  ) {
+    super(message);
+  }
+}
 
 const TRANSFORM: Record<Transform, (text: string) => string> = {
   trim: (text) => text.trim(),
@@ -48,17 +58,17 @@ export function compileCellReader(target: Target, options: CellOptions = {}): Ce
 function checkOptions(target: Target, options: CellOptions): void {
   const path = targetPath(target);
   if (options.type !== undefined && target.kind !== 'customProperties') {
-    throw new RuleError(`"type" applies only to customProperties.<key> targets (member fields have fixed types; ${path} is read as the API defines it)`);
+    throw new RuleError(`"type" applies only to customProperties.<key> targets (member fields have fixed types; ${path} is read as the API defines it)`, 'type');
   }
-  if (options.otherwise !== undefined && options.values === undefined) throw new RuleError('"otherwise" needs "values" (it is what a cell the values do not list becomes)');
+  if (options.otherwise !== undefined && options.values === undefined) throw new RuleError('"otherwise" needs "values" (it is what a cell the values do not list becomes)', 'otherwise');
   if (options.defaultRegion !== undefined) {
-    if (options.convert !== 'e164') throw new RuleError('"defaultRegion" applies to "convert": "e164" (the country of a phone number written without +)');
-    if (!isCountryCode(options.defaultRegion.toUpperCase())) throw new RuleError(`"defaultRegion": "${options.defaultRegion}" is not an ISO 3166-1 alpha-2 country code`);
+    if (options.convert !== 'e164') throw new RuleError('"defaultRegion" applies to "convert": "e164" (the country of a phone number written without +)', 'defaultRegion');
+    if (!isCountryCode(options.defaultRegion.toUpperCase())) throw new RuleError(`"defaultRegion": "${options.defaultRegion}" is not an ISO 3166-1 alpha-2 country code`, 'defaultRegion');
   }
   const dated = options.format !== undefined || options.timeZone !== undefined || options.twoDigitYearStart !== undefined;
   const dateTarget = (target.kind === 'field' && target.type === 'date') || target.kind === 'metadata' || (target.kind === 'customProperties' && target.type === 'string');
-  if (dated && !dateTarget) throw new RuleError(`"format" and "timeZone" read dates, and ${path} is not a date (birthdate, createdAt, or a metadata / customProperties text)`);
-  if (options.twoDigitYearStart !== undefined && options.format === undefined) throw new RuleError('"twoDigitYearStart" needs "format" (with yy)');
+  if (dated && !dateTarget) throw new RuleError(`"format" and "timeZone" read dates, and ${path} is not a date (birthdate, createdAt, or a metadata / customProperties text)`, 'format');
+  if (options.twoDigitYearStart !== undefined && options.format === undefined) throw new RuleError('"twoDigitYearStart" needs "format" (with yy)', 'twoDigitYearStart');
 }
 
 function baseReader(target: Target, options: CellOptions): CellReader {
@@ -83,7 +93,7 @@ function valuesStep(values: Record<string, unknown>, otherwise: unknown, path: s
     const folded = key.trim().toLowerCase();
     const earlier = firstKey.get(folded);
     if (earlier !== undefined && !isDeepStrictEqual(byKey.get(folded), value)) {
-      throw new RuleError(`"values": "${earlier}" and "${key}" are the same key (cells are looked up in any case, trimmed) with different values; keep one`);
+      throw new RuleError(`"values": "${earlier}" and "${key}" are the same key (cells are looked up in any case, trimmed) with different values; keep one`, 'values');
     }
     firstKey.set(folded, key);
     byKey.set(folded, value);
@@ -118,7 +128,7 @@ function dateReader(options: CellOptions): CellReader {
   try {
     zone = options.timeZone === undefined ? undefined : openZone(options.timeZone);
   } catch (error) {
-    if (error instanceof TimeZoneError) throw new RuleError(`"timeZone": ${error.message}`);
+    if (error instanceof TimeZoneError) throw new RuleError(`"timeZone": ${error.message}`, 'timeZone');
     throw error;
   }
   const toIso = (p: DateParts) => {
@@ -146,11 +156,11 @@ function dateReader(options: CellOptions): CellReader {
   try {
     format = compileDateFormat(options.format, options.twoDigitYearStart);
   } catch (error) {
-    if (error instanceof DateFormatError) throw new RuleError(error.message);
+    if (error instanceof DateFormatError) throw new RuleError(error.message, 'format');
     throw error;
   }
   if (format.hasTime && !format.hasOffset && !zone) {
-    throw new RuleError(`"format": "${options.format}" has a time but no offset (XXX): add "timeZone" (an IANA zone such as "Europe/Oslo", or "UTC") to say where that time was written`);
+    throw new RuleError(`"format": "${options.format}" has a time but no offset (XXX): add "timeZone" (an IANA zone such as "Europe/Oslo", or "UTC") to say where that time was written`, 'timeZone');
   }
   const pattern = options.format;
   return (cell) => {
