@@ -65,6 +65,17 @@ describe('header resolution', () => {
     expect(usageMessage(() => csv(['memberId', 'Member ID']))).toBe(
       'members.csv line 1: columns "memberId" (column 1) and "Member ID" (column 2) both map to memberId',
     );
+    // all of them at once, one problem each
+    let error: UsageError | undefined;
+    try {
+      csv(['memberId', 'Member ID', 'email', 'E-mail', 'isActive', 'createdAt']);
+    } catch (caught) {
+      error = caught as UsageError;
+    }
+    expect(error!.problems!.map((p) => p.message)).toEqual([
+      'members.csv line 1: columns "memberId" (column 1) and "Member ID" (column 2) both map to memberId',
+      'members.csv line 1: columns "email" (column 3) and "E-mail" (column 4) both map to email',
+    ]);
   });
 
   it('a rejects file\'s trailing stage and error columns are not read', () => {

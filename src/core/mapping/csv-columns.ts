@@ -3,7 +3,7 @@
  * then the lenient names; then the mapping's `fields` to column indices. Unknown or clashing columns, and a
  * required field nothing gives, are usage errors naming the header and the closest field or headers.
  */
-import { UsageError } from '../../errors.js';
+import { UsageError, type Problem } from '../../errors.js';
 import type { Feed, FieldRule, Mapping } from './mapping-file.js';
 import { checkRequiredFields } from './required-fields.js';
 import { compileCellReader } from './rules/cell-rule.js';
@@ -121,16 +121,19 @@ function suggestionFor(header: string): string {
  */
 function rejectClashes(columns: ResolvedColumn[], file: string): void {
   const byPath = new Map<string, ResolvedColumn>();
+  const hint = 'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}), or take the first non-empty with {"fields": {"<field>": {"firstOf": ["<header>", "<header>"]}}}.';
+  const problems: Problem[] = [];
   for (const column of columns) {
     for (const { path } of column.feeds) {
       const earlier = byPath.get(path);
       if (earlier && earlier !== column) {
-        throw new UsageError(
-          `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`,
-          { code: 'duplicate-column', hint: 'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}), or take the first non-empty with {"fields": {"<field>": {"firstOf": ["<header>", "<header>"]}}}.' },
-        );
-      }
-      byPath.set(path, column);
+        problems.push({ message: `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`, hint });
+      } else byPath.set(path, column);
     }
   }
+  // every clash at once: each is fixed in the same mapping file
+  const [first, ...rest] = problems;
+  if (!first) return;
+  const more = rest.length > 0 ? ` (and ${rest.length} more clash${rest.length === 1 ? '' : 'es'})` : '';
+  throw new UsageError(`${first.message}${more}`, { code: 'duplicate-column', hint, problems });
 }
