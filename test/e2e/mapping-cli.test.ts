@@ -36,6 +36,25 @@ describe('map init (CLI)', () => {
     expect(link.stderr).toMatch(/symbolic link|symlink/);
   });
 
+  it('a workbook with Status and Active columns and a date column of real and text dates: the mapping it writes validates every row', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Members');
+    sheet.addRow(['Member ID', 'Status', 'Active', 'Joined']);
+    sheet.addRow(['M-1', 'active', 'yes', new Date(Date.UTC(2024, 0, 5, 10, 30))]);
+    sheet.addRow(['M-2', 'lapsed', 'no', '06.01.2024 11:00']);
+    sheet.addRow(['M-3', 'active', 'yes', new Date(Date.UTC(2024, 0, 7))]);
+    const input = join(dir, 'members.xlsx');
+    await book.xlsx.writeFile(input);
+    const out = join(dir, 'members-mapping.json');
+    const made = await runCli(['map', 'init', input, '--out', out], { ...env, TZ: 'UTC' });
+    expect(made.code).toBe(0);
+    expect(made.stderr).toContain('note: isActive: "Active" is mapped; "Status" looks like it too but needs another rule, so it is null.');
+    const { columns } = JSON.parse(readFileSync(out, 'utf8'));
+    expect(columns).toMatchObject({ Status: null, Active: 'isActive', Joined: { field: 'createdAt', format: 'dd.MM.yyyy HH:mm' } });
+    const r = await runCli(['validate', input, '--map', out, '--json'], env);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, valid: 3, invalid: 0 });
+  });
+
   it('the validate line it advises keeps the flags that read the file (--sheet, --encoding), as the mapping\'s description does', async () => {
     const input = join(dir, 'latin.csv');
     writeFileSync(input, iconv.encode('Customer Id;Name\nC-1;Ørsted\n', 'windows-1252'));
