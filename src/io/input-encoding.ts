@@ -2,12 +2,13 @@
  * What an input's bytes are, from its first bytes (and --encoding): UTF-8 (the default), another text encoding
  * read through iconv-lite (windows-1252, latin1, utf-16le/be, …; a UTF-16 BOM is recognised without the flag), or
  * a file that is not text at all (a workbook). Non-UTF-8 text is decoded to UTF-8 chunks here, so every reader
- * after this point sees UTF-8. The encoding and the BOM are remembered: the rejects CSV is written in them, so it
+ * after this point sees UTF-8 (UTF-8 input is checked as it is read). The encoding and the BOM are remembered: the rejects CSV is written in them, so it
  * opens in Excel as the input did.
  */
 import { createRequire } from 'node:module';
 import { InputError, UsageError } from '../errors.js';
 import type { InputBytes } from './input-bytes.js';
+import type { Utf8LineChecker } from './utf8-check.js';
 import levenshtein from 'damerau-levenshtein';
 
 type Iconv = typeof import('iconv-lite');
@@ -107,6 +108,28 @@ export function decodeToUtf8(bytes: InputBytes, encoding: string): InputBytes {
         if (text.length > 0) return Buffer.from(text, 'utf8');
       }
       return undefined;
+    },
+    unshift: (chunk) => void pending.push(chunk),
+    bytesRead: () => bytes.bytesRead(),
+    totalBytes: bytes.totalBytes,
+    close: () => bytes.close(),
+  };
+}
+
+/** The same bytes, each chunk checked by `checker` as it is first read (a chunk put back is not checked again). */
+export function checkedUtf8(bytes: InputBytes, checker: Utf8LineChecker): InputBytes {
+  const pending: Buffer[] = [];
+  let ended = false;
+  return {
+    async next() {
+      if (pending.length > 0) return pending.pop();
+      const chunk = await bytes.next();
+      if (chunk !== undefined) checker.check(chunk);
+      else if (!ended) {
+        ended = true;
+        checker.end();
+      }
+      return chunk;
     },
     unshift: (chunk) => void pending.push(chunk),
     bytesRead: () => bytes.bytesRead(),

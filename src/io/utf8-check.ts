@@ -5,7 +5,6 @@
  * to find the lines of its bad bytes. A sequence split across two chunks is carried over.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import type { InputBytes } from './input-bytes.js';
 
 export interface BadByte {
   /** Physical line (counting \n) where the bad byte is. */
@@ -195,26 +194,4 @@ export function firstInvalidByte(buf: Buffer): number {
     }
   }
   return 0;
-}
-
-/** The same bytes, each chunk checked by `checker` as it is first read (a chunk put back is not checked again). */
-export function checkedUtf8(bytes: InputBytes, checker: Utf8LineChecker): InputBytes {
-  const pending: Buffer[] = [];
-  let ended = false;
-  return {
-    async next() {
-      if (pending.length > 0) return pending.pop();
-      const chunk = await bytes.next();
-      if (chunk !== undefined) checker.check(chunk);
-      else if (!ended) {
-        ended = true;
-        checker.end();
-      }
-      return chunk;
-    },
-    unshift: (chunk) => void pending.push(chunk),
-    bytesRead: () => bytes.bytesRead(),
-    totalBytes: bytes.totalBytes,
-    close: () => bytes.close(),
-  };
 }
