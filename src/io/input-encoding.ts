@@ -1,9 +1,9 @@
 /**
  * What an input's bytes are, from its first bytes (and --encoding): UTF-8 (the default), another text encoding
  * read through iconv-lite (windows-1252, latin1, utf-16le/be, …; a UTF-16 BOM is recognised without the flag), or
- * a file that is not text at all (a workbook). Non-UTF-8 text is decoded to UTF-8 chunks here, so every reader
- * after this point sees UTF-8 (UTF-8 input is checked as it is read). The encoding and the BOM are remembered: the rejects CSV is written in them, so it
- * opens in Excel as the input did.
+ * a file that is not text at all (a workbook). Non-UTF-8 text is decoded to UTF-8 chunks here, and UTF-8 text
+ * checked as it is read, so every reader after this point sees UTF-8 or knows where it is not. The encoding and the
+ * BOM are remembered: the rejects CSV is written in them, so it opens in Excel as the input did.
  */
 import { createRequire } from 'node:module';
 import { InputError, UsageError } from '../errors.js';
