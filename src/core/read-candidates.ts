@@ -47,6 +47,11 @@ export interface CandidateStream {
   sourceKey?(record: SourceRecord): SourceKey | undefined;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
+  /**
+   * Once the run has taken its records (at the input's end, --limit or a stop): the one warning about records that
+   * are not UTF-8 (the first bad byte, how many were counted invalid, the flag that reads the file), if any were.
+   */
+  notUtf8Warning(): string | undefined;
   /** Once the input is read: whether its last record (starting on `line`) had no line break after it (a suspect end). */
   readonly end: { unterminated: boolean; line?: number };
 }
@@ -97,8 +102,6 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     end.unterminated = last?.unterminated === true;
     end.line = last?.line;
     if (!options.onEndWarning) return;
-    const notUtf8 = source.invalidUtf8();
-    if (notUtf8) options.onEndWarning(invalidUtf8Warning(source.file, notUtf8));
     if (!last) options.onEndWarning(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
     else if (last.unterminated) {
       const held = options.holdUnterminated ? '; with --changed-only it is not sent unless unchanged' : '';
@@ -113,7 +116,12 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     }
   }
 
-  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close(), end };
+  const notUtf8Warning = () => {
+    const summary = source.invalidUtf8();
+    const records = mapper.notUtf8Records();
+    return summary && records > 0 ? invalidUtf8Warning(source.file, summary, records) : undefined;
+  };
+  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close(), end, notUtf8Warning };
 }
 
 /** A file whose last record has no line break after it: what import and validate say about it. */

@@ -7,11 +7,10 @@
 import type { InputBytes } from './input-bytes.js';
 import { JsonArrayScanner } from './json-array-scanner.js';
 import type { SourceRecord } from './source.js';
-import type { Utf8LineChecker } from './utf8-check.js';
 
 /** The records of each chunk read come as one array (never empty). */
-export async function* readJsonArray(bytes: InputBytes, file: string, utf8?: Utf8LineChecker): AsyncGenerator<SourceRecord[]> {
-  const scanner = new JsonArrayScanner(file, utf8);
+export async function* readJsonArray(bytes: InputBytes, file: string): AsyncGenerator<SourceRecord[]> {
+  const scanner = new JsonArrayScanner(file);
   const ready = scanner.ready;
   try {
     for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) {

@@ -5,7 +5,6 @@
  */
 import { InputError } from '../errors.js';
 import { joinParts, oversizeRecord, parseJsonRecord } from './json-element.js';
-import type { Utf8LineChecker } from './utf8-check.js';
 import { MAX_RECORD_BYTES } from './record-limits.js';
 import type { SourceRecord } from './source.js';
 
@@ -33,10 +32,7 @@ export class JsonArrayScanner {
   /** Bytes before the current chunk: a BOM is skipped only at the very start. */
   private consumed = 0;
 
-  constructor(
-    private readonly file: string,
-    private readonly utf8?: Utf8LineChecker,
-  ) {}
+  constructor(private readonly file: string) {}
 
   /** Scans one chunk; throws an InputError (after filling `ready` with the records before it) when the array is broken. */
   scan(chunk: Buffer): InputError | undefined {
@@ -116,12 +112,12 @@ export class JsonArrayScanner {
 
   private finishElement(last: Buffer): void {
     if (this.size === 0 && !this.oversize && last.length <= MAX_RECORD_BYTES) {
-      this.ready.push(parseJsonRecord(++this.record, this.startLine, last, this.utf8)); // the usual case: the element lies in one chunk
+      this.ready.push(parseJsonRecord(++this.record, this.startLine, last)); // the usual case: the element lies in one chunk
       return;
     }
     this.keep(last);
     // An oversize element was reported when it crossed the limit (keep).
-    if (!this.oversize) this.ready.push(parseJsonRecord(++this.record, this.startLine, joinParts(this.parts), this.utf8));
+    if (!this.oversize) this.ready.push(parseJsonRecord(++this.record, this.startLine, joinParts(this.parts)));
     this.parts = [];
     this.size = 0;
     this.oversize = false;

@@ -1,7 +1,7 @@
 /** One JSON record's bytes → a SourceRecord: the parsed value, or an error record holding the raw text. */
 import { isUtf8 } from 'node:buffer';
 import type { SourceRecord } from './source.js';
-import { countNewlines, firstInvalidByte, type Utf8LineChecker } from './utf8-check.js';
+import { countNewlines, firstInvalidByte } from './utf8-check.js';
 import { invalidUtf8Error, maxSizeText } from './record-limits.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
 
@@ -10,11 +10,9 @@ export function joinParts(parts: Buffer[]): Buffer {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-/** `utf8`: the input's checker, told of a record that is not UTF-8 (for the one message about the file). */
-export function parseJsonRecord(record: number, line: number, bytes: Buffer, utf8?: Utf8LineChecker): SourceRecord {
+export function parseJsonRecord(record: number, line: number, bytes: Buffer): SourceRecord {
   if (!isUtf8(bytes)) {
     const at = firstInvalidByte(bytes);
-    utf8?.countRecord();
     return { record, line, raw: bytes.toString('utf8'), error: invalidUtf8Error({ byte: bytes[at]!, line: line + countNewlines(bytes.subarray(0, at)) }) };
   }
   const text = bytes.toString('utf8');

@@ -7,10 +7,9 @@ import type { InputBytes } from './input-bytes.js';
 import { joinParts, oversizeRecord, parseJsonRecord } from './json-element.js';
 import { MAX_RECORD_BYTES } from './record-limits.js';
 import type { SourceRecord } from './source.js';
-import type { Utf8LineChecker } from './utf8-check.js';
 
-/** The records of each chunk read come as one array (never empty); `utf8` is told of each record that is not UTF-8. */
-export async function* readNdjson(bytes: InputBytes, utf8?: Utf8LineChecker): AsyncGenerator<SourceRecord[]> {
+/** The records of each chunk read come as one array (never empty). */
+export async function* readNdjson(bytes: InputBytes): AsyncGenerator<SourceRecord[]> {
   let line = 0;
   let record = 0;
   let parts: Buffer[] = [];
@@ -24,7 +23,7 @@ export async function* readNdjson(bytes: InputBytes, utf8?: Utf8LineChecker): As
     // An oversize line was reported when it crossed the limit (keep); its end only resumes reading.
     if (!oversize && (whole !== undefined || size > 0)) {
       const bytes = trimmed(whole ?? joinParts(parts), line === 1);
-      if (bytes.length > 0) ready.push(parseJsonRecord(++record, line, bytes, utf8));
+      if (bytes.length > 0) ready.push(parseJsonRecord(++record, line, bytes));
     }
     if (size > 0 || oversize) {
       parts = [];

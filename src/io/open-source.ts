@@ -125,7 +125,7 @@ async function openText(raw: InputBytes, file: string, options: SourceOptions, n
   }
   // a JSON reader checks each record's bytes itself: only the first bad byte is kept
   utf8?.firstOnly();
-  return { format, encoding, batches: format === 'json' ? readJsonArray(bytes, file, utf8) : readNdjson(bytes, utf8), utf8 };
+  return { format, encoding, batches: format === 'json' ? readJsonArray(bytes, file) : readNdjson(bytes), utf8 };
 }
 
 async function* chunksOf(bytes: InputBytes): AsyncGenerator<Buffer> {

@@ -24,8 +24,8 @@ export function invalidUtf8Error(bad: Pick<BadByte, 'line' | 'byte'>): NonNullab
   return { message: `not valid UTF-8 (byte ${hexByte(bad.byte)} on line ${bad.line})`, cause: 'invalid-utf8' };
 }
 
-/** The one message about a file that is not (all) UTF-8, once it is read. */
-export function invalidUtf8Warning(file: string, { first, records, mixed }: InvalidUtf8Summary): string {
+/** The one message about a file that is not (all) UTF-8, once it is read: `records` were counted invalid for it. */
+export function invalidUtf8Warning(file: string, { first, mixed }: InvalidUtf8Summary, records: number): string {
   const where = `line ${first.line} has byte ${hexByte(first.byte)} at byte offset ${first.offset}`;
   const counted = records === 1 ? '(the only record with such bytes, counted invalid)' : `(the first of ${records} records with such bytes, each counted invalid)`;
   if (mixed) {

@@ -60,7 +60,7 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   readonly delimiter?: string;
   /** The text's encoding and whether it started with a BOM (the rejects CSV is written the same way). */
   readonly encoding?: TextEncoding;
-  /** Once the input is read: what of it was not UTF-8 (undefined when all of it was, or it was decoded from --encoding). */
+  /** What of the bytes read so far was not UTF-8: the first bad byte (undefined when none was, or for --encoding). */
   invalidUtf8(): InvalidUtf8Summary | undefined;
   /** Bytes of the file read so far (compressed bytes for .gz), for progress and ETA. */
   bytesRead(): number;

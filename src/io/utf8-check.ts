@@ -14,11 +14,9 @@ export interface BadByte {
   offset: number;
 }
 
-/** What a text input that is not (all) UTF-8 was, once read: for one message about the file, not one per record. */
+/** What of a text input was not UTF-8, as far as it was read: for one message about the file, not one per record. */
 export interface InvalidUtf8Summary {
   first: BadByte;
-  /** Records that hold a bad byte (each one is an invalid record). */
-  records: number;
   /** The input also holds well-formed multi-byte UTF-8: it mixes encodings, so no one --encoding reads it. */
   mixed: boolean;
 }
@@ -37,7 +35,6 @@ export class Utf8LineChecker {
   private keepLines = true;
   private first: BadByte | undefined;
   private multibyte = false;
-  private records = 0;
 
   check(chunk: Buffer): void {
     let rest = chunk;
@@ -79,7 +76,6 @@ export class Utf8LineChecker {
     const first = this.bad[0];
     if (!first || first.line > lastLine) return undefined;
     while (this.bad.length > 0 && this.bad[0]!.line <= lastLine) this.bad.shift();
-    this.records++;
     return first;
   }
 
@@ -89,14 +85,9 @@ export class Utf8LineChecker {
     this.bad.length = 0;
   }
 
-  /** A JSON record found not UTF-8 by its reader. */
-  countRecord(): void {
-    this.records++;
-  }
-
-  /** Once the input is read: undefined when every byte was UTF-8. */
+  /** Undefined while every byte read was UTF-8. */
   summary(): InvalidUtf8Summary | undefined {
-    return this.first && this.records > 0 ? { first: this.first, records: this.records, mixed: this.multibyte } : undefined;
+    return this.first && { first: this.first, mixed: this.multibyte };
   }
 
   private noteBad(bad: BadByte): void {

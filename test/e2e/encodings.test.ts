@@ -46,6 +46,11 @@ describe('input that is not UTF-8, read without --encoding', () => {
     expect(r.stderr).toContain(`${path} is not UTF-8: line 3 has byte 0xE9`);
     const human = await runCli(['import', path, '--sandbox', '--no-journal'], env);
     expect(human.stdout).toMatch(/invalid\s+3\s+not valid UTF-8/);
+    // a run that stops before the end says it too, about what it read
+    const limited = await runCli(['import', path, '--sandbox', '--no-journal', '--limit', '4', '--json'], env);
+    expect(JSON.parse(limited.stdout)).toMatchObject({ rows: 4, invalid: 2, importedCount: 2 });
+    expect(count(limited.stderr, '--encoding windows-1252')).toBe(1);
+    expect(limited.stderr).toContain('(the first of 2 records with such bytes');
   });
 
   it('a file that mixes UTF-8 and another encoding is named so, without an --encoding that would garble its UTF-8', async () => {

@@ -104,6 +104,8 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
     durable = await openDurableState(request, stream, target, limit, onEvent);
     client = connect(ports, target, request, onEvent);
     let summary = await run(stream, { request, limit, client, rejects, durable, onEvent, guard });
+    const notUtf8 = stream.notUtf8Warning();
+    if (notUtf8) onEvent({ type: 'warning', code: 'input', message: notUtf8 });
     await rejects?.close();
     rejects = undefined;
     // (a failure on the rejects file's last write comes at its close: the journal must be kept for it too)

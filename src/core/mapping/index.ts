@@ -16,6 +16,8 @@ export interface RecordMapper {
   /** Messages worth a warning (ignored columns, unused --map rules). */
   warnings: string[];
   toCandidate(source: SourceRecord): Candidate;
+  /** Candidates made so far from records that are not UTF-8 (for the one message about the file). */
+  notUtf8Records(): number;
   /** CSV only: the record's memberId and source key (see CsvMapper.sourceKey); undefined for a row without either. */
   sourceKey?(source: SourceRecord): SourceKey | undefined;
 }
@@ -51,13 +53,17 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
     }
     map = options.mapping ? buildJsonMapper(options.mapping) : jsonToCandidate;
   }
+  let notUtf8 = 0;
   return {
     warnings,
     sourceKey,
+    notUtf8Records: () => notUtf8,
     toCandidate(source) {
       if (source.error) {
         const { record, line, raw } = source;
         const message = source.error.hint ? `${source.error.message} — ${source.error.hint}` : source.error.message;
+        // counted here, where a record becomes a candidate: a reader reads ahead of a run that stops early
+        if (source.error.cause === 'invalid-utf8') notUtf8++;
         const rule = source.error.cause === 'invalid-utf8' ? 'not valid UTF-8' : 'unreadable record';
         return { record, line, raw, memberId: memberIdOf(raw), valid: false, issues: [{ path: '', message, rule }] };
       }

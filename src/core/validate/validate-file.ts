@@ -7,7 +7,6 @@ import type { InputFormat } from '../../io/source.js';
 import { checkOutputPaths } from '../../io/output-file.js';
 import { openItemsWriter, type ItemsWriter } from '../../io/items-writer.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
-import { invalidUtf8Warning } from '../../io/record-limits.js';
 import { issuesToReason, type Candidate, type RecordIssue } from '../candidate.js';
 import { readCandidates, unterminatedWarning, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
 import { ReasonCounter, type ReasonCount } from '../reason-counter.js';
@@ -100,8 +99,8 @@ export async function validateFile(options: ValidateOptions, onEvent: ValidateLi
   }
   await Promise.all([outputs.output?.close(), outputs.rejects?.close(), stream.close()]);
   progress();
-  const notUtf8 = source.invalidUtf8();
-  if (notUtf8) void onEvent({ type: 'warning', message: invalidUtf8Warning(source.file, notUtf8) });
+  const notUtf8 = stream.notUtf8Warning();
+  if (notUtf8) void onEvent({ type: 'warning', message: notUtf8 });
   if (check.rows === 0) void onEvent({ type: 'warning', message: `${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to validate` });
   if (stream.end.unterminated) void onEvent({ type: 'warning', message: unterminatedWarning(source.file, stream.end.line!) });
   return check.stats(source, options, performance.now() - started);
