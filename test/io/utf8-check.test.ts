@@ -1,0 +1,50 @@
+/** The UTF-8 checker against a whole-buffer reference: the same first bad byte (line, offset) and "mixed", however the bytes are cut. */
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { firstInvalidByte, Utf8LineChecker } from '../../src/io/utf8-check.js';
+
+/** Pieces that make real exports: ASCII, newlines, well-formed UTF-8, windows-1252 bytes, cut and malformed sequences. */
+const piece = fc.oneof(
+  fc.constantFrom('a', 'Zoë', '\n', '\r\n', '会員', '😀').map((text) => Buffer.from(text)),
+  fc.constantFrom([0xe9], [0xf6, 0x72], [0x80], [0xc3], [0xe4, 0xbc], [0xf0, 0x9f, 0x98], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff]).map((bytes) => Buffer.from(bytes)),
+);
+
+/** Whether the buffer holds at least one well-formed multi-byte sequence, read left to right as the checker reads. */
+function holdsMultibyte(buf: Buffer): boolean {
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i]!;
+    if (b < 0xc2 || b > 0xf4) continue;
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+    if (isUtf8(buf.subarray(i, i + length)) && i + length <= buf.length) return true;
+  }
+  return false;
+}
+
+describe('Utf8LineChecker', () => {
+  it.each([true, false])('finds the first bad byte and whether real UTF-8 is there too, at any chunking (lines kept: %s)', (keepLines) => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 8 }), (pieces, cuts) => {
+        const bytes = Buffer.concat(pieces);
+        const checker = new Utf8LineChecker();
+        if (!keepLines) checker.firstOnly();
+        for (let at = 0, k = 0; at < bytes.length; k++) {
+          const size = cuts[k % cuts.length]!;
+          checker.check(bytes.subarray(at, at + size));
+          at += size;
+        }
+        checker.end();
+        const summary = checker.summary();
+        if (isUtf8(bytes)) {
+          expect(summary).toBeUndefined();
+          return;
+        }
+        const offset = firstInvalidByte(bytes);
+        const line = 1 + bytes.subarray(0, offset).filter((b) => b === 0x0a).length;
+        expect(summary!.first).toEqual({ line, byte: bytes[offset], offset });
+        expect(summary!.mixed).toBe(holdsMultibyte(bytes));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
