@@ -1,4 +1,4 @@
-/** Text that is not UTF-8, end to end: one message per file (not one per record), and every record in one bucket. */
+/** Encodings end to end: input that is not UTF-8 is said once per file (every record in one bucket); a rejects CSV reads back as the input did. */
 import iconv from 'iconv-lite';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
