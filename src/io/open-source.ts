@@ -5,6 +5,7 @@
  */
 import { InputError, UsageError } from '../errors.js';
 import { openCsv } from './csv-reader.js';
+import { csvWorkerEntry } from './csv-worker-client.js';
 import { openInputBytes, type InputBytes } from './input-bytes.js';
 import { formatFromName, sniffFormat } from './input-format.js';
 import { checkEncodingName, checkedUtf8, decodeToUtf8, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
@@ -120,7 +121,7 @@ async function openText(raw: InputBytes, file: string, options: SourceOptions, n
     throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
   }
   if (format === 'csv') {
-    const csv = await openCsv(bytes, file, options.delimiter, utf8);
+    const csv = await openCsv(bytes, file, { delimiter: options.delimiter, utf8, worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true) });
     return { format, encoding, headers: csv.headers, delimiter: csv.delimiter, batches: csv.records as AsyncGenerator<SourceRecord[]>, utf8 };
   }
   // a JSON reader checks each record's bytes itself: only the first bad byte is kept

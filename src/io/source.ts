@@ -46,6 +46,11 @@ export interface SourceOptions {
   sheet?: string;
   /** --encoding: the text's encoding (iconv-lite names); otherwise UTF-8, or UTF-16 when the file starts with its BOM. */
   encoding?: string;
+  /**
+   * A large CSV file is parsed on a second core, ahead of the caller (csv-worker-client.ts): for a caller whose own
+   * work per record is larger than the parse (import).
+   */
+  parseAhead?: boolean;
   /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
   stdin?: NodeJS.ReadableStream;
 }

@@ -86,7 +86,7 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
   // The input first: a wrong file or mapping is reported before any server is contacted.
   // warnings about the input's end come once it is read
   const onEndWarning = (message: string) => onEvent({ type: 'warning', code: 'input', message });
-  const stream = await readCandidates({ ...input, onEndWarning, holdUnterminated: request.state.changedOnly });
+  const stream = await readCandidates({ ...input, parseAhead: true, onEndWarning, holdUnterminated: request.state.changedOnly });
   // a stop must also end a read blocked on a pipe that sends nothing
   const closeInput = () => void stream.close();
   request.stopSignal?.addEventListener('abort', closeInput, { once: true });

@@ -1,0 +1,100 @@
+/**
+ * A chunk's CSV records in a form a worker can hand over without copying them cell by cell: every cell's UTF-8
+ * bytes in one buffer, where each cell ends, and four numbers per record. Structured cloning 500 records of a
+ * dozen strings would cost the main thread about what parsing them did; this costs it one string per cell.
+ */
+import type { SourceRecord } from './source.js';
+
+export interface PackedRecords {
+  /** Per record: its number, its first line, its last line, how many cells, flags (UNTERMINATED, HAS_ERROR). */
+  meta: Int32Array;
+  /** The cells' text, one after another, as latin1 bytes when every character fits one, else UTF-16 (its buffer is transferred). */
+  text: Uint8Array;
+  wide: boolean;
+  /** Where each cell ends in the text, in characters, cell after cell. */
+  ends: Uint32Array;
+  /** The `error` of each record flagged HAS_ERROR, in order. */
+  errors: Array<{ message: string; hint?: string }>;
+}
+
+const FIELDS = 5;
+const UNTERMINATED = 1;
+const HAS_ERROR = 2;
+/** A character a latin1 byte cannot hold. */
+const WIDE = /[^\u0000-\u00ff]/;
+
+/**
+ * The cells are joined into one string and encoded once, as latin1 (a copy, for the one-byte strings most exports
+ * give) or UTF-16 (a copy too): no UTF-8 encoding cell by cell, and cell boundaries in characters.
+ */
+export function packRecords(records: readonly SourceRecord[], ends: readonly number[]): PackedRecords {
+  const meta = new Int32Array(records.length * FIELDS);
+  let cellCount = 0;
+  for (const record of records) cellCount += (record.raw as string[]).length;
+  const cellEnds = new Uint32Array(cellCount);
+  const parts: string[] = new Array(cellCount);
+  let at = 0;
+  let cell = 0;
+  const errors: PackedRecords['errors'] = [];
+  records.forEach((record, r) => {
+    const cells = record.raw as string[];
+    meta[r * FIELDS] = record.record;
+    meta[r * FIELDS + 1] = record.line;
+    meta[r * FIELDS + 2] = ends[r]!;
+    meta[r * FIELDS + 3] = cells.length;
+    meta[r * FIELDS + 4] = (record.unterminated ? UNTERMINATED : 0) | (record.error ? HAS_ERROR : 0);
+    if (record.error) errors.push(record.error);
+    for (const value of cells) {
+      at += value.length;
+      cellEnds[cell] = at;
+      parts[cell++] = value;
+    }
+  });
+  const joined = parts.join('');
+  const wide = WIDE.test(joined);
+  const text = Buffer.from(joined, wide ? 'utf16le' : 'latin1');
+  return { meta, text, wide, ends: cellEnds, errors };
+}
+
+/** What a worker's postMessage moves instead of copying. */
+export function transferables(packed: PackedRecords): ArrayBuffer[] {
+  return [packed.meta.buffer as ArrayBuffer, packed.text.buffer as ArrayBuffer, packed.ends.buffer as ArrayBuffer];
+}
+
+type Slice = (this: Buffer, start: number, end: number) => string;
+/**
+ * Buffer's own decoders, which toString(encoding, start, end) calls after checking its arguments: a third of the
+ * unpacking's cost at a dozen cells per row. Present in every Node release, but not in the typings.
+ */
+const decoders = Buffer.prototype as unknown as { latin1Slice?: Slice; ucs2Slice?: Slice };
+const latin1: Slice = decoders.latin1Slice ?? function (this: Buffer, start, end) { return this.toString('latin1', start, end); };
+const utf16: Slice = decoders.ucs2Slice ?? function (this: Buffer, start, end) { return this.toString('utf16le', start, end); };
+
+/** The records, and the physical line each ends on. */
+export function unpackRecords(packed: PackedRecords): { records: SourceRecord[]; ends: number[] } {
+  const { meta, ends, wide, errors } = packed;
+  const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
+  const decode = wide ? utf16 : latin1;
+  const unit = wide ? 2 : 1;
+  const records: SourceRecord[] = new Array(meta.length / FIELDS);
+  const lastLines: number[] = new Array(records.length);
+  let cell = 0;
+  let start = 0;
+  let error = 0;
+  for (let r = 0; r < records.length; r++) {
+    lastLines[r] = meta[r * FIELDS + 2]!;
+    const count = meta[r * FIELDS + 3]!;
+    const flags = meta[r * FIELDS + 4]!;
+    const cells: string[] = new Array(count);
+    for (let c = 0; c < count; c++) {
+      const end = ends[cell++]! * unit;
+      cells[c] = decode.call(text, start, end);
+      start = end;
+    }
+    const record: SourceRecord = { record: meta[r * FIELDS]!, line: meta[r * FIELDS + 1]!, raw: cells };
+    if (flags & UNTERMINATED) record.unterminated = true;
+    if (flags & HAS_ERROR) record.error = errors[error++];
+    records[r] = record;
+  }
+  return { records, ends: lastLines };
+}

@@ -1,0 +1,134 @@
+/**
+ * CSV bytes to records, synchronously, one chunk at a time: csv-parse's core, physical line numbers, the UTF-8
+ * check, the header's checks and the rule for rows of another length. It knows nothing of where the bytes come
+ * from, so the same code runs on the main thread (csv-reader.ts) and in the parsing worker (csv-worker.ts).
+ *
+ * Line numbers are physical lines where each record starts, tracked from csv-parse's empty-line counter and, only
+ * when a record spans lines, from the newlines inside its cells.
+ */
+import { InputError } from '../errors.js';
+import { createCsvCore, type CsvError } from './csv-parser-core.js';
+import { checkHeaders, rowLengthError } from './csv-rows.js';
+import type { SourceRecord } from './source.js';
+import type { BadByte, Utf8LineChecker } from './utf8-check.js';
+import { countCellNewlines, hexByte, invalidUtf8Error, MAX_RECORD_BYTES, maxSizeText, NOT_UTF8_HINT } from './record-limits.js';
+
+/**
+ * `utf8`: the checker that saw the (UTF-8) bytes, whose bad lines each record claims as it is parsed; none for
+ * decoded text, and none in the worker, whose records are claimed on the main thread by their last line (`ends`).
+ */
+export class CsvRecordCore {
+  readonly #core: ReturnType<typeof createCsvCore>;
+  #headers: string[] | undefined;
+  #headerEnd = 0;
+  #width = 0;
+  #record = 0;
+  #lastEnd = 0;
+  #lastEmpty = 0;
+  #lastParserLines = 0;
+  #queue: SourceRecord[] = [];
+  /** The physical line each queued record ends on. */
+  #ends: number[] = [];
+  #ended = false;
+  #lastByte = 0x0a;
+
+  constructor(
+    private readonly file: string,
+    delimiter: string,
+    private readonly utf8?: Utf8LineChecker,
+  ) {
+    this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
+  }
+
+  /** The header's cells, once its line has been parsed. */
+  get headers(): string[] | undefined {
+    return this.#headers;
+  }
+
+  /** The physical line the header ends on. */
+  get headerEnd(): number {
+    return this.#headerEnd;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The records parsed since the last call (the header is not one), with the line each ends on. */
+  take(): { records: SourceRecord[]; ends: number[] } {
+    const taken = { records: this.#queue, ends: this.#ends };
+    this.#queue = [];
+    this.#ends = [];
+    return taken;
+  }
+
+  /** Parses one chunk of bytes. Throws an InputError for a broken file (a header that is not UTF-8, a quote never closed). */
+  parse(chunk: Buffer): void {
+    if (chunk.length > 0) this.#lastByte = chunk[chunk.length - 1]!;
+    const error = this.#core.parse(chunk, false, this.#push);
+    if (error) throw this.#failure(error);
+  }
+
+  /** The input ended: flushes the last record. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const before = this.#queue.length;
+    const error = this.#core.parse(undefined, true, this.#push);
+    if (error) throw this.#failure(error);
+    // a record only the end of the input closed had no line break after it
+    if (this.#lastByte !== 0x0a && this.#lastByte !== 0x0d && this.#queue.length > before) this.#queue[this.#queue.length - 1]!.unterminated = true;
+  }
+
+  /** Called by csv-parse for each record (an arrow: bound once, not per call). */
+  readonly #push = (cells: string[]): void => {
+    const info = this.#core.info;
+    const empty = info.empty_lines;
+    const skipped = empty - this.#lastEmpty;
+    const start = this.#lastEnd + 1 + skipped;
+    // csv-parse's own count is only a hint that the record spans lines: it counts a quoted CRLF twice
+    const end = info.lines - this.#lastParserLines > 1 + skipped ? start + countCellNewlines(cells) : start;
+    this.#lastEnd = end;
+    this.#lastEmpty = empty;
+    this.#lastParserLines = info.lines;
+    if (cells.length === 1 && this.#width !== 1 && cells[0]!.trim() === '') return; // a line of spaces is a blank line
+    const bad = this.utf8?.claim(end);
+    if (this.#headers === undefined) {
+      if (bad) throw headerNotUtf8(this.file, bad);
+      this.#headers = checkHeaders(cells, this.file, start);
+      this.#width = this.#headers.length;
+      this.#headerEnd = end;
+      return;
+    }
+    const entry: SourceRecord = { record: ++this.#record, line: start, raw: cells };
+    const error = cells.length !== this.#width ? rowLengthError(cells, this.#width) : undefined;
+    if (bad) entry.error = invalidUtf8Error(bad);
+    else if (error) entry.error = error;
+    this.#queue.push(entry);
+    this.#ends.push(end);
+  };
+
+  #failure(error: CsvError): InputError {
+    const { file } = this;
+    const start = this.#lastEnd + 1 + (this.#core.info.empty_lines - this.#lastEmpty);
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      return new InputError(`${file} line ${start}: a quoted value is never closed (the file ends inside it)`, {
+        code: 'input-csv', file, line: start,
+        hint: 'A value that starts with " must end with "; a " inside a quoted value is written "".',
+      });
+    }
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      return new InputError(`${file} line ${start}: the record is larger than ${maxSizeText()} (a quote that is never closed?)`, {
+        code: 'input-csv', file, line: start,
+        hint: 'Check the quotes from that line on: a value that starts with " must end with ".',
+      });
+    }
+    return new InputError(`${file} line ${start}: ${error.message}`, { code: 'input-csv', file, line: start });
+  }
+}
+
+export function headerNotUtf8(file: string, bad: BadByte): InputError {
+  return new InputError(`${file} line ${bad.line}: the header is not valid UTF-8 (byte ${hexByte(bad.byte)} at byte offset ${bad.offset})`, {
+    code: 'input-encoding', file, line: bad.line, hint: `${NOT_UTF8_HINT}.`,
+  });
+}

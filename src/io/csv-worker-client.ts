@@ -1,0 +1,180 @@
+/**
+ * CSV parsed on a second core: the main thread reads the bytes (and decodes them, for another encoding) and hands
+ * them to a worker running CsvRecordCore; records come back packed (csv-packing.ts) and are unpacked here. Parsing
+ * is most of the main thread's work on a CSV (csv-parse alone ~0.8 s of ~3 s per 200k rows); off it, the sending
+ * side runs while the next rows are parsed. The worker keeps at most AHEAD chunks in hand, so memory stays flat.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { InputError } from '../errors.js';
+import type { InputBytes } from './input-bytes.js';
+import { unpackRecords } from './csv-packing.js';
+import { headerNotUtf8 } from './csv-record-core.js';
+import { invalidUtf8Error } from './record-limits.js';
+import type { Utf8LineChecker } from './utf8-check.js';
+import type { FromWorker, ToWorker } from './csv-worker-protocol.js';
+import type { SourceRecord } from './source.js';
+
+/** Chunks handed to the worker and not yet answered: enough to keep it busy while the main thread sends. */
+const AHEAD = 4;
+
+export class WorkerCsvParser {
+  readonly #worker: Worker;
+  readonly #replies: FromWorker[] = [];
+  #wake: (() => void) | undefined;
+  #failure: Error | undefined;
+  #unanswered = 0;
+  #inputEnded = false;
+  /** The worker's last reply has come: nothing more to read. */
+  #parsed = false;
+  #closed = false;
+  /** Records that came with the header's reply, handed out first. */
+  #early: SourceRecord[][] = [];
+
+  readonly #file: string;
+  /** The checker that saw the (UTF-8) bytes on this thread: records claim their bad lines here, in order. */
+  readonly #utf8: Utf8LineChecker | undefined;
+
+  constructor(
+    private readonly bytes: InputBytes,
+    input: { file: string; delimiter: string; utf8?: Utf8LineChecker },
+    entry: URL,
+  ) {
+    this.#file = input.file;
+    this.#utf8 = input.utf8;
+    this.#worker = new Worker(entry, { workerData: { file: input.file, delimiter: input.delimiter } });
+    // only a pending reply keeps the process alive: an abandoned parser never holds it
+    this.#worker.unref();
+    this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));
+    this.#worker.on('error', (error) => this.#fail(new Error(`the CSV parsing worker failed: ${error.message}`)));
+    this.#worker.on('exit', (code) => this.#fail(new Error(`the CSV parsing worker exited (code ${code})`)));
+  }
+
+  /** The header's cells; undefined when the input ended before a header line. */
+  async readHeader(): Promise<string[] | undefined> {
+    for (;;) {
+      const reply = await this.#next();
+      if (reply === undefined) return undefined;
+      if (reply.records.length > 0) this.#early.push(reply.records);
+      if (reply.headers) return reply.headers;
+    }
+  }
+
+  async *records(): AsyncGenerator<SourceRecord[]> {
+    try {
+      for (const early of this.#early.splice(0)) yield early;
+      for (;;) {
+        const reply = await this.#next();
+        if (reply === undefined) return;
+        if (reply.records.length > 0) yield reply.records;
+      }
+    } finally {
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker.removeAllListeners('exit');
+    this.#wake?.();
+    await Promise.all([this.bytes.close(), this.#worker.terminate()]);
+  }
+
+  /** The next reply's records, after handing the worker more bytes; undefined once the input has ended. */
+  async #next(): Promise<{ headers?: string[]; records: SourceRecord[] } | undefined> {
+    if (this.#parsed || this.#closed) return undefined;
+    await this.#handOver();
+    const reply = await this.#reply();
+    if (reply === undefined) return undefined; // closed while waiting
+    this.#unanswered--;
+    if (reply.type === 'input-error') {
+      await this.close();
+      throw new InputError(reply.message, { code: reply.code, file: reply.file, line: reply.line, hint: reply.hint });
+    }
+    if (reply.type === 'failed') {
+      await this.close();
+      throw new Error(reply.message);
+    }
+    if (reply.headers) {
+      const bad = this.#utf8?.claim(reply.headerEnd);
+      if (bad) {
+        await this.close();
+        throw headerNotUtf8(this.#file, bad);
+      }
+    }
+    const { records, ends } = unpackRecords(reply.packed);
+    if (this.#utf8) {
+      for (let i = 0; i < records.length; i++) {
+        const bad = this.#utf8.claim(ends[i]!);
+        if (bad) records[i]!.error = invalidUtf8Error(bad);
+      }
+    }
+    if (reply.ended) this.#parsed = true;
+    return { headers: reply.headers, records };
+  }
+
+  async #handOver(): Promise<void> {
+    while (this.#unanswered < AHEAD && !this.#inputEnded) {
+      const chunk = await this.bytes.next();
+      let message: ToWorker;
+      if (chunk === undefined) {
+        this.#inputEnded = true;
+        message = { type: 'end' };
+        this.#worker.postMessage(message);
+      } else {
+        const bytes = new Uint8Array(chunk); // a copy of its own: a read chunk may share its memory with others
+        message = { type: 'chunk', bytes };
+        this.#worker.postMessage(message, [bytes.buffer]);
+      }
+      this.#unanswered++;
+    }
+  }
+
+  async #reply(): Promise<FromWorker | undefined> {
+    this.#worker.ref();
+    try {
+      while (this.#replies.length === 0) {
+        if (this.#closed) return undefined;
+        if (this.#failure) throw this.#failure;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+      return this.#replies.shift()!;
+    } finally {
+      this.#worker.unref();
+    }
+  }
+
+  #arrived(reply: FromWorker): void {
+    this.#replies.push(reply);
+    this.#wake?.();
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#wake?.();
+  }
+}
+
+/** From this size on a file is parsed in a worker (starting one costs ~30 ms; parsing 2 MB on this thread ~80 ms). */
+const WORKER_MIN_BYTES = 2 * 1024 * 1024;
+
+export type CsvWorkerMode = 'auto' | 'always' | 'never';
+
+/**
+ * Where the parsing worker's code is, when this input should be parsed in one: `wanted` (import, whose own work
+ * per row outweighs the parse; validate's does not, and a worker would only add its cost), a file of
+ * WORKER_MIN_BYTES or more (stdin, of unknown size and often a few rows piped by hand, is parsed here), and a
+ * second core. MEMBERCTL_CSV_WORKER=always|never overrides the choice (tests, and a way out should a worker
+ * misbehave).
+ */
+export function csvWorkerEntry(totalBytes: number | undefined, wanted: boolean, mode: string | undefined = process.env.MEMBERCTL_CSV_WORKER): URL | undefined {
+  if (mode === 'never') return undefined;
+  if (mode !== 'always' && (!wanted || availableParallelism() < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES)) return undefined;
+  // run from the sources (the test runner), the worker is the compiled one: a worker thread cannot load TypeScript
+  const here = import.meta.url;
+  const entry = here.endsWith('.ts') ? new URL('../../dist/io/csv-worker.js', here) : new URL('./csv-worker.js', here);
+  return existsSync(fileURLToPath(entry)) ? entry : undefined;
+}

@@ -1,0 +1,35 @@
+/**
+ * The CSV parsing worker's entry point: bytes in (one message per chunk, then "end"), records out (one packed
+ * reply per message, in order). Runs CsvRecordCore, the same code the main thread runs for small files, without a
+ * UTF-8 checker: the main thread checks the bytes as it reads them and claims bad lines by each record's last line.
+ * An input error travels back as data and is thrown again on the main thread as the same InputError.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { InputError } from '../errors.js';
+import { CsvRecordCore } from './csv-record-core.js';
+import { packRecords, transferables } from './csv-packing.js';
+import type { ToWorker, FromWorker } from './csv-worker-protocol.js';
+
+const { file, delimiter } = workerData as { file: string; delimiter: string };
+const core = new CsvRecordCore(file, delimiter);
+const port = parentPort!;
+let headersSent = false;
+
+port.on('message', (message: ToWorker) => {
+  let reply: FromWorker;
+  try {
+    if (message.type === 'chunk') core.parse(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
+    else core.end();
+    const { records, ends } = core.take();
+    const packed = packRecords(records, ends);
+    const headers = !headersSent && core.headers ? core.headers : undefined;
+    headersSent ||= headers !== undefined;
+    reply = { type: 'parsed', headers, headerEnd: core.headerEnd, packed, ended: core.ended };
+    port.postMessage(reply, transferables(packed));
+  } catch (error) {
+    reply = error instanceof InputError
+      ? { type: 'input-error', message: error.message, code: error.code, file: error.file, line: error.line, hint: error.hint }
+      : { type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    port.postMessage(reply);
+  }
+});

@@ -1,0 +1,133 @@
+/**
+ * CSV parsed in the worker (large files) gives exactly what parsing on the main thread gives: the same headers, the
+ * same records with their numbers, lines, cells, errors and end marks, the same InputError at the same line.
+ */
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { csvWorkerEntry } from '../../src/io/csv-worker-client.js';
+import { openCsv } from '../../src/io/csv-reader.js';
+import type { InputBytes } from '../../src/io/input-bytes.js';
+import { packRecords, unpackRecords } from '../../src/io/csv-packing.js';
+import type { SourceRecord } from '../../src/io/source.js';
+import { readAll, tempDir } from './reader-helpers.js';
+
+const worker = csvWorkerEntry(undefined, true, 'always');
+
+/** An InputBytes over the given bytes, cut into chunks of `chunkSize`; `closed` tells whether close() was called. */
+function bytesOf(content: Buffer, chunkSize: number): InputBytes & { closed: boolean } {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < content.length; i += chunkSize) chunks.push(content.subarray(i, i + chunkSize));
+  let read = 0;
+  return {
+    closed: false,
+    next: async () => chunks.shift(),
+    unshift: (chunk) => void chunks.unshift(chunk),
+    bytesRead: () => read,
+    async close() {
+      this.closed = true;
+    },
+  };
+}
+
+type Outcome = { headers?: string[]; records: SourceRecord[]; error?: { message: string; code: string; line?: number } };
+
+async function parse(content: Buffer, chunkSize: number, inWorker: boolean): Promise<Outcome> {
+  const records: SourceRecord[] = [];
+  const asError = (error: unknown) => {
+    if (!(error instanceof InputError)) throw error;
+    return { message: error.message, code: error.code, line: error.line };
+  };
+  let csv;
+  try {
+    csv = await openCsv(bytesOf(content, chunkSize), 'in.csv', { worker: inWorker ? worker : undefined });
+  } catch (error) {
+    return { records, error: asError(error) };
+  }
+  try {
+    for await (const chunk of csv.records) records.push(...chunk);
+  } catch (error) {
+    return { headers: csv.headers, records, error: asError(error) };
+  }
+  return { headers: csv.headers, records };
+}
+
+describe('CSV parsed in a worker', () => {
+  it('is built (the worker runs the compiled code)', () => {
+    expect(worker).toBeDefined();
+  });
+
+  it('gives the same headers, records, errors and lines as the main thread, for any bytes and chunking', async () => {
+    const text = fc
+      .array(fc.constantFrom('a', 'é', '会', '😀', ',', ';', '"', '""', '\n', '\r\n', '\r', ' ', '\t', 'id', '\ufeff', '\u0000'), { maxLength: 120 })
+      .map((parts) => Buffer.from(parts.join('')));
+    const bytes = fc.oneof(text, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), text.map((b) => Buffer.concat([b, Buffer.from([0xff, 0xc3]), b])));
+    await fc.assert(
+      fc.asyncProperty(bytes, fc.constantFrom(1, 3, 16, 1 << 16), async (content, chunkSize) => {
+        const here = await parse(content, chunkSize, false);
+        const there = await parse(content, chunkSize, true);
+        expect(there).toEqual(here);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('hands over a file of many chunks whole, in order, and closes the input at the end', async () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => `m-${i},"Ann, ${i}",København ${i % 7}`);
+    const content = Buffer.from(`memberId,name,city\n${rows.join('\n')}\n`);
+    const input = bytesOf(content, 1 << 16);
+    const csv = await openCsv(input, 'big.csv', { worker });
+    const records: SourceRecord[] = [];
+    for await (const chunk of csv.records) records.push(...chunk);
+    expect(records).toHaveLength(20_000);
+    expect(records[19_999]).toEqual({ record: 20_000, line: 20_001, raw: ['m-19999', 'Ann, 19999', 'København 0'] });
+    expect(input.closed).toBe(true);
+  });
+
+  it('stops when the reader stops early: the input is closed and the run does not wait for the worker', async () => {
+    const content = Buffer.from(`id,x\n${'a,b\n'.repeat(100_000)}`);
+    const input = bytesOf(content, 1 << 12);
+    const csv = await openCsv(input, 'big.csv', { worker });
+    for await (const chunk of csv.records) {
+      expect(chunk.length).toBeGreaterThan(0);
+      break;
+    }
+    expect(input.closed).toBe(true);
+  });
+
+  it('packs and unpacks records exactly, errors and end marks included', () => {
+    const records: SourceRecord[] = [
+      { record: 1, line: 2, raw: ['a', 'é', ''] },
+      { record: 2, line: 4, raw: ['x'], error: { message: 'bad', hint: 'fix it' } },
+      { record: 3, line: 5, raw: ['😀', '会'], unterminated: true },
+    ];
+    expect(unpackRecords(packRecords(records, [2, 4, 6]))).toEqual({ records, ends: [2, 4, 6] });
+  });
+});
+
+describe('openRecordSource on a file', () => {
+  const dir = tempDir('csv-worker');
+  afterAll(() => dir.remove());
+
+  it('parses a large file in the worker and a small one here, with the same result', async () => {
+    const rows = Array.from({ length: 40_000 }, (_, i) => `m-${i},${i % 3 ? 'true' : 'no'},2024-05-01T12:00:00Z,"line one\nline two ${i}"`);
+    const path = dir.write('big.csv', `memberId,isActive,createdAt,note\n${rows.join('\n')}\n`);
+    expect(csvWorkerEntry(3 * 1024 * 1024, true, 'auto') !== undefined || (await import('node:os')).availableParallelism() < 2).toBe(true);
+    expect(csvWorkerEntry(3 * 1024 * 1024, false, 'auto')).toBeUndefined();
+    expect(csvWorkerEntry(1024, true, 'auto')).toBeUndefined();
+    expect(csvWorkerEntry(undefined, true, 'auto')).toBeUndefined();
+    const previous = process.env.MEMBERCTL_CSV_WORKER;
+    try {
+      process.env.MEMBERCTL_CSV_WORKER = 'always';
+      const inWorker = await readAll({ path });
+      process.env.MEMBERCTL_CSV_WORKER = 'never';
+      const here = await readAll({ path });
+      expect(inWorker.records).toHaveLength(40_000);
+      expect(inWorker.records[39_999]!.line).toBe(80_000);
+      expect(inWorker.records).toEqual(here.records);
+    } finally {
+      if (previous === undefined) delete process.env.MEMBERCTL_CSV_WORKER;
+      else process.env.MEMBERCTL_CSV_WORKER = previous;
+    }
+  });
+});
