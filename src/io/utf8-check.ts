@@ -26,14 +26,22 @@ export interface InvalidUtf8Summary {
  * claim (a JSON reader checks its records itself, so only the first bad byte is kept).
  */
 export class Utf8LineChecker {
-  /** Line at the start of the next chunk, and the input's offset there. */
+  /**
+   * Line at the start of the next chunk, two ways: `line` counts line feeds (the JSON readers' lines), `csvLine`
+   * every line break a CSV parser sees (\n, \r\n and a lone \r, as an old Mac export ends its lines). A CSV record
+   * claims bad bytes by csvLine; with \n counted alone, a file whose lines end in \r had every bad byte on line 1,
+   * and its header was refused as not UTF-8 for a bad byte three rows down.
+   */
   private line = 1;
+  private csvLine = 1;
+  /** The last byte counted was a \r (a \n right after it ends the same line). */
+  private afterCR = false;
   private offset = 0;
   private carry: { bytes: Buffer; offset: number } | undefined;
   /** Bad bytes found and not yet claimed by a record, in file order. */
   readonly bad: BadByte[] = [];
   private keepLines = true;
-  private first: BadByte | undefined;
+  private first: (BadByte & { lfLine: number }) | undefined;
   private multibyte = false;
 
   check(chunk: Buffer): void {
@@ -55,19 +63,25 @@ export class Utf8LineChecker {
         this.multibyte = true;
         rest = rest.subarray(need);
         restOffset += need;
-      } else this.noteBad({ line: this.line, byte: carry.bytes[0]!, offset: carry.offset });
+      } else this.noteBad(carry.bytes[0]!, carry.offset, this.line, this.csvLine);
     }
     const cut = incompleteTailStart(rest);
     const body = cut === rest.length ? rest : rest.subarray(0, cut);
     if (!isUtf8(body)) this.findBad(body, restOffset);
     else if (!this.multibyte && !isAscii(body)) this.multibyte = true;
-    this.line += countNewlines(body);
-    if (cut < rest.length) this.carry = { bytes: Buffer.from(rest.subarray(cut)), offset: restOffset + cut };
+    const feeds = countNewlines(body);
+    this.line += feeds;
+    this.csvLine += feeds + lineBreaksBesideFeeds(body, this.afterCR);
+    if (body.length > 0) this.afterCR = body[body.length - 1] === 0x0d;
+    if (cut < rest.length) {
+      this.carry = { bytes: Buffer.from(rest.subarray(cut)), offset: restOffset + cut };
+      this.afterCR = false;
+    }
   }
 
   /** At the end of the input: a sequence still waiting for its last bytes is invalid. */
   end(): void {
-    if (this.carry) this.noteBad({ line: this.line, byte: this.carry.bytes[0]!, offset: this.carry.offset });
+    if (this.carry) this.noteBad(this.carry.bytes[0]!, this.carry.offset, this.line, this.csvLine);
     this.carry = undefined;
   }
 
@@ -85,28 +99,37 @@ export class Utf8LineChecker {
     this.bad.length = 0;
   }
 
-  /** Undefined while every byte read was UTF-8. */
+  /** Undefined while every byte read was UTF-8. Lines as a CSV parser counts them, or by line feeds for JSON (firstOnly). */
   summary(): InvalidUtf8Summary | undefined {
-    return this.first && { first: this.first, mixed: this.multibyte };
+    if (!this.first) return undefined;
+    const { lfLine, ...first } = this.first;
+    return { first: this.keepLines ? first : { ...first, line: lfLine }, mixed: this.multibyte };
   }
 
-  private noteBad(bad: BadByte): void {
-    this.first ??= bad;
+  private noteBad(byte: number, offset: number, lfLine: number, csvLine: number): void {
+    this.first ??= { line: csvLine, byte, offset, lfLine };
     if (!this.keepLines) return;
     const last = this.bad[this.bad.length - 1];
-    if (!last || last.line !== bad.line) this.bad.push(bad);
+    if (!last || last.line !== csvLine) this.bad.push({ line: csvLine, byte, offset });
   }
 
   private findBad(body: Buffer, offset: number): void {
     let line = this.line;
+    let csvLine = this.csvLine;
+    let afterCR = this.afterCR;
     let i = 0;
     while (i < body.length) {
       const b = body[i]!;
       if (b < 0x80) {
-        if (b === 0x0a) line++;
+        if (b === 0x0a) {
+          line++;
+          if (!afterCR) csvLine++;
+        } else if (b === 0x0d) csvLine++;
+        afterCR = b === 0x0d;
         i++;
         continue;
       }
+      afterCR = false;
       const length = validSequenceAt(body, i);
       if (length > 0) {
         this.multibyte = true;
@@ -114,11 +137,20 @@ export class Utf8LineChecker {
       } else {
         // without lines to keep, the scan only goes on to learn whether the input also holds real UTF-8
         if (!this.keepLines && this.first && this.multibyte) return;
-        this.noteBad({ line, byte: b, offset: offset + i });
+        this.noteBad(b, offset + i, line, csvLine);
         i++;
       }
     }
   }
+}
+
+/** Line breaks in `buf` that are not line feeds: each \r, less those a \n follows (counted as the feed). */
+function lineBreaksBesideFeeds(buf: Buffer, afterCR: boolean): number {
+  let count = afterCR && buf[0] === 0x0a ? -1 : 0;
+  for (let i = buf.indexOf(0x0d); i !== -1; i = buf.indexOf(0x0d, i + 1)) {
+    if (buf[i + 1] !== 0x0a) count++;
+  }
+  return count;
 }
 
 export function countNewlines(buf: Buffer): number {

@@ -6,7 +6,7 @@ import { firstInvalidByte, Utf8LineChecker } from '../../src/io/utf8-check.js';
 
 /** Pieces that make real exports: ASCII, newlines, well-formed UTF-8, windows-1252 bytes, cut and malformed sequences. */
 const piece = fc.oneof(
-  fc.constantFrom('a', 'Zoë', '\n', '\r\n', '会員', '😀').map((text) => Buffer.from(text)),
+  fc.constantFrom('a', 'Zoë', '\n', '\r\n', '\r', '会員', '😀').map((text) => Buffer.from(text)),
   fc.constantFrom([0xe9], [0xf6, 0x72], [0x80], [0xc3], [0xe4, 0xbc], [0xf0, 0x9f, 0x98], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff]).map((bytes) => Buffer.from(bytes)),
 );
 
@@ -22,6 +22,15 @@ function holdsMultibyte(buf: Buffer): boolean {
 }
 
 describe('Utf8LineChecker', () => {
+  it('counts a lone \\r as a line break for CSV records: a bad byte three rows down is claimed by its own row', () => {
+    const checker = new Utf8LineChecker();
+    checker.check(Buffer.from('id,x\ra,1\rb,2\rc,\xff\r', 'latin1'));
+    checker.end();
+    expect(checker.claim(1)).toBeUndefined(); // the header
+    expect(checker.claim(3)).toBeUndefined(); // rows a and b
+    expect(checker.claim(4)).toMatchObject({ line: 4, byte: 0xff });
+  });
+
   it.each([true, false])('finds the first bad byte and whether real UTF-8 is there too, at any chunking (lines kept: %s)', (keepLines) => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 8 }), (pieces, cuts) => {
@@ -40,7 +49,9 @@ describe('Utf8LineChecker', () => {
           return;
         }
         const offset = firstInvalidByte(bytes);
-        const line = 1 + bytes.subarray(0, offset).filter((b) => b === 0x0a).length;
+        // a CSV parser's lines (\n, \r\n, a lone \r) when lines are kept for CSV records; line feeds for JSON
+        const before = bytes.subarray(0, offset).toString('latin1');
+        const line = 1 + ((keepLines ? before.match(/\r\n|\n|\r/g) : before.match(/\n/g))?.length ?? 0);
         expect(summary!.first).toEqual({ line, byte: bytes[offset], offset });
         expect(summary!.mixed).toBe(holdsMultibyte(bytes));
       }),
