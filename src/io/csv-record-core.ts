@@ -20,7 +20,8 @@ import { countCellNewlines, hexByte, invalidUtf8Error, MAX_RECORD_BYTES, maxSize
 export class CsvRecordCore {
   readonly #core: ReturnType<typeof createCsvCore>;
   #headers: string[] | undefined;
-  #headerEnd = 0;
+  /** The header's first and last physical lines. */
+  #headerLines = { start: 0, end: 0 };
   #width = 0;
   #record = 0;
   #lastEnd = 0;
@@ -32,10 +33,15 @@ export class CsvRecordCore {
   #ended = false;
   #lastByte = 0x0a;
 
+  /**
+   * `uncheckedHeader`: keep the header's cells as read, for the caller to check (checkHeaderLine) once it knows
+   * whether the header's line is UTF-8: the worker's case.
+   */
   constructor(
     private readonly file: string,
     delimiter: string,
     private readonly utf8?: Utf8LineChecker,
+    private readonly uncheckedHeader = false,
   ) {
     this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
   }
@@ -45,9 +51,8 @@ export class CsvRecordCore {
     return this.#headers;
   }
 
-  /** The physical line the header ends on. */
-  get headerEnd(): number {
-    return this.#headerEnd;
+  get headerLines(): { start: number; end: number } {
+    return this.#headerLines;
   }
 
   get ended(): boolean {
@@ -94,10 +99,9 @@ export class CsvRecordCore {
     if (cells.length === 1 && this.#width !== 1 && cells[0]!.trim() === '') return; // a line of spaces is a blank line
     const bad = this.utf8?.claim(end);
     if (this.#headers === undefined) {
-      if (bad) throw headerNotUtf8(this.file, bad);
-      this.#headers = checkHeaders(cells, this.file, start);
+      this.#headers = this.uncheckedHeader ? cells : checkHeaderLine(this.file, cells, start, bad);
       this.#width = this.#headers.length;
-      this.#headerEnd = end;
+      this.#headerLines = { start, end };
       return;
     }
     const entry: SourceRecord = { record: ++this.#record, line: start, raw: cells };
@@ -127,7 +131,13 @@ export class CsvRecordCore {
   }
 }
 
-export function headerNotUtf8(file: string, bad: BadByte): InputError {
+/** The header's names, trimmed; an InputError when its line is not UTF-8 (`bad`) or a name repeats. */
+export function checkHeaderLine(file: string, cells: string[], line: number, bad: BadByte | undefined): string[] {
+  if (bad) throw headerNotUtf8(file, bad);
+  return checkHeaders(cells, file, line);
+}
+
+function headerNotUtf8(file: string, bad: BadByte): InputError {
   return new InputError(`${file} line ${bad.line}: the header is not valid UTF-8 (byte ${hexByte(bad.byte)} at byte offset ${bad.offset})`, {
     code: 'input-encoding', file, line: bad.line, hint: `${NOT_UTF8_HINT}.`,
   });

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { InputError } from '../errors.js';
 import type { InputBytes } from './input-bytes.js';
 import { unpackRecords } from './csv-packing.js';
-import { headerNotUtf8 } from './csv-record-core.js';
+import { checkHeaderLine } from './csv-record-core.js';
 import { invalidUtf8Error } from './record-limits.js';
 import type { Utf8LineChecker } from './utf8-check.js';
 import type { FromWorker, ToWorker } from './csv-worker-protocol.js';
@@ -98,11 +98,13 @@ export class WorkerCsvParser {
       await this.close();
       throw new Error(reply.message);
     }
+    let headers: string[] | undefined;
     if (reply.headers) {
-      const bad = this.#utf8?.claim(reply.headerEnd);
-      if (bad) {
+      try {
+        headers = checkHeaderLine(this.#file, reply.headers, reply.headerLines.start, this.#utf8?.claim(reply.headerLines.end));
+      } catch (error) {
         await this.close();
-        throw headerNotUtf8(this.#file, bad);
+        throw error;
       }
     }
     const { records, ends } = unpackRecords(reply.packed);
@@ -113,7 +115,7 @@ export class WorkerCsvParser {
       }
     }
     if (reply.ended) this.#parsed = true;
-    return { headers: reply.headers, records };
+    return { headers, records };
   }
 
   async #handOver(): Promise<void> {

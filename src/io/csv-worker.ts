@@ -11,7 +11,7 @@ import { packRecords, transferables } from './csv-packing.js';
 import type { ToWorker, FromWorker } from './csv-worker-protocol.js';
 
 const { file, delimiter } = workerData as { file: string; delimiter: string };
-const core = new CsvRecordCore(file, delimiter);
+const core = new CsvRecordCore(file, delimiter, undefined, true);
 const port = parentPort!;
 let headersSent = false;
 
@@ -24,7 +24,7 @@ port.on('message', (message: ToWorker) => {
     const packed = packRecords(records, ends);
     const headers = !headersSent && core.headers ? core.headers : undefined;
     headersSent ||= headers !== undefined;
-    reply = { type: 'parsed', headers, headerEnd: core.headerEnd, packed, ended: core.ended };
+    reply = { type: 'parsed', headers, headerLines: core.headerLines, packed, ended: core.ended };
     port.postMessage(reply, transferables(packed));
   } catch (error) {
     reply = error instanceof InputError

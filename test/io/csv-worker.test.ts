@@ -10,6 +10,8 @@ import { openCsv } from '../../src/io/csv-reader.js';
 import type { InputBytes } from '../../src/io/input-bytes.js';
 import { packRecords, unpackRecords } from '../../src/io/csv-packing.js';
 import type { SourceRecord } from '../../src/io/source.js';
+import { checkedUtf8 } from '../../src/io/input-encoding.js';
+import { Utf8LineChecker, type InvalidUtf8Summary } from '../../src/io/utf8-check.js';
 import { readAll, tempDir } from './reader-helpers.js';
 
 const worker = csvWorkerEntry(undefined, true, 'always');
@@ -30,9 +32,16 @@ function bytesOf(content: Buffer, chunkSize: number): InputBytes & { closed: boo
   };
 }
 
-type Outcome = { headers?: string[]; records: SourceRecord[]; error?: { message: string; code: string; line?: number } };
+type Outcome = { headers?: string[]; records: SourceRecord[]; error?: { message: string; code: string; line?: number }; utf8?: InvalidUtf8Summary };
 
+/** As open-source.ts reads a UTF-8 file: the bytes pass a checker on this thread, and the records claim its bad lines. */
 async function parse(content: Buffer, chunkSize: number, inWorker: boolean): Promise<Outcome> {
+  const utf8 = new Utf8LineChecker();
+  const outcome = await parseChecked(checkedUtf8(bytesOf(content, chunkSize), utf8), utf8, inWorker);
+  return { ...outcome, utf8: utf8.summary() };
+}
+
+async function parseChecked(bytes: InputBytes, utf8: Utf8LineChecker, inWorker: boolean): Promise<Outcome> {
   const records: SourceRecord[] = [];
   const asError = (error: unknown) => {
     if (!(error instanceof InputError)) throw error;
@@ -40,7 +49,7 @@ async function parse(content: Buffer, chunkSize: number, inWorker: boolean): Pro
   };
   let csv;
   try {
-    csv = await openCsv(bytesOf(content, chunkSize), 'in.csv', { worker: inWorker ? worker : undefined });
+    csv = await openCsv(bytes, 'in.csv', { utf8, worker: inWorker ? worker : undefined });
   } catch (error) {
     return { records, error: asError(error) };
   }
