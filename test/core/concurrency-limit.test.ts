@@ -27,6 +27,18 @@ describe('adaptive concurrency limit', () => {
     expect(limit.peak).toBe(32);
   });
 
+  it('in slow start, doubles once per round trip of a steady stream, counting answers to requests sent before it grew', () => {
+    const limit = new AdaptiveLimit({ initial: 4, max: 64 });
+    const first = Array.from({ length: 4 }, () => limit.attempt());
+    first.slice(0, 2).forEach((ended) => ended(ok(100)));
+    const sentBefore = Array.from({ length: 2 }, () => limit.attempt()); // left as the first answers freed slots
+    first.slice(2).forEach((ended) => ended(ok(100)));
+    expect(limit.current).toBe(8);
+    const sentAfter = Array.from({ length: 6 }, () => limit.attempt()); // fill the new limit: 2 + 6 in flight
+    [...sentBefore, ...sentAfter].forEach((ended) => ended(ok(100)));
+    expect(limit.current).toBe(16);
+  });
+
   it('keeps growing in steady state by about √limit per round trip while latency stays near its floor', () => {
     const limit = new AdaptiveLimit({ initial: 16, max: 64 });
     roundTrip(limit, { ms: 100, status: 503 }); // the first overload ends slow start: 16 × 0.7
