@@ -163,8 +163,6 @@ export class WorkerCsvParser {
 /** From this size on a file is parsed in a worker (starting one costs ~30 ms; parsing 2 MB on this thread ~80 ms). */
 const WORKER_MIN_BYTES = 2 * 1024 * 1024;
 
-export type CsvWorkerMode = 'auto' | 'always' | 'never';
-
 /**
  * Where the parsing worker's code is, when this input should be parsed in one: `wanted` (import, whose own work
  * per row outweighs the parse; validate's does not, and a worker would only add its cost), a file of
