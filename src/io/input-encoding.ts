@@ -1,6 +1,6 @@
 /**
  * What an input's bytes are, from its first bytes (and --encoding): UTF-8 (the default), another text encoding
- * read through iconv-lite (windows-1252, latin1, utf-16le/be, …; a UTF-16 BOM is recognised without the flag), or
+ * read through iconv-lite (windows-1252, latin1, utf-16le/be, …; a UTF-16 or UTF-32 BOM is recognised without the flag), or
  * a file that is not text at all (a workbook). Non-UTF-8 text is decoded to UTF-8 chunks here, and UTF-8 text
  * checked as it is read, so every reader after this point sees UTF-8 or knows where it is not. The encoding and the
  * BOM are remembered: the rejects CSV is written in them, so it opens in Excel as the input did.
@@ -28,7 +28,8 @@ const COMMON = ['utf-8', 'windows-1252', 'latin1', 'iso-8859-15', 'utf-16le', 'u
 export function checkEncodingName(name: string): string {
   const lower = name.trim().toLowerCase();
   if (lower === 'utf8' || lower === 'utf-8') return 'utf-8';
-  if (iconv().encodingExists(lower as string)) return lower === 'utf16le' ? 'utf-16le' : lower === 'utf16be' ? 'utf-16be' : lower;
+  // utf16le → utf-16le: the spelling a BOM is compared with
+  if (iconv().encodingExists(lower as string)) return lower.replace(/^utf(16|32)(le|be)$/, 'utf-$1$2');
   const squeezed = (name.trim().toLowerCase() as string).replace(/[^a-z0-9]/g, '');
   const nearest = COMMON.map((known) => ({ known, d: levenshtein(squeezed, known.replace(/[^a-z0-9]/g, '')).steps })).sort((a, b) => a.d - b.d)[0]!;
   const suggestion = nearest.d <= 2 ? nearest.known : undefined;
@@ -40,13 +41,16 @@ export function checkEncodingName(name: string): string {
 
 /** What the first bytes say: a BOM, a UTF-16 text without one, or a file format that is not text. */
 export type HeadKind =
-  | { kind: 'text'; encoding?: 'utf-8' | 'utf-16le' | 'utf-16be'; bom: boolean }
+  | { kind: 'text'; encoding?: 'utf-8' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be'; bom: boolean }
   | { kind: 'utf16-no-bom'; encoding: 'utf-16le' | 'utf-16be' }
   | { kind: 'binary'; what: string; hint: string };
 
 export function sniffHead(head: Buffer, name: string): HeadKind {
   const lower = name.toLowerCase();
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { kind: 'text', encoding: 'utf-8', bom: true };
+  // UTF-32LE's BOM starts with UTF-16LE's, so it is looked for first (a UTF-16LE text starting with U+0000 is not a CSV)
+  if (head.subarray(0, 4).equals(Buffer.from([0xff, 0xfe, 0, 0]))) return { kind: 'text', encoding: 'utf-32le', bom: true };
+  if (head.subarray(0, 4).equals(Buffer.from([0, 0, 0xfe, 0xff]))) return { kind: 'text', encoding: 'utf-32be', bom: true };
   if (head[0] === 0xff && head[1] === 0xfe) return { kind: 'text', encoding: 'utf-16le', bom: true };
   if (head[0] === 0xfe && head[1] === 0xff) return { kind: 'text', encoding: 'utf-16be', bom: true };
   if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return zipKind(head, lower);
@@ -85,6 +89,11 @@ function zipKind(head: Buffer, lower: string): HeadKind {
 /** The error for a file that is not text where text was expected, named for what it is. */
 export function notTextError(file: string, kind: Extract<HeadKind, { kind: 'binary' }>): InputError {
   return new InputError(`${file} is ${kind.what}`, { code: 'input-format', file, line: 1, hint: kind.hint });
+}
+
+/** UTF-16 or UTF-32 (any byte order, or iconv-lite's BOM-guessing names): text whose file says what it is only by a BOM. */
+export function isWideUnicode(name: string): boolean {
+  return /^(utf-?(16|32)(le|be)?|ucs-?[24])$/.test(name);
 }
 
 export function utf16WithoutBomError(file: string, encoding: string): InputError {

@@ -8,7 +8,7 @@ import { openCsv } from './csv-reader.js';
 import { csvWorkerEntry } from './csv-worker-client.js';
 import { openInputBytes, type InputBytes } from './input-bytes.js';
 import { formatFromName, sniffFormat } from './input-format.js';
-import { checkEncodingName, checkedUtf8, decodeToUtf8, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
+import { checkEncodingName, checkedUtf8, decodeToUtf8, isWideUnicode, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
 import { Utf8LineChecker } from './utf8-check.js';
@@ -99,10 +99,10 @@ async function checkWorkbookHead(raw: InputBytes, file: string, path: string): P
   if (head.length === 0 || head.subarray(0, 2).toString('latin1') === 'PK') return;
   const kind = sniffHead(head, path);
   if (kind.kind === 'binary') throw notTextError(file, kind);
-  const utf16 = kind.kind === 'utf16-no-bom' || kind.encoding === 'utf-16le' || kind.encoding === 'utf-16be';
-  if (utf16 || !head.some((byte) => byte < 0x09)) {
+  const wide = kind.encoding !== undefined && isWideUnicode(kind.encoding);
+  if (wide || !head.some((byte) => byte < 0x09)) {
     const encoding = kind.kind === 'utf16-no-bom' ? ` --encoding ${kind.encoding}` : '';
-    throw new InputError(`${file} is ${utf16 ? 'UTF-16 ' : ''}text, not an Excel workbook (.xlsx)`, {
+    throw new InputError(`${file} is ${wide ? `${kind.encoding!.slice(0, 6).toUpperCase()} ` : ''}text, not an Excel workbook (.xlsx)`, {
       code: 'input-xlsx',
       file,
       hint: `Read it as text with --format csv${encoding} (Excel's "CSV" and "Unicode text" are text files), or save it from Excel as .xlsx.`,

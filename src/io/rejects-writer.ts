@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { csvLine } from './csv-line.js';
 import { openOutputFile, type LineWriter } from './output-file.js';
-import { iconv, type TextEncoding } from './input-encoding.js';
+import { iconv, isWideUnicode, type TextEncoding } from './input-encoding.js';
 
 export type RejectStage = 'invalid' | 'skipped' | 'rejected' | 'failed';
 
@@ -27,8 +27,8 @@ export interface RejectsWriterOptions {
   delimiter?: string;
   /**
    * The input's encoding: a CSV rejects file is written in it, so it opens as the input did and reads back with the
-   * same flags. UTF-8 keeps the input's BOM (or its absence); UTF-16 always gets one, so that the file reads back
-   * even without --encoding (a UTF-16 file without one is read only with --encoding: docs/reference/validate.md).
+   * same flags. UTF-8 keeps the input's BOM (or its absence); UTF-16 and UTF-32 always get one, so that the file reads back
+   * even without --encoding (a UTF-16 or UTF-32 file without one is read only with --encoding: docs/reference/validate.md).
    */
   encoding?: TextEncoding;
 }
@@ -63,7 +63,7 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   // cells under an earlier stage/error pair (a rejects file fed back) are dropped, not reported as extra
   const width = options.headers?.length ?? 0;
   const encoding = format === 'csv' ? options.encoding : undefined;
-  const bom = encoding !== undefined && (encoding.bom || isUtf16(encoding.name));
+  const bom = encoding !== undefined && (encoding.bom || isWideUnicode(encoding.name));
   const encoder = encoding && (encoding.name !== 'utf-8' || bom) ? iconv().getEncoder(encoding.name, { addBOM: bom }) : undefined;
   const file = await openOutputFile(path, 'rejects', encoder ? { encode: (text) => encoder.write(text) } : {});
   if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close(), abort: () => file.abort() };
@@ -111,9 +111,4 @@ function withoutRejectsColumns(headers: readonly string[]): readonly string[] {
   const n = headers.length;
   const norm = (h: string) => h.toLowerCase().trim();
   return n >= 2 && norm(headers[n - 2]!) === 'stage' && norm(headers[n - 1]!) === 'error' ? headers.slice(0, -2) : headers;
-}
-
-/** utf-16le, utf-16be, utf-16 (iconv-lite's BOM-guessing name), ucs-2. */
-function isUtf16(name: string): boolean {
-  return /^(utf-?16(le|be)?|ucs-?2)$/.test(name);
 }

@@ -58,6 +58,16 @@ describe('input encodings', () => {
     expect(piped.records.map((r) => r.raw)).toEqual(CELLS);
   });
 
+  it.each(['utf-32le', 'utf-32be'] as const)('%s is recognised by its BOM (not taken for UTF-16), and an --encoding naming it agrees', async (encoding) => {
+    const bytes = iconv.encode(TEXT, encoding, { addBOM: true });
+    const path = dir.write(`${encoding}.csv`, bytes);
+    const read = await readAll({ path });
+    expect(read.records.map((r) => r.raw)).toEqual(CELLS);
+    expect(read.source.encoding).toEqual({ name: encoding, bom: true });
+    expect((await readAll({ path: '-', stdin: stdinOf(bytes, 3) })).records.map((r) => r.raw)).toEqual(CELLS);
+    expect((await readAll({ path, encoding: encoding.replace('-', '').toUpperCase() })).records.map((r) => r.raw)).toEqual(CELLS);
+  });
+
   it('UTF-16 JSON too', async () => {
     const bytes = iconv.encode(JSON.stringify([{ memberId: 'm-1', firstName: 'Zoë' }]), 'utf-16le', { addBOM: true });
     const read = await readAll({ path: dir.write('u16.json', bytes) });
@@ -113,5 +123,14 @@ describe('the rejects CSV', () => {
     const bom = iconv.encode('', iconvName, { addBOM: true });
     expect(bom.length > 0 && bytes.subarray(0, bom.length).equals(bom)).toBe(encoding.bom);
     expect(iconv.decode(bytes, iconvName)).toBe('memberId;firstName;stage;error\nm-1;Zoë;invalid;isActive: required\n');
+  });
+
+  it.each(['utf-16le', 'utf-32be'])('%s read by --encoding without a BOM is written with one, so that it reads back without the flag', async (name) => {
+    const path = dir.path(`rejects-${name}-nobom.csv`);
+    const writer = await openRejectsWriter(path, { headers: ['memberId'], delimiter: ',', encoding: { name, bom: false } });
+    await writer.close();
+    const bytes = readFileSync(path);
+    expect(bytes.subarray(0, 4).equals(iconv.encode('m', name, { addBOM: true }).subarray(0, 4))).toBe(true);
+    expect((await readAll({ path })).source.encoding).toEqual({ name, bom: true });
   });
 });
