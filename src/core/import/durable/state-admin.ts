@@ -27,10 +27,27 @@ export interface DamagedOverview {
 
 function withState<T>(path: string, work: (state: SyncState) => T): T {
   const state = SyncState.open(path, { create: false });
+  let result: T;
   try {
-    return work(state);
-  } finally {
+    result = work(state);
+  } catch (error) {
+    closeAfterFailure(state);
+    throw error;
+  }
+  state.close();
+  return result;
+}
+
+/**
+ * Closes a state whose work failed. The work's error is the one to report (a full disk, a damaged file: what
+ * `state show` and `state reset` act on); a close failing after it is most often its consequence, and the file
+ * is closed either way (SyncState.close), so the close's error is not let replace it.
+ */
+function closeAfterFailure(state: SyncState): void {
+  try {
     state.close();
+  } catch {
+    // the work's error is thrown instead
   }
 }
 
@@ -92,15 +109,17 @@ export function resetState(path: string, now = new Date()): { state: string; for
 /** Calls `each` for every member absent from the last whole run's input, in memberId order; returns the count. */
 export async function listAbsent(path: string, each: (member: AbsentMember) => Promise<void> | void): Promise<number> {
   const state = SyncState.open(path, { create: false });
+  let count = 0;
   try {
-    let count = 0;
     for (const member of state.nightly.absentMembers()) {
       count++;
       const waiting = each(member);
       if (waiting) await waiting;
     }
-    return count;
-  } finally {
-    state.close();
+  } catch (error) {
+    closeAfterFailure(state); // a closed stdout or a full --out disk is what is reported
+    throw error;
   }
+  state.close();
+  return count;
 }
