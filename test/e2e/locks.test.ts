@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { startHoldingProxy } from './holding-proxy.js';
 import { isolatedEnv, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
 
 let box: SandboxHandle | undefined;
@@ -47,34 +48,44 @@ describe('locks', { timeout: 120_000 }, () => {
   });
 
   it('a shard run shares its state with the shards of its count only: a run without --shard, another count and a reset are refused', async () => {
-    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, faults: { latencyMs: 200 } });
-    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
-    const dir = tempDir();
-    const file = membersCsv(dir, 400);
-    const state = join(dir, 'members.state');
-    const shardRun = (shard: string, ...extra: string[]) => ['import', file, '--shard', shard, '--batch-size', '10', '--concurrency', '1', '--state', state, '--json', ...extra];
-    const holder = spawnCli(shardRun('0/3'), env);
-    await until(() => box!.stats().importedCount > 0, 'the shard run to be under way');
-    const refusal = `state ${state} is in use by another memberctl (pid ${holder.child.pid}, since `;
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
+    // the shard run's requests are held open until the checks are done: it stays alive however slow the machine
+    let holding = true;
+    const proxy = await startHoldingProxy(box.url, () => holding);
+    try {
+      const env = isolatedEnv({ MEMBERCTL_BASE_URL: proxy.url, MEMBERCTL_TOKEN: box.memberToken });
+      const dir = tempDir();
+      const file = membersCsv(dir, 400);
+      const state = join(dir, 'members.state');
+      const shardRun = (shard: string, ...extra: string[]) => ['import', file, '--shard', shard, '--batch-size', '10', '--concurrency', '1', '--state', state, '--json', ...extra];
+      const holder = spawnCli(shardRun('0/3'), env);
+      await until(() => proxy.held() > 0, 'the shard run to be under way');
+      const refusal = `state ${state} is in use by another memberctl (pid ${holder.child.pid}, since `;
 
-    const whole = await runCli(['import', file, '--state', state, '--no-journal'], env);
-    expect(whole.code).toBe(2);
-    expect(whole.stderr).toContain(refusal);
-    expect(whole.stderr).toContain('--shard 0/3)');
-    const otherCount = await runCli(shardRun('1/4'), env);
-    expect(otherCount.code).toBe(2);
-    expect(otherCount.stderr).toContain(refusal);
-    expect((await runCli(['state', 'reset', '--state', state], env)).code).toBe(2);
-    // the shards of its count go on beside it
-    const sibling = await runCli(shardRun('1/3'), env);
-    expect(sibling.code).toBe(0);
+      const whole = await runCli(['import', file, '--state', state, '--no-journal'], env);
+      expect(whole.code).toBe(2);
+      expect(whole.stderr).toContain(refusal);
+      expect(whole.stderr).toContain('--shard 0/3)');
+      const otherCount = await runCli(shardRun('1/4'), env);
+      expect(otherCount.code).toBe(2);
+      expect(otherCount.stderr).toContain(refusal);
+      expect((await runCli(['state', 'reset', '--state', state], env)).code).toBe(2);
+      expect(box.stats().importedCount).toBe(0); // the refused runs sent nothing
+      // the shards of its count go on beside it
+      holding = false;
+      const sibling = await runCli(shardRun('1/3'), env);
+      expect(sibling.code).toBe(0);
+      proxy.release(); // the held request fails as a dropped connection, and is retried
 
-    const first = await holder.result;
-    expect(first.code).toBe(0);
-    const sent = [first, sibling].map((run) => JSON.parse(run.stdout) as { importedCount: number });
-    expect(box.stats().importedCount).toBe(sent[0]!.importedCount + sent[1]!.importedCount); // the refused runs sent nothing
-    // free again: a run without --shard takes the state
-    expect((await runCli(['import', file, '--state', state, '--no-journal', '--changed-only', '--json'], env)).code).toBe(0);
+      const first = await holder.result;
+      expect(first.code).toBe(0);
+      const sent = [first, sibling].map((run) => JSON.parse(run.stdout) as { importedCount: number; updatedCount: number });
+      expect(box.stats().importedCount).toBe(sent[0]!.importedCount + sent[0]!.updatedCount + sent[1]!.importedCount);
+      // free again: a run without --shard takes the state
+      expect((await runCli(['import', file, '--state', state, '--no-journal', '--changed-only', '--json'], env)).code).toBe(0);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a lock left by a process that is not memberctl (a reused pid) or by nobody is taken over', async () => {
