@@ -62,8 +62,8 @@ export const EXIT_CODES: Readonly<Record<ResultCategory, ExitCodeRow>> = {
   cancelled: {
     // 128 + SIGINT: what a shell reports for a command it interrupted, so `$?` reads the same either way.
     code: 130,
-    meaning: 'cancelled with Ctrl-C at a prompt (subscribe): nothing was sent',
-    per: { memberctl: 'cancelled at a prompt (nothing sent)', subscribe: 'Ctrl-C at a prompt (nothing sent)' },
+    meaning: 'cancelled with Ctrl-C before anything was sent: at a prompt (subscribe), or while import waited for its input to open',
+    per: { memberctl: 'cancelled before anything was sent', import: 'Ctrl-C while waiting for the input (nothing sent)', subscribe: 'Ctrl-C at a prompt (nothing sent)' },
   },
 };
 

@@ -3,7 +3,9 @@
  * directory or a permission problem is an InputError before anything else happens) or standard input,
  * gunzipped when asked. Counts the bytes taken from the file itself (compressed bytes for .gz) for progress.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants, openSync } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { createGunzip } from 'node:zlib';
 import { Readable, pipeline } from 'node:stream';
 import { InputError } from '../errors.js';
@@ -62,6 +64,7 @@ async function openRaw(options: OpenBytesOptions): Promise<RawInput> {
   let raw: Readable;
   let totalBytes: number | undefined;
   if (stdin) raw = (options.stdin ?? process.stdin) as Readable;
+  else if (await isFifo(options.path)) raw = openFifo(options.path, options.file);
   else {
     const handle = await openFile(options.path, options.file);
     totalBytes = (await handle.stat()).size;
@@ -178,6 +181,25 @@ async function openFile(path: string, file: string): Promise<FileHandle> {
     throw new InputError(`${file} is a directory, not a file`, { code: 'input-unreadable', file, hint: DIRECTORY_HINT });
   }
   return handle;
+}
+
+async function isFifo(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isFIFO() === true; // (a path that cannot be stat'ed fails at its open)
+}
+
+/**
+ * A FIFO (`mkfifo`, or bash's `<(…)` on some systems) is opened without blocking and read as a pipe is: a blocking
+ * open(2) waits for a writer in libuv's thread pool, where nothing can cancel it, and even process.exit waits for
+ * it (Ctrl-C could not end the run). Read this way, a read waits for the writer's data and its close is the end.
+ */
+function openFifo(path: string, file: string): Readable {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK); // never blocks, writer or not
+  } catch (error) {
+    throw openFailure(error, file);
+  }
+  return new Socket({ fd, readable: true, writable: false });
 }
 
 // the same reader serves import's input, workbooks and subscribe --from: the hint names no format

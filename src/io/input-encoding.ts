@@ -54,6 +54,10 @@ export function sniffHead(head: Buffer, name: string): HeadKind {
   if (head[0] === 0xff && head[1] === 0xfe) return { kind: 'text', encoding: 'utf-16le', bom: true };
   if (head[0] === 0xfe && head[1] === 0xff) return { kind: 'text', encoding: 'utf-16be', bom: true };
   if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return zipKind(head, lower);
+  // no text starts with zero bytes only: read on, /dev/zero would never end (NDJSON) or end as a 16 MB "record"
+  if (head.length > 0 && !head.some((byte) => byte !== 0)) {
+    return { kind: 'binary', what: `not text: its first ${head.length} bytes are all zero (NUL)`, hint: 'A file of NUL bytes is one whose writing never finished (a crash, a full disk, a copy cut short): export it again. A device such as /dev/zero is not an input.' };
+  }
   if (head.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))) {
     return { kind: 'binary', what: 'an Excel 97–2003 workbook (.xls), which memberctl does not read', hint: 'In Excel: File → Save As → Excel Workbook (.xlsx) or CSV UTF-8, then read that file.' };
   }

@@ -43,7 +43,7 @@ describe('the exit-code table', () => {
     // subscribe lists 130 too: the codes are right-aligned so the meanings line up
     expect(exitCodesHelp('subscribe')).toMatch(/^Exit codes:\n {4}0 {2}subscribed\n[\s\S]*\n {2}130 {2}Ctrl-C at a prompt \(nothing sent\)$/);
     expect(exitCodesHelp('import')).toBe(
-      'Exit codes:\n  0  every record imported or updated (or unchanged)\n  2  usage error or unreadable input\n  3  some invalid, skipped or rejected, none failed\n  4  some not confirmed (safe to run again)\n  5  credentials refused',
+      'Exit codes:\n    0  every record imported or updated (or unchanged)\n    2  usage error or unreadable input\n    3  some invalid, skipped or rejected, none failed\n    4  some not confirmed (safe to run again)\n    5  credentials refused\n  130  Ctrl-C while waiting for the input (nothing sent)',
     );
   });
 

@@ -1,5 +1,7 @@
 /** importFile: the import use case's one entry point owns open → run → finish, and the command only draws. */
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -162,5 +164,29 @@ describe('importFile', () => {
     expect(resumed.summary).toMatchObject({ rows: 40, invalid: 1, failed: 0 });
     expect(resumed.summary.stopReason).toBeUndefined();
     expect(transport.store.size).toBe(39);
+  });
+
+  // A pipe or FIFO no one writes to holds the input's open (a FIFO's open(2)) or its first read: Ctrl-C must end
+  // the run there, before any server is contacted, not wait for the input forever.
+  it('a stop while the input is still opening (stdin that sends nothing) ends the run: cancelled, nothing contacted', async () => {
+    const stdin = new PassThrough();
+    const stop = new AbortController();
+    let asked = false;
+    const run = importFile(request('-', { input: { path: '-', format: 'csv', stdin }, stopSignal: stop.signal }), { openTarget: async () => ((asked = true), target) });
+    setImmediate(() => stop.abort());
+    await expect(run).rejects.toMatchObject({ category: 'cancelled', code: 'interrupted', message: 'interrupted while waiting for stdin: nothing was read or sent' });
+    expect(asked).toBe(false);
+    stdin.end('memberId\nm1\n'); // the input that comes after all is closed unread
+  });
+
+  it.runIf(process.platform !== 'win32')('a stop while opening a FIFO no one writes to ends the run too', async () => {
+    const fifo = join(dir, 'waiting.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const stop = new AbortController();
+    const run = importFile(request(fifo, { stopSignal: stop.signal }), { openTarget: async () => target });
+    setImmediate(() => stop.abort());
+    await expect(run).rejects.toMatchObject({ category: 'cancelled', message: `interrupted while waiting for ${fifo}: nothing was read or sent` });
+    // a writer at last: the open blocked in the thread pool returns (and its empty input is closed unread)
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
   });
 });

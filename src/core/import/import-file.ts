@@ -14,6 +14,7 @@ import type { Shard } from '../../state/shard.js';
 import { openImportState, withOutputError, type ImportStateOptions, type ImportStateSession } from './durable/index.js';
 import { readCandidates, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
 import { importCategory } from './category.js';
+import { openUnlessStopped } from './opening-input.js';
 import type { ImportEvent } from './events.js';
 import { runImport, IMPORT_DEFAULTS } from './pipeline.js';
 import type { ImportSummary, ImportTransport } from './types.js';
@@ -86,7 +87,8 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
   // The input first: a wrong file or mapping is reported before any server is contacted.
   // warnings about the input's end come once it is read
   const onEndWarning = (message: string) => onEvent({ type: 'warning', code: 'input', message });
-  const stream = await readCandidates({ ...input, parseAhead: true, onEndWarning, holdUnterminated: request.state.changedOnly });
+  const opening = readCandidates({ ...input, parseAhead: true, onEndWarning, holdUnterminated: request.state.changedOnly });
+  const stream = await openUnlessStopped(opening, request.stopSignal, input.path === '-' ? 'stdin' : input.path);
   // a stop must also end a read blocked on a pipe that sends nothing
   const closeInput = () => void stream.close();
   request.stopSignal?.addEventListener('abort', closeInput, { once: true });
