@@ -24,7 +24,7 @@ export function addInputOptions(command: Command): Command {
     .addOption(new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices(['csv', 'json', 'ndjson', 'xlsx']))
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
     .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
-    .option('--encoding <name>', 'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 BOM is recognised without it)')
+    .option('--encoding <name>', 'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 or UTF-32 BOM is recognised without it)')
     .option('--map <file>', 'mapping file: columns to fields, with rules (format, timeZone, convert, values, transform, fields); docs/mapping.md; `memberctl map init FILE` writes one')
     .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
     .option('--null-token <text>', 'a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field (\'\' = --empty-as-null)')

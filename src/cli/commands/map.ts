@@ -39,7 +39,7 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
       .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson', 'xlsx']))
       .option('--delimiter <char>', 'CSV delimiter (default: detected)')
       .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
-      .option('--encoding <name>', 'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 BOM is recognised)')
+      .option('--encoding <name>', 'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 or UTF-32 BOM is recognised)')
       .option('--json', 'print {file, format, out, mapping, notes} on stdout')
       .addHelpText(
         'after',
