@@ -1,5 +1,5 @@
 /** Outputs never destroy the input or another file (issue 15 item 2), end to end through the built CLI. */
-import { link, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,28 @@ describe('an output that is the input is refused before reading (exit 2), and th
     expect(linked.code).toBe(2);
     expect(linked.stderr).toContain('is a symbolic link: memberctl never writes through one');
     expect(await readFile(join(dir, 'precious'), 'utf8')).toBe('keep me\n');
+  });
+});
+
+describe('a --rejects file that cannot be written is refused before anything is sent (exit 2)', () => {
+  it('its folder does not exist, or cannot be written (as root, only the first)', async () => {
+    const file = membersCsv(dir, 3);
+    const data = join(dir, 'sandbox.json');
+    const readOnly = join(dir, 'read-only');
+    await mkdir(readOnly, { mode: 0o555 });
+    const cases: [string, RegExp][] = [[join(dir, 'no-such-folder', 'rejects.csv'), /ENOENT \(its folder does not exist\)/]];
+    if (process.getuid?.() !== 0) cases.push([join(readOnly, 'rejects.csv'), /EACCES \(permission denied\)/]);
+    for (const [rejects, why] of cases) {
+      const run = await runCli(['import', file, '--sandbox', '--sandbox-data', data, '--rejects', rejects], env);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^error: cannot write rejects file ${rejects.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+      expect(lines[0]).toMatch(why);
+      expect(lines.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
+      // nothing was sent: the sandbox kept no member
+      expect(JSON.stringify(await readFile(data, 'utf8').catch(() => '{}'))).not.toContain('m1@example.com');
+    }
   });
 });
 
