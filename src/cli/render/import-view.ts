@@ -106,6 +106,9 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
       }
     },
     stopping(count, graceMs) {
+      // no target yet: the input or target is still opening, nothing can be in flight; the error or summary that
+      // follows at once says what the stop ended
+      if (count === 1 && target === undefined) return;
       const message =
         count === 1
           ? `stopping: nothing new is sent; waiting up to ${(graceMs / 1000).toFixed(0)} s for requests in flight. Ctrl-C again to stop at once.`
