@@ -92,6 +92,13 @@ describe('a FIFO no one writes to', () => {
     expect(result.stdout).toBe('');
   }, 60_000);
 
+  it.runIf(existsSync('/proc/self/fd'))('subscribe --from: Ctrl-C ends the wait at once, exit 130, naming the FIFO', async () => {
+    const run = await waitingOn(['subscribe', 'cust-1', '--sandbox', '--from']);
+    const result = await run.interrupt();
+    expect(result.code).toBe(130);
+    expect(result.stderr.trim()).toMatch(/^interrupted while reading --from \S*waiting-subscribe\.fifo: nothing was sent$/);
+  }, 60_000);
+
   it.runIf(existsSync('/proc/self/fd'))('validate: Ctrl-C ends the wait at once (the shell\'s 130: killed by SIGINT)', async () => {
     const run = await waitingOn(['validate']);
     const result = await run.interrupt();

@@ -94,7 +94,7 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
   const output = (command.optsWithGlobals() as { logFormat?: string }).logFormat === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
   const given = await untilCtrlC((signal) => readGiven(customerId, flags, output, signal));
-  if (given === 'cancelled') return cancelled(output, 'while reading --from -');
+  if (given === 'cancelled') return cancelled(output, `while reading --from ${flags.from ?? '-'}`);
   const settings = loadCommandSettings(command, 'push');
   const target = await resolveTarget('push', flags, settings);
   try {
