@@ -9,7 +9,7 @@ export function checkHeaders(cells: string[], file: string, line: number): strin
   headers.forEach((name, index) => {
     const first = firstColumn.get(name);
     if (first === undefined) firstColumn.set(name, index + 1);
-    else duplicates.push(`"${name}" (columns ${first} and ${index + 1})`);
+    else duplicates.push(`${quotedHeader(name)} (columns ${first} and ${index + 1})`);
   });
   if (duplicates.length > 0) {
     throw new InputError(`${file} line ${line}: duplicate column${duplicates.length > 1 ? 's' : ''} ${duplicates.join(', ')}`, {
@@ -20,6 +20,11 @@ export function checkHeaders(cells: string[], file: string, line: number): strin
     });
   }
   return headers;
+}
+
+/** A header's name for a message: quoted, its first 60 characters (a broken file's "name" can be megabytes). */
+export function quotedHeader(name: string): string {
+  return `"${name.length > 60 ? `${name.slice(0, 60)}…` : name}"`;
 }
 
 /**

@@ -4,6 +4,7 @@
  * required field nothing gives, are usage errors naming the header and the closest field or headers.
  */
 import { UsageError, type Problem } from '../../errors.js';
+import { quotedHeader } from '../../io/csv-rows.js';
 import type { Feed, FieldRule, Mapping } from './mapping-file.js';
 import { checkRequiredFields } from './required-fields.js';
 import { compileCellReader } from './rules/cell-rule.js';
@@ -95,7 +96,7 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
   // with a mapping, a missing required field is what is left to map; without one, the unknown columns come first
   if (mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
   if (unknown.length > 0 && !options.ignoreUnknownColumns) {
-    const shown = unknown.slice(0, 5).map((c) => `"${c.header}" (column ${c.index + 1}${suggestionFor(c.header)})`);
+    const shown = unknown.slice(0, 5).map((c) => `${quotedHeader(c.header)} (column ${c.index + 1}${suggestionFor(c.header)})`);
     if (unknown.length > shown.length) shown.push(`and ${unknown.length - shown.length} more`);
     const list = shown.join(', ');
     throw new UsageError(`${file} line 1: unknown column${unknown.length > 1 ? 's' : ''} ${list}`, {
@@ -104,7 +105,7 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
     });
   }
   if (!mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
-  const ignored = unknown.map((c) => `${file}: ignoring unknown column "${c.header}" (column ${c.index + 1})`);
+  const ignored = unknown.map((c) => `${file}: ignoring unknown column ${quotedHeader(c.header)} (column ${c.index + 1})`);
   return { columns, fields, warnings: [...ignored, ...warnings] };
 }
 

@@ -5,6 +5,7 @@
 import { UsageError } from '../../errors.js';
 import type { ResolvedColumn, ResolvedField } from './csv-columns.js';
 import { editDistance, normalizeName } from './targets.js';
+import { quotedHeader } from '../../io/csv-rows.js';
 
 export const REQUIRED_FIELDS = ['memberId', 'isActive', 'createdAt'] as const;
 
@@ -34,7 +35,7 @@ export function headersLike(field: (typeof REQUIRED_FIELDS)[number], headers: re
     if (at !== -1) return at;
     const spaced = header.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
     if (STEMS[field].test(spaced) || STEMS[field].test(name)) return 100;
-    return editDistance(name, normalizeName(field)) <= 3 ? 200 : Infinity;
+    return editDistance(name, normalizeName(field), 3) <= 3 ? 200 : Infinity;
   };
   return headers
     .map((header) => ({ header, score: score(header) }))
@@ -58,7 +59,7 @@ export function checkRequiredFields(columns: readonly ResolvedColumn[], fields: 
   if (missing.length === 0) return;
   const parts = missing.map((field) => {
     const like = headersLike(field, headers);
-    return `${field} (${like.length > 0 ? `closest headers: ${like.map((h) => `"${h}"`).join(', ')}` : 'no header looks like it'})`;
+    return `${field} (${like.length > 0 ? `closest headers: ${like.map(quotedHeader).join(', ')}` : 'no header looks like it'})`;
   });
   throw new UsageError(`${file} line 1: no column gives the required field${missing.length > 1 ? 's' : ''} ${parts.join('; ')}`, {
     code: 'missing-required-field',

@@ -92,11 +92,12 @@ export function closestName(name: string, candidates: readonly string[]): string
   const wanted = normalizeName(name);
   let best: string | undefined;
   let bestDistance = Infinity;
+  const close = Math.max(2, Math.floor(wanted.length / 3));
   for (const candidate of candidates) {
-    const d = editDistance(wanted, normalizeName(candidate));
+    const d = editDistance(wanted, normalizeName(candidate), close);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  if (best !== undefined && bestDistance <= Math.max(2, Math.floor(wanted.length / 3))) return best;
+  if (best !== undefined && bestDistance <= close) return best;
   best = undefined;
   let bestLength = 0;
   for (const candidate of candidates) {
@@ -107,8 +108,12 @@ export function closestName(name: string, candidates: readonly string[]): string
   return best;
 }
 
-/** Levenshtein distance (two rows; names are short). */
-export function editDistance(a: string, b: string): number {
+/**
+ * Levenshtein distance (two rows; names are short). Above `limit` it may return any number above it: the lengths'
+ * difference alone, without comparing letters (a broken file's header "name" can be megabytes long).
+ */
+export function editDistance(a: string, b: string, limit = Infinity): number {
+  if (Math.abs(a.length - b.length) > limit) return Math.abs(a.length - b.length);
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
