@@ -39,10 +39,10 @@ export function checkEncodingName(name: string): string {
   });
 }
 
-/** What the first bytes say: a BOM, a UTF-16 text without one, or a file format that is not text. */
+/** What the first bytes say: a BOM, a UTF-16 or UTF-32 text without one, or a file format that is not text. */
 export type HeadKind =
   | { kind: 'text'; encoding?: 'utf-8' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be'; bom: boolean }
-  | { kind: 'utf16-no-bom'; encoding: 'utf-16le' | 'utf-16be' }
+  | { kind: 'wide-no-bom'; encoding: 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be' }
   | { kind: 'binary'; what: string; hint: string };
 
 export function sniffHead(head: Buffer, name: string): HeadKind {
@@ -61,6 +61,8 @@ export function sniffHead(head: Buffer, name: string): HeadKind {
   if (head.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))) {
     return { kind: 'binary', what: 'an Excel 97–2003 workbook (.xls), which memberctl does not read', hint: 'In Excel: File → Save As → Excel Workbook (.xlsx) or CSV UTF-8, then read that file.' };
   }
+  const utf32 = utf32WithoutBom(head);
+  if (utf32) return { kind: 'wide-no-bom', encoding: utf32 };
   // ASCII text in UTF-16 has a zero in every other byte
   const pairs = Math.min(64, head.length >> 1);
   if (pairs >= 4) {
@@ -70,10 +72,28 @@ export function sniffHead(head: Buffer, name: string): HeadKind {
       if (head[2 * i] === 0) evenZeros++;
       if (head[2 * i + 1] === 0) oddZeros++;
     }
-    if (oddZeros >= pairs * 0.7 && evenZeros === 0) return { kind: 'utf16-no-bom', encoding: 'utf-16le' };
-    if (evenZeros >= pairs * 0.7 && oddZeros === 0) return { kind: 'utf16-no-bom', encoding: 'utf-16be' };
+    if (oddZeros >= pairs * 0.7 && evenZeros === 0) return { kind: 'wide-no-bom', encoding: 'utf-16le' };
+    if (evenZeros >= pairs * 0.7 && oddZeros === 0) return { kind: 'wide-no-bom', encoding: 'utf-16be' };
   }
   return { kind: 'text', bom: false };
+}
+
+/**
+ * Text in UTF-32 has the two high bytes of every 4 zero (every character below U+10000) and, Latin text, mostly a
+ * non-zero lowest byte; no UTF-8 or UTF-16 text looks so (it would be NUL characters).
+ */
+function utf32WithoutBom(head: Buffer): 'utf-32le' | 'utf-32be' | undefined {
+  const quads = Math.min(32, head.length >> 2);
+  if (quads < 4) return undefined;
+  const shaped = (high: [number, number], low: number): boolean => {
+    let lowSet = 0;
+    for (let i = 0; i < quads; i++) {
+      if (head[4 * i + high[0]] !== 0 || head[4 * i + high[1]] !== 0) return false;
+      if (head[4 * i + low] !== 0) lowSet++;
+    }
+    return lowSet >= quads * 0.7;
+  };
+  return shaped([2, 3], 0) ? 'utf-32le' : shaped([0, 1], 3) ? 'utf-32be' : undefined;
 }
 
 function zipKind(head: Buffer, lower: string): HeadKind {
@@ -100,7 +120,7 @@ export function isWideUnicode(name: string): boolean {
   return /^(utf-?(16|32)(le|be)?|ucs-?[24])$/.test(name);
 }
 
-export function utf16WithoutBomError(file: string, encoding: string): InputError {
+export function noBomError(file: string, encoding: string): InputError {
   return new InputError(`${file} looks like ${encoding.toUpperCase()} text without a byte order mark`, {
     code: 'input-encoding', file, line: 1, hint: `Read it with --encoding ${encoding}.`,
   });

@@ -8,7 +8,7 @@ import { openCsv } from './csv-reader.js';
 import { csvWorkerEntry } from './csv-worker-client.js';
 import { openInputBytes, type InputBytes } from './input-bytes.js';
 import { formatFromName, sniffFormat } from './input-format.js';
-import { checkEncodingName, checkedUtf8, decodeToUtf8, isWideUnicode, notTextError, sniffHead, utf16WithoutBomError, type TextEncoding } from './input-encoding.js';
+import { checkEncodingName, checkedUtf8, decodeToUtf8, isWideUnicode, notTextError, sniffHead, noBomError, type TextEncoding } from './input-encoding.js';
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
 import { Utf8LineChecker } from './utf8-check.js';
@@ -101,7 +101,7 @@ async function checkWorkbookHead(raw: InputBytes, file: string, path: string): P
   if (kind.kind === 'binary') throw notTextError(file, kind);
   const wide = kind.encoding !== undefined && isWideUnicode(kind.encoding);
   if (wide || !head.some((byte) => byte < 0x09)) {
-    const encoding = kind.kind === 'utf16-no-bom' ? ` --encoding ${kind.encoding}` : '';
+    const encoding = kind.kind === 'wide-no-bom' ? ` --encoding ${kind.encoding}` : '';
     throw new InputError(`${file} is ${wide ? `${kind.encoding!.slice(0, 6).toUpperCase()} ` : ''}text, not an Excel workbook (.xlsx)`, {
       code: 'input-xlsx',
       file,
@@ -151,8 +151,8 @@ async function textEncoding(bytes: InputBytes, file: string, options: SourceOpti
   const kind = sniffHead(head, options.path);
   if (kind.kind === 'binary') throw notTextError(file, kind);
   const given = options.encoding === undefined ? undefined : checkEncodingName(options.encoding);
-  if (kind.kind === 'utf16-no-bom') {
-    if (given === undefined) throw utf16WithoutBomError(file, kind.encoding);
+  if (kind.kind === 'wide-no-bom') {
+    if (given === undefined) throw noBomError(file, kind.encoding);
     return { name: given, bom: false };
   }
   if (given !== undefined && kind.encoding !== undefined && kind.encoding !== given) {

@@ -83,6 +83,15 @@ describe('input encodings', () => {
     expect((await readAll({ path, encoding: 'utf-16le' })).records.map((r) => r.raw)).toEqual(CELLS);
   });
 
+  it.each(['utf-32le', 'utf-32be'] as const)('%s without a BOM is named too (not read as UTF-8 with NULs); with the flag it reads', async (encoding) => {
+    const path = dir.write(`nobom-${encoding}.csv`, iconv.encode(TEXT, encoding));
+    const error = await failure(readAll({ path }));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error!.message).toBe(`${path} looks like ${encoding.toUpperCase()} text without a byte order mark`);
+    expect((error as InputError).hint).toBe(`Read it with --encoding ${encoding}.`);
+    expect((await readAll({ path, encoding })).records.map((r) => r.raw)).toEqual(CELLS);
+  });
+
   it('a workbook or archive is named for what it is, never with an encoding hint', async () => {
     const zipHead = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('[Content_Types].xml xl/workbook.xml')]);
     const cases: [string, Buffer, string][] = [
