@@ -5,6 +5,7 @@
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readlinkSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, isolatedEnv, runCli, tempDir, until, type RunResult } from './import-helper.js';
@@ -48,6 +49,19 @@ describe('inputs that are no file to read', () => {
     chmodSync(locked, 0o200);
     expectOneLineError(await runCli(['validate', locked], env), locked, /permission denied/);
   });
+});
+
+describe('a FIFO', () => {
+  it('is read whole once its writer comes, and its close is the end', async () => {
+    const fifo = join(dir, 'written.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const running = runCli(['validate', fifo, '--json'], env);
+    // (this open waits for the CLI's read side, as any writer's does)
+    await writeFile(fifo, 'memberId,email,firstName,isActive,createdAt\nm1,m1@example.com,A,true,2024-01-05T09:00:00Z\nm2,m2@example.com,B,maybe,2024-01-05T09:00:00Z\n');
+    const result = await running;
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 2, valid: 1, invalid: 1 });
+  }, 60_000);
 });
 
 describe('a FIFO no one writes to', () => {
