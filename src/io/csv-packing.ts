@@ -1,13 +1,16 @@
 /**
  * A chunk's CSV records in a form a worker can hand over without copying them cell by cell: every cell's UTF-8
- * bytes in one buffer, where each cell ends, and four numbers per record. Structured cloning 500 records of a
+ * bytes in one buffer, where each cell ends, and five numbers per record. Structured cloning 500 records of a
  * dozen strings would cost the main thread about what parsing them did; this costs it one string per cell.
  */
 import type { SourceRecord } from './source.js';
 
 export interface PackedRecords {
-  /** Per record: its number, its first line, its last line, how many cells, flags (UNTERMINATED, HAS_ERROR). */
-  meta: Int32Array;
+  /**
+   * Per record: its number, its first line, its last line, how many cells, flags (UNTERMINATED, HAS_ERROR).
+   * Doubles, not 32-bit integers: a file of billions of blank lines numbers its records' lines past 2^31.
+   */
+  meta: Float64Array;
   /** The cells' text, one after another, as latin1 bytes when every character fits one, else UTF-16 (its buffer is transferred). */
   text: Uint8Array;
   wide: boolean;
@@ -28,7 +31,7 @@ const WIDE = /[^\u0000-\u00ff]/;
  * give) or UTF-16 (a copy too): no UTF-8 encoding cell by cell, and cell boundaries in characters.
  */
 export function packRecords(records: readonly SourceRecord[], ends: readonly number[]): PackedRecords {
-  const meta = new Int32Array(records.length * FIELDS);
+  const meta = new Float64Array(records.length * FIELDS);
   let cellCount = 0;
   for (const record of records) cellCount += (record.raw as string[]).length;
   const cellEnds = new Uint32Array(cellCount);

@@ -112,6 +112,11 @@ describe('CSV parsed in a worker', () => {
     ];
     expect(unpackRecords(packRecords(records, [2, 4, 6]))).toEqual({ records, ends: [2, 4, 6] });
   });
+
+  it('keeps line numbers past 2^31 (a file of billions of blank lines): on the main thread they are plain numbers', () => {
+    const records: SourceRecord[] = [{ record: 1, line: 2 ** 31 + 5, raw: ['a'] }, { record: 2, line: 2 ** 32 + 1, raw: ['b'] }];
+    expect(unpackRecords(packRecords(records, [2 ** 31 + 6, 2 ** 32 + 1]))).toEqual({ records, ends: [2 ** 31 + 6, 2 ** 32 + 1] });
+  });
 });
 
 describe('openRecordSource on a file', () => {
