@@ -1,6 +1,6 @@
 /**
- * A chunk's CSV records in a form a worker can hand over without copying them cell by cell: every cell's UTF-8
- * bytes in one buffer, where each cell ends, and five numbers per record. Structured cloning 500 records of a
+ * A chunk's CSV records in a form a worker can hand over without copying them cell by cell: every cell's text in
+ * one buffer (latin1 or UTF-16), where each cell ends, and five numbers per record. Structured cloning 500 records of a
  * dozen strings would cost the main thread about what parsing them did; this costs it one string per cell.
  */
 import type { SourceRecord } from './source.js';

@@ -25,8 +25,11 @@ export class WorkerCsvParser {
   readonly #replies: FromWorker[] = [];
   #wake: (() => void) | undefined;
   #failure: Error | undefined;
+  /** Why reading the input failed, thrown once the replies to the chunks read before it have been handed out. */
+  #readFailure: { error: unknown } | undefined;
   #unanswered = 0;
-  #inputEnded = false;
+  /** Wakes the reading loop when a reply frees a place among the AHEAD. */
+  #slotFreed: (() => void) | undefined;
   /** The worker's last reply has come: nothing more to read. */
   #parsed = false;
   #closed = false;
@@ -50,6 +53,7 @@ export class WorkerCsvParser {
     this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));
     this.#worker.on('error', (error) => this.#fail(new Error(`the CSV parsing worker failed: ${error.message}`)));
     this.#worker.on('exit', (code) => this.#fail(new Error(`the CSV parsing worker exited (code ${code})`)));
+    void this.#handOver();
   }
 
   /** The header's cells; undefined when the input ended before a header line. */
@@ -80,32 +84,31 @@ export class WorkerCsvParser {
     this.#closed = true;
     this.#worker.removeAllListeners('exit');
     this.#wake?.();
+    this.#slotFreed?.();
     await Promise.all([this.bytes.close(), this.#worker.terminate()]);
   }
 
-  /** The next reply's records, after handing the worker more bytes; undefined once the input has ended. */
+  /** The next reply's records (the header checked first, when it has it); undefined once the input has ended. */
   async #next(): Promise<{ headers?: string[]; records: SourceRecord[] } | undefined> {
     if (this.#parsed || this.#closed) return undefined;
-    await this.#handOver();
     const reply = await this.#reply();
     if (reply === undefined) return undefined; // closed while waiting
     this.#unanswered--;
-    if (reply.type === 'input-error') {
-      await this.close();
-      throw new InputError(reply.message, { code: reply.code, file: reply.file, line: reply.line, hint: reply.hint });
-    }
+    this.#slotFreed?.();
     if (reply.type === 'failed') {
       await this.close();
       throw new Error(reply.message);
     }
     let headers: string[] | undefined;
-    if (reply.headers) {
-      try {
-        headers = checkHeaderLine(this.#file, reply.headers, reply.headerLines.start, this.#utf8?.claim(reply.headerLines.end));
-      } catch (error) {
-        await this.close();
-        throw error;
+    try {
+      if (reply.headers) headers = checkHeaderLine(this.#file, reply.headers, reply.headerLines.start, this.#utf8?.claim(reply.headerLines.end));
+      if (reply.type === 'input-error') {
+        if (reply.lastLine !== undefined) this.#utf8?.claim(reply.lastLine);
+        throw new InputError(reply.message, { code: reply.code, file: reply.file, line: reply.line, hint: reply.hint });
       }
+    } catch (error) {
+      await this.close();
+      throw error;
     }
     const { records, ends } = unpackRecords(reply.packed);
     if (this.#utf8) {
@@ -118,20 +121,30 @@ export class WorkerCsvParser {
     return { headers, records };
   }
 
+  /**
+   * Reads the input and hands it to the worker, up to AHEAD chunks unanswered, on its own: the replies to what was
+   * read are handed out while the next read waits (a pipe whose writer pauses holds back none of the records).
+   */
   async #handOver(): Promise<void> {
-    while (this.#unanswered < AHEAD && !this.#inputEnded) {
-      const chunk = await this.bytes.next();
-      let message: ToWorker;
-      if (chunk === undefined) {
-        this.#inputEnded = true;
-        message = { type: 'end' };
-        this.#worker.postMessage(message);
-      } else {
+    try {
+      for (;;) {
+        while (this.#unanswered >= AHEAD && !this.#closed) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+        if (this.#closed) return;
+        const chunk = await this.bytes.next();
+        if (this.#closed) return;
+        this.#unanswered++;
+        if (chunk === undefined) {
+          const message: ToWorker = { type: 'end' };
+          this.#worker.postMessage(message);
+          return;
+        }
         const bytes = new Uint8Array(chunk); // a copy of its own: a read chunk may share its memory with others
-        message = { type: 'chunk', bytes };
+        const message: ToWorker = { type: 'chunk', bytes };
         this.#worker.postMessage(message, [bytes.buffer]);
       }
-      this.#unanswered++;
+    } catch (error) {
+      this.#readFailure = { error };
+      this.#wake?.();
     }
   }
 
@@ -141,6 +154,10 @@ export class WorkerCsvParser {
       while (this.#replies.length === 0) {
         if (this.#closed) return undefined;
         if (this.#failure) throw this.#failure;
+        if (this.#readFailure && this.#unanswered === 0) {
+          await this.close();
+          throw this.#readFailure.error;
+        }
         await new Promise<void>((resolve) => (this.#wake = resolve));
       }
       return this.#replies.shift()!;

@@ -27,8 +27,9 @@ port.on('message', (message: ToWorker) => {
     reply = { type: 'parsed', headers, headerLines: core.headerLines, packed, ended: core.ended };
     port.postMessage(reply, transferables(packed));
   } catch (error) {
+    const headers = !headersSent && core.headers ? core.headers : undefined;
     reply = error instanceof InputError
-      ? { type: 'input-error', message: error.message, code: error.code, file: error.file, line: error.line, hint: error.hint }
+      ? { type: 'input-error', message: error.message, code: error.code, file: error.file, line: error.line, hint: error.hint, headers, headerLines: core.headerLines, lastLine: core.take().ends.at(-1) }
       : { type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
     port.postMessage(reply);
   }

@@ -43,6 +43,13 @@ export class Utf8LineChecker {
   private keepLines = true;
   private first: (BadByte & { lfLine: number }) | undefined;
   private multibyte = false;
+  /** The (CSV) line of the first well-formed multi-byte character. */
+  private multibyteLine: number | undefined;
+  /**
+   * The last line a record claimed: a CSV summary speaks of the lines read as records, not of the bytes read ahead
+   * of them (how far that is depends on the chunking and on the parsing worker; --limit stops short of the end).
+   */
+  private claimedUpTo = 0;
 
   check(chunk: Buffer): void {
     let rest = chunk;
@@ -60,7 +67,7 @@ export class Utf8LineChecker {
       this.carry = undefined;
       // a byte that cannot continue the sequence (a newline, a letter) ends it as invalid at once
       if (continued === need && isUtf8(Buffer.concat([carry.bytes, rest.subarray(0, need)]))) {
-        this.multibyte = true;
+        this.noteMultibyte(this.csvLine);
         rest = rest.subarray(need);
         restOffset += need;
       } else this.noteBad(carry.bytes[0]!, carry.offset, this.line, this.csvLine);
@@ -68,7 +75,11 @@ export class Utf8LineChecker {
     const cut = incompleteTailStart(rest);
     const body = cut === rest.length ? rest : rest.subarray(0, cut);
     if (!isUtf8(body)) this.findBad(body, restOffset);
-    else if (!this.multibyte && !isAscii(body)) this.multibyte = true;
+    else if (this.multibyteLine === undefined && !isAscii(body)) {
+      const at = body.findIndex((byte) => byte >= 0x80);
+      const before = body.subarray(0, at);
+      this.noteMultibyte(this.csvLine + countNewlines(before) + lineBreaksBesideFeeds(before, this.afterCR));
+    }
     const feeds = countNewlines(body);
     this.line += feeds;
     this.csvLine += feeds + lineBreaksBesideFeeds(body, this.afterCR);
@@ -87,6 +98,7 @@ export class Utf8LineChecker {
 
   /** Removes and returns the first bad byte on lines up to `lastLine`, if any (and drops the others up to it). */
   claim(lastLine: number): BadByte | undefined {
+    if (lastLine > this.claimedUpTo) this.claimedUpTo = lastLine;
     const first = this.bad[0];
     if (!first || first.line > lastLine) return undefined;
     while (this.bad.length > 0 && this.bad[0]!.line <= lastLine) this.bad.shift();
@@ -99,11 +111,21 @@ export class Utf8LineChecker {
     this.bad.length = 0;
   }
 
-  /** Undefined while every byte read was UTF-8. Lines as a CSV parser counts them, or by line feeds for JSON (firstOnly). */
+  /**
+   * Undefined while every byte read was UTF-8 (for CSV: every line a record claimed). Lines as a CSV parser counts
+   * them, or by line feeds for JSON (firstOnly).
+   */
   summary(): InvalidUtf8Summary | undefined {
     if (!this.first) return undefined;
     const { lfLine, ...first } = this.first;
-    return { first: this.keepLines ? first : { ...first, line: lfLine }, mixed: this.multibyte };
+    if (!this.keepLines) return { first: { ...first, line: lfLine }, mixed: this.multibyte };
+    if (first.line > this.claimedUpTo) return undefined;
+    return { first, mixed: this.multibyteLine !== undefined && this.multibyteLine <= this.claimedUpTo };
+  }
+
+  private noteMultibyte(csvLine: number): void {
+    this.multibyte = true;
+    this.multibyteLine ??= csvLine;
   }
 
   private noteBad(byte: number, offset: number, lfLine: number, csvLine: number): void {
@@ -132,7 +154,7 @@ export class Utf8LineChecker {
       afterCR = false;
       const length = validSequenceAt(body, i);
       if (length > 0) {
-        this.multibyte = true;
+        this.noteMultibyte(csvLine);
         i += length;
       } else {
         // without lines to keep, the scan only goes on to learn whether the input also holds real UTF-8

@@ -45,6 +45,13 @@ const cases: Array<{ name: string; args: string[]; code: number }> = [
   { name: '--encoding windows-1252', args: [file('cp1252.csv', Buffer.from([HEADER, ...rows(6, (r) => `Jos\u00e9 ${r} \u00e6`)].join('\r\n'), 'latin1')), '--encoding', 'windows-1252'], code: 0 },
   { name: 'UTF-16LE with a BOM', args: [file('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${[HEADER, ...rows(5, () => '\u00c5sa \u{1F600}')].join('\r\n')}\r\n`, 'utf16le')]))], code: 0 },
   { name: 'lone CR line ends with a bad byte three rows down', args: [file('mac.csv', Buffer.concat([Buffer.from(`${HEADER}\r${row(1)}\r${row(2)}\rm3,m3@example.com,X`), Buffer.from([0xe9]), Buffer.from(`,true,2024-01-05T09:00:00Z\r${row(4)}\r`)]))], code: 3 },
+  {
+    // the worker reads further ahead than the main thread: what the not-UTF-8 warning says ("is not UTF-8" or
+    // "mixes UTF-8 with another encoding") depends on the records read, not on bytes read ahead of --limit
+    name: '--limit before the UTF-8 text of a file that mixes encodings',
+    args: [file('mixed-late.csv', Buffer.concat([Buffer.from(`${HEADER}\n`), Buffer.from(`${row(1, 'Ren\u00e9')}\n`, 'latin1'), Buffer.from(`${rows(4000).slice(1).join('\n')}\n${row(4001, 'Zo\u00eb')}\n`)])), '--limit', '5'],
+    code: 3,
+  },
   { name: 'a quote never closed near the end', args: [file('unclosed.csv', `${[HEADER, ...rows(8)].join('\n')}\nm9,m9@example.com,"oops,true,2024-01-05T09:00:00Z\n${row(10)}\n`)], code: 2 },
   { name: 'a header that is not UTF-8', args: [file('bad-header.csv', Buffer.concat([Buffer.from('memberId,email,first'), Buffer.from([0xe9]), Buffer.from(`,isActive,createdAt\n${row(1)}\n`)]))], code: 2 },
 ];

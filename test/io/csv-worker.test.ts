@@ -77,7 +77,8 @@ describe('CSV parsed in a worker', () => {
         const there = await parse(content, chunkSize, true);
         expect(there).toEqual(here);
       }),
-      { numRuns: 60 },
+      // "\t\n\"": a header of two empty names, then a quote never closed: the header is refused first, as on this thread
+      { numRuns: 60, examples: [[Buffer.from([9, 10, 34]), 1], [Buffer.from([97,34,13,10,34,255,195,97,34,13,10,34]), 1]] },
     );
   });
 
@@ -91,6 +92,31 @@ describe('CSV parsed in a worker', () => {
     expect(records).toHaveLength(20_000);
     expect(records[19_999]).toEqual({ record: 20_000, line: 20_001, raw: ['m-19999', 'Ann, 19999', 'København 0'] });
     expect(input.closed).toBe(true);
+  });
+
+  it('hands out the records of the bytes read so far while the input is silent (a pipe whose writer pauses)', async () => {
+    // the first chunk, then nothing until the reader closes the input (as Ctrl-C does): the worker used to wait for
+    // four chunks before answering the first, so an import fed slowly by a pipe sent nothing and accounted for nothing
+    let closed = false;
+    let release: () => void = () => undefined;
+    const chunks = [Buffer.from('memberId,name\nm1,Ann\nm2,Bo\n')];
+    const silent: InputBytes = {
+      next: async () => chunks.shift() ?? (closed ? undefined : await new Promise<undefined>((resolve) => (release = () => resolve(undefined)))),
+      unshift: (chunk) => void chunks.unshift(chunk),
+      bytesRead: () => 0,
+      async close() {
+        closed = true;
+        release();
+      },
+    };
+    const csv = await openCsv(silent, 'pipe.csv', { worker });
+    expect(csv.headers).toEqual(['memberId', 'name']);
+    const records = csv.records[Symbol.asyncIterator]();
+    // csv-parse keeps the last line until it knows the line is whole (what follows a \r may be its \n), here too
+    expect((await records.next()).value).toEqual([{ record: 1, line: 2, raw: ['m1', 'Ann'] }]);
+    await silent.close();
+    expect((await records.next()).value).toEqual([{ record: 2, line: 3, raw: ['m2', 'Bo'] }]);
+    expect(await records.next()).toEqual({ done: true, value: undefined });
   });
 
   it('stops when the reader stops early: the input is closed and the run does not wait for the worker', async () => {

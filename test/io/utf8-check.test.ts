@@ -31,6 +31,21 @@ describe('Utf8LineChecker', () => {
     expect(checker.claim(4)).toMatchObject({ line: 4, byte: 0xff });
   });
 
+  it('for CSV, speaks of the lines records claimed, not of the bytes read ahead of them (--limit, the parsing worker)', () => {
+    const checker = new Utf8LineChecker();
+    checker.check(Buffer.concat([Buffer.from('id,name\n1,Ren'), Buffer.from([0xe9]), Buffer.from('\n2,Bo\n3,Zo\u00eb\n4,'), Buffer.from([0xff]), Buffer.from('\n')]));
+    checker.end();
+    expect(checker.summary()).toBeUndefined(); // nothing claimed yet: only read ahead
+    checker.claim(1);
+    expect(checker.summary()).toBeUndefined(); // the header is UTF-8
+    expect(checker.claim(2)).toMatchObject({ line: 2, byte: 0xe9 });
+    expect(checker.summary()).toEqual({ first: { line: 2, byte: 0xe9, offset: 13 }, mixed: false });
+    checker.claim(3);
+    expect(checker.summary()).toMatchObject({ mixed: false });
+    checker.claim(4); // Zoë: real UTF-8 on a line a record read
+    expect(checker.summary()).toMatchObject({ first: { line: 2 }, mixed: true });
+  });
+
   it.each([true, false])('finds the first bad byte and whether real UTF-8 is there too, at any chunking (lines kept: %s)', (keepLines) => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 8 }), (pieces, cuts) => {
@@ -43,6 +58,7 @@ describe('Utf8LineChecker', () => {
           at += size;
         }
         checker.end();
+        if (keepLines) checker.claim(Infinity); // a CSV reader that read every line as records
         const summary = checker.summary();
         if (isUtf8(bytes)) {
           expect(summary).toBeUndefined();
