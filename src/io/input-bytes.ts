@@ -141,12 +141,16 @@ function gunzipped(first: Buffer, raw: RawInput, file: string): Chunks {
 function handOut(raw: RawInput, chunks: Chunks): InputBytes {
   const pending: Buffer[] = [];
   let closed = false;
+  // a read waiting on a pipe whose writer pauses (stdin is paused, never destroyed) ends when the input is closed:
+  // a Ctrl-C mid-run would otherwise wait for the writer's next bytes, or its close
+  let endWait: (() => void) | undefined;
   return {
     async next() {
       if (pending.length > 0) return pending.pop();
       if (closed) return undefined;
       try {
-        return await chunks.next();
+        const closing = new Promise<undefined>((resolve) => (endWait = () => resolve(undefined)));
+        return await Promise.race([chunks.next(), closing]);
       } catch (error) {
         // a read cut short by close() is the end, not a failure
         if (closed) return undefined;
@@ -161,6 +165,7 @@ function handOut(raw: RawInput, chunks: Chunks): InputBytes {
     async close() {
       if (closed) return;
       closed = true;
+      endWait?.();
       pending.length = 0;
       chunks.destroy();
       await raw.close();
