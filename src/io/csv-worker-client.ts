@@ -51,8 +51,10 @@ export class WorkerCsvParser {
     // only a pending reply keeps the process alive: an abandoned parser never holds it
     this.#worker.unref();
     this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));
-    this.#worker.on('error', (error) => this.#fail(new Error(`the CSV parsing worker failed: ${error.message}`)));
-    this.#worker.on('exit', (code) => this.#fail(new Error(`the CSV parsing worker exited (code ${code})`)));
+    // (the way out, should a worker fail where the main thread would not: out of memory on a hostile file, say)
+    const wayOut = 'MEMBERCTL_CSV_WORKER=never parses on the main thread';
+    this.#worker.on('error', (error) => this.#fail(new Error(`the CSV parsing worker failed: ${error.message}; ${wayOut}`)));
+    this.#worker.on('exit', (code) => this.#fail(new Error(`the CSV parsing worker exited (code ${code}); ${wayOut}`)));
     void this.#handOver();
   }
 

@@ -106,6 +106,21 @@ describe('a CSV parsed in the worker thread gives what the main thread gives', (
     expect(fromWorker).toEqual(fromMain);
   });
 
+  it('a worker that fails is one error naming the way out (parsing on the main thread), exit 1, no hang', async () => {
+    const failing = join(dir, 'failing-worker.mjs');
+    writeFileSync(failing, "import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) throw new Error('no worker today');\n");
+    const env = isolatedEnv({ MEMBERCTL_CSV_WORKER: 'always', NODE_OPTIONS: `--import ${failing}` });
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'import', tricky, '--sandbox', '--no-journal'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the CSV parsing worker failed: no worker today; MEMBERCTL_CSV_WORKER=never parses on the main thread/);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+
   it('the tricky file: every record in one bucket, the bad ones in the rejects file with their lines', async () => {
     const { report, rejects } = await importWith('always', 'buckets', [tricky]);
     expect(report).toMatchObject({ rows: 15, invalid: 6, importedCount: 9, rejected: 0, failed: 0 });
