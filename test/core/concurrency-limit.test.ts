@@ -39,6 +39,19 @@ describe('adaptive concurrency limit', () => {
     expect(limit.current).toBe(16);
   });
 
+  it('in slow start, grows on the new limit\'s own answers: earlier ones, sent into a shorter queue, do not hide a queue', () => {
+    const limit = new AdaptiveLimit({ initial: 16, max: 64 });
+    const first = Array.from({ length: 16 }, () => limit.attempt());
+    const second = Array.from({ length: 16 }, () => limit.attempt()); // left as the first were answered
+    first.forEach((ended) => ended(ok(50)));
+    expect(limit.current).toBe(32);
+    const fresh = Array.from({ length: 16 }, () => limit.attempt());
+    // the earlier requests come back fast; the new limit's own wait in the server's queue, twice the floor
+    second.forEach((ended) => ended(ok(50)));
+    fresh.forEach((ended) => ended(ok(100)));
+    expect(limit.current).toBe(32); // held, not doubled to 64
+  });
+
   it('keeps growing in steady state by about √limit per round trip while latency stays near its floor', () => {
     const limit = new AdaptiveLimit({ initial: 16, max: 64 });
     roundTrip(limit, { ms: 100, status: 503 }); // the first overload ends slow start: 16 × 0.7

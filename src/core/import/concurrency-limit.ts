@@ -165,22 +165,28 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     if (!isMeasure(attempt)) return; // a 500 or a reset connection says nothing about capacity
     this.#floorMs = Math.min(this.#floorMs, attempt.ms);
-    // In slow start the limit has only grown: an answer to a request sent under a smaller limit that came back
-    // near the floor still says "more would fit". Waiting for a whole round trip of the new limit's own answers
-    // took two round trips per doubling (4 to 32 in 0.65 s against a server 100 ms away, a third of a 200k run).
-    if (epoch !== this.#epoch && this.#phase !== 'slow-start') return;
+    // In slow start the limit has only grown: an answer to a request sent under a smaller limit counts toward
+    // closing the round trip. Waiting for a whole round trip of the new limit's own answers took two round trips
+    // per doubling (4 to 32 in 0.65 s against a server 100 ms away, a third of a 200k run). Whether to grow is still
+    // judged on the new limit's own answers when there are enough of them (#closeWindow).
+    const fresh = epoch === this.#epoch;
+    if (!fresh && this.#phase !== 'slow-start') return;
     const w = this.#window;
     w.ms.push(attempt.ms);
+    if (fresh) w.freshMs.push(attempt.ms);
     w.filled ||= filled;
     if (w.ms.length >= Math.max(this.current, MIN_WINDOW)) this.#closeWindow();
   }
 
   #closeWindow(): void {
-    const { ms, filled } = this.#window;
+    const { ms, freshMs, filled } = this.#window;
     this.#window = emptyWindow();
     ms.sort((a, b) => a - b);
     const minMs = ms[0]!;
-    const medianMs = ms[(ms.length - 1) >> 1]!;
+    // answers sent under the smaller limit saw a shorter queue: with capacity 8 at 50 ms they kept the median low
+    // and doubled the limit from 16 to 32, into the server's 503s
+    const judged = freshMs.length >= MIN_WINDOW ? freshMs.sort((a, b) => a - b) : ms;
+    const medianMs = judged[(judged.length - 1) >> 1]!;
     this.#floorMs = Math.min(minMs, this.#floorMs * FLOOR_DRIFT);
     const ceilingMs = this.#floorMs * this.settings.tolerance + this.settings.slackMs;
     if (minMs > ceilingMs) {
@@ -201,9 +207,12 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   }
 }
 
-/** A window's answers so far (their durations, at most the limit's worth) and whether a request filled the limit. */
-function emptyWindow(): { ms: number[]; filled: boolean } {
-  return { ms: [], filled: false };
+/**
+ * A window's answers so far (their durations, at most the limit's worth), those of requests sent under the current
+ * limit among them, and whether a request filled the limit.
+ */
+function emptyWindow(): { ms: number[]; freshMs: number[]; filled: boolean } {
+  return { ms: [], freshMs: [], filled: false };
 }
 
 function clamp(value: number, low: number, high: number): number {
