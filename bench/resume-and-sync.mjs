@@ -7,7 +7,7 @@
 // Usage: node bench/resume-and-sync.mjs [ROWS=1000000] [FILE.csv]. Exports runStateBench() for bench/run.mjs.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -43,6 +43,9 @@ const importRun = (server, file, ...args) => measureNode([cli, 'import', file, '
 
 /** Milliseconds from spawning the import to the server's first request (the import is then killed). */
 async function timeToFirstRequest(server, file, args) {
+  // the sandbox is shared with the runs before: its counters start again (the admin API wants JSON)
+  const reset = await fetch(`${server.url}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (!reset.ok) throw new Error(`sandbox reset: HTTP ${reset.status}`);
   const started = performance.now();
   const child = spawn(process.execPath, [cli, 'import', file, '--base-url', server.url, ...args], { env: { ...process.env, MEMBERCTL_TOKEN: server.token }, stdio: 'ignore' });
   try {
@@ -57,6 +60,15 @@ async function timeToFirstRequest(server, file, args) {
     child.kill('SIGKILL');
     await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('close', resolve)));
   }
+}
+
+/** The same rows in another order (row i goes to place i × 7919 mod n: a permutation unless n is a multiple of 7919). */
+function writeShuffled(from, to) {
+  const [header, ...rows] = readFileSync(from, 'utf8').split('\n').filter((line) => line !== '');
+  if (rows.length % 7919 === 0) throw new Error('shuffled: the row count must not be a multiple of 7919');
+  const out = new Array(rows.length);
+  rows.forEach((row, i) => (out[(i * 7919) % rows.length] = row));
+  writeFileSync(to, `${header}\n${out.join('\n')}\n`);
 }
 
 export async function runStateBench({ rows = 1_000_000, file } = {}) {
@@ -86,28 +98,32 @@ export async function runStateBench({ rows = 1_000_000, file } = {}) {
     const medianPair = pairs[Math.floor(pairs.length / 2)];
     r['import --no-journal'] = medianPair.off;
     r['import (journal)'] = medianPair.on;
-    r['import --state (fill)'] = check('fill', await withSandbox((s) => importRun(s, file, '--no-journal', '--state', state)));
-    r['changed-only, unchanged'] = await withSandbox(async (s) => {
-      const run = check('changed-only', await importRun(s, file, '--changed-only', '--state', state));
-      const report = JSON.parse(run.stdout);
-      if (report.unchanged !== rows) throw new Error(`changed-only pass: ${report.unchanged} unchanged of ${rows}`);
-      return run;
-    });
-    const shuffledFile = join(dir, `members-${rows}-shuffled.csv`);
-    await writeMembersCsv(shuffledFile, rows, { shuffled: true });
-    r['changed-only, other order'] = await withSandbox(async (s) => {
-      const run = check('changed-only, other order', await importRun(s, shuffledFile, '--changed-only', '--state', state));
-      if (JSON.parse(run.stdout).unchanged !== rows) throw new Error('changed-only pass in another order: not every row unchanged');
-      return run;
-    });
-    rmSync(shuffledFile);
-    const db = new Database(state);
-    const members = db.prepare('SELECT count(*) FROM member_state').pluck().get();
-    db.prepare('DELETE FROM member_state WHERE member_id IN (SELECT member_id FROM member_state ORDER BY member_id LIMIT 500)').run();
-    db.close();
-    // the same measure without any state, for scale: what starting Node, reading the first rows and connecting cost here
-    const baselineMs = await withSandbox((s) => timeToFirstRequest(s, file, ['--no-journal']));
-    const firstMs = await withSandbox((s) => timeToFirstRequest(s, file, ['--changed-only', '--state', state, '--no-journal']));
+    // one sandbox for every run on the state: a state belongs to the target it was filled against (another
+    // sandbox, on another port, is another target, and the run is refused)
+    const stateServer = await startSandbox();
+    let members, baselineMs, firstMs;
+    try {
+      const s = stateServer;
+      r['import --state (fill)'] = check('fill', await importRun(s, file, '--no-journal', '--state', state));
+      const changedOnly = check('changed-only', await importRun(s, file, '--changed-only', '--state', state));
+      if (JSON.parse(changedOnly.stdout).unchanged !== rows) throw new Error(`changed-only pass: ${JSON.parse(changedOnly.stdout).unchanged} unchanged of ${rows}`);
+      r['changed-only, unchanged'] = changedOnly;
+      const shuffledFile = join(dir, `members-${rows}-shuffled.csv`);
+      writeShuffled(file, shuffledFile);
+      const otherOrder = check('changed-only, other order', await importRun(s, shuffledFile, '--changed-only', '--state', state));
+      if (JSON.parse(otherOrder.stdout).unchanged !== rows) throw new Error('changed-only pass in another order: not every row unchanged');
+      r['changed-only, other order'] = otherOrder;
+      rmSync(shuffledFile);
+      const db = new Database(state);
+      members = db.prepare('SELECT count(*) FROM member_state').pluck().get();
+      db.prepare('DELETE FROM member_state WHERE member_id IN (SELECT member_id FROM member_state ORDER BY member_id LIMIT 500)').run();
+      db.close();
+      // the same measure without any state, for scale: what starting Node, reading the first rows and connecting cost here
+      baselineMs = await timeToFirstRequest(s, file, ['--no-journal']);
+      firstMs = await timeToFirstRequest(s, file, ['--changed-only', '--state', state, '--no-journal']);
+    } finally {
+      stateServer.stop();
+    }
 
     console.log(`resume and sync benchmark, ${rows.toLocaleString('en')} CSV rows (${file})`);
     for (const [name, run] of Object.entries(r)) {
