@@ -194,8 +194,8 @@ async function isFifo(path: string): Promise<boolean> {
 
 /**
  * A FIFO (`mkfifo`, or bash's `<(…)` on some systems) is opened without blocking and read as a pipe is: a blocking
- * open(2) waits for a writer in libuv's thread pool, where nothing can cancel it, and even exiting the process waits for
- * it (Ctrl-C could not end the run). Read this way, a read waits for the writer's data and its close is the end.
+ * open(2) waits for a writer in libuv's thread pool, where nothing can cancel it, and even the process's exit waits
+ * for it (Ctrl-C could not end the run). Read this way, a read waits for the writer's data and its close is the end.
  */
 function openFifo(path: string, file: string): Readable {
   let fd: number;
