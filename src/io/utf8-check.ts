@@ -42,8 +42,7 @@ export class Utf8LineChecker {
   readonly bad: BadByte[] = [];
   private keepLines = true;
   private first: (BadByte & { lfLine: number }) | undefined;
-  private multibyte = false;
-  /** The (CSV) line of the first well-formed multi-byte character. */
+  /** The (CSV) line of the first well-formed multi-byte character; undefined while there is none. */
   private multibyteLine: number | undefined;
   /**
    * The last line a record claimed: a CSV summary speaks of the lines read as records, not of the bytes read ahead
@@ -118,13 +117,12 @@ export class Utf8LineChecker {
   summary(): InvalidUtf8Summary | undefined {
     if (!this.first) return undefined;
     const { lfLine, ...first } = this.first;
-    if (!this.keepLines) return { first: { ...first, line: lfLine }, mixed: this.multibyte };
+    if (!this.keepLines) return { first: { ...first, line: lfLine }, mixed: this.multibyteLine !== undefined };
     if (first.line > this.claimedUpTo) return undefined;
     return { first, mixed: this.multibyteLine !== undefined && this.multibyteLine <= this.claimedUpTo };
   }
 
   private noteMultibyte(csvLine: number): void {
-    this.multibyte = true;
     this.multibyteLine ??= csvLine;
   }
 
@@ -158,7 +156,7 @@ export class Utf8LineChecker {
         i += length;
       } else {
         // without lines to keep, the scan only goes on to learn whether the input also holds real UTF-8
-        if (!this.keepLines && this.first && this.multibyte) return;
+        if (!this.keepLines && this.first && this.multibyteLine !== undefined) return;
         this.noteBad(b, offset + i, line, csvLine);
         i++;
       }
