@@ -15,6 +15,13 @@ const core = new CsvRecordCore(file, delimiter, undefined, true);
 const port = parentPort!;
 let headersSent = false;
 
+/** The header's cells, with the first reply that has them (after an error too: the main thread checks them first). */
+function headersOnce(): string[] | undefined {
+  const headers = !headersSent && core.headers ? core.headers : undefined;
+  headersSent ||= headers !== undefined;
+  return headers;
+}
+
 port.on('message', (message: ToWorker) => {
   let reply: FromWorker;
   try {
@@ -22,14 +29,11 @@ port.on('message', (message: ToWorker) => {
     else core.end();
     const { records, ends } = core.take();
     const packed = packRecords(records, ends);
-    const headers = !headersSent && core.headers ? core.headers : undefined;
-    headersSent ||= headers !== undefined;
-    reply = { type: 'parsed', headers, headerLines: core.headerLines, packed, ended: core.ended };
+    reply = { type: 'parsed', headers: headersOnce(), headerLines: core.headerLines, packed, ended: core.ended };
     port.postMessage(reply, transferables(packed));
   } catch (error) {
-    const headers = !headersSent && core.headers ? core.headers : undefined;
     reply = error instanceof InputError
-      ? { type: 'input-error', message: error.message, code: error.code, file: error.file, line: error.line, hint: error.hint, headers, headerLines: core.headerLines, lastLine: core.take().ends.at(-1) }
+      ? { type: 'input-error', message: error.message, code: error.code, file: error.file, line: error.line, hint: error.hint, headers: headersOnce(), headerLines: core.headerLines, lastLine: core.take().ends.at(-1) }
       : { type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
     port.postMessage(reply);
   }
