@@ -8,11 +8,64 @@ import { fileURLToPath } from 'node:url';
 
 export const dataDir = fileURLToPath(new URL('./data/', import.meta.url));
 
-const FIRST = ['Anna', 'Björn', 'Zoë', 'Lukas', 'Sofia', 'Ola', 'Aino', 'Mette', 'Jan', 'María', 'Emma', 'Piotr', 'Liam', 'Yuki', 'Ana', 'Karel'];
-const LAST = ['Svensson', 'Lindqvist', 'Martin', 'Müller', 'Rossi', 'Nordmann', 'Virtanen', 'Jensen', 'de Jong', 'García', 'Smith', "O'Brien"];
-const PLACES = [['Stockholm', 'SE', '111 21'], ['Oslo', 'NO', '0154'], ['København', 'DK', '1160'], ['Helsinki', 'FI', '00100'], ['Berlin', 'DE', '10117'], ['Paris', 'FR', '75002']];
+const FIRST = [
+  'Anna',
+  'Björn',
+  'Zoë',
+  'Lukas',
+  'Sofia',
+  'Ola',
+  'Aino',
+  'Mette',
+  'Jan',
+  'María',
+  'Emma',
+  'Piotr',
+  'Liam',
+  'Yuki',
+  'Ana',
+  'Karel',
+];
+const LAST = [
+  'Svensson',
+  'Lindqvist',
+  'Martin',
+  'Müller',
+  'Rossi',
+  'Nordmann',
+  'Virtanen',
+  'Jensen',
+  'de Jong',
+  'García',
+  'Smith',
+  "O'Brien",
+];
+const PLACES = [
+  ['Stockholm', 'SE', '111 21'],
+  ['Oslo', 'NO', '0154'],
+  ['København', 'DK', '1160'],
+  ['Helsinki', 'FI', '00100'],
+  ['Berlin', 'DE', '10117'],
+  ['Paris', 'FR', '75002'],
+];
 const TIERS = ['gold', 'silver', 'bronze', ''];
-const HEADERS = ['memberId', 'email', 'firstName', 'lastName', 'phone', 'birthdate', 'address.addressLine1', 'address.zipCode', 'address.city', 'address.countryCode', 'isActive', 'createdAt', 'loyaltyProgram', 'metadata.tier', 'metadata.source'];
+const HEADERS = [
+  'memberId',
+  'email',
+  'firstName',
+  'lastName',
+  'phone',
+  'birthdate',
+  'address.addressLine1',
+  'address.zipCode',
+  'address.city',
+  'address.countryCode',
+  'isActive',
+  'createdAt',
+  'loyaltyProgram',
+  'metadata.tier',
+  'metadata.source',
+];
 
 function member(i) {
   const first = FIRST[i % FIRST.length];
@@ -41,11 +94,36 @@ function member(i) {
 const quote = (cell) => (/[",\n\r]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
 
 function csvRow(m) {
-  return [m.memberId, m.email, m.firstName, m.lastName, m.phone, m.birthdate, m.addressLine1, m.zipCode, m.city, m.countryCode, m.isActive ? 'true' : 'false', m.createdAt, m.tier, m.tier, m.source].map(quote).join(',');
+  return [
+    m.memberId,
+    m.email,
+    m.firstName,
+    m.lastName,
+    m.phone,
+    m.birthdate,
+    m.addressLine1,
+    m.zipCode,
+    m.city,
+    m.countryCode,
+    m.isActive ? 'true' : 'false',
+    m.createdAt,
+    m.tier,
+    m.tier,
+    m.source,
+  ]
+    .map(quote)
+    .join(',');
 }
 
 function item(m) {
-  const o = { memberId: m.memberId, email: m.email, firstName: m.firstName, lastName: m.lastName, phone: m.phone, birthdate: `${m.birthdate}T00:00:00Z` };
+  const o = {
+    memberId: m.memberId,
+    email: m.email,
+    firstName: m.firstName,
+    lastName: m.lastName,
+    phone: m.phone,
+    birthdate: `${m.birthdate}T00:00:00Z`,
+  };
   o.address = { addressLine1: m.addressLine1, zipCode: m.zipCode, city: m.city, countryCode: m.countryCode };
   o.isActive = m.isActive;
   o.createdAt = m.createdAt;
@@ -74,7 +152,11 @@ async function writeAll(path, rows, head, row, tail) {
 /** Paths of the three files for `rows` members, generated when missing. */
 export async function benchFiles(rows, log = () => {}) {
   mkdirSync(dataDir, { recursive: true });
-  const files = { csv: join(dataDir, `members-${rows}.csv`), ndjson: join(dataDir, `members-${rows}.ndjson`), json: join(dataDir, `members-${rows}.json`) };
+  const files = {
+    csv: join(dataDir, `members-${rows}.csv`),
+    ndjson: join(dataDir, `members-${rows}.ndjson`),
+    json: join(dataDir, `members-${rows}.json`),
+  };
   if (!existsSync(files.csv)) {
     log(`generating ${files.csv}`);
     await writeAll(files.csv, rows, `${HEADERS.join(',')}\n`, (m) => `${csvRow(m)}\n`, '');

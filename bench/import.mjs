@@ -26,7 +26,9 @@ export async function writeMembersCsv(path, rows, { shuffled = false } = {}) {
   if (shuffled && rows % 7919 === 0) throw new Error('shuffled: rows must not be a multiple of 7919');
   const out = createWriteStream(path);
   const write = (text) => (out.write(text) ? undefined : once(out, 'drain'));
-  await write('memberId,email,firstName,lastName,phone,birthdate,isActive,createdAt,address.city,address.countryCode,metadata.tier\n');
+  await write(
+    'memberId,email,firstName,lastName,phone,birthdate,isActive,createdAt,address.city,address.countryCode,metadata.tier\n',
+  );
   const cities = ['Stockholm', 'Oslo', 'København', 'Helsinki', 'Göteborg'];
   for (let n = 1; n <= rows; n++) {
     const r = shuffled ? ((n * 7919) % rows) + 1 : n;
@@ -44,7 +46,9 @@ const measure = (args, env = {}) => measureNode(args, { env, cwd: root });
 
 /** A server in its own process: the null server, or `memberctl sandbox` with extra flags. */
 async function startServer({ latency = 0, sandbox }) {
-  const args = sandbox ? [cli, 'sandbox', '--port', '0', '--json', ...sandbox] : [join(root, 'bench', 'null-server.mjs'), '--latency', String(latency)];
+  const args = sandbox
+    ? [cli, 'sandbox', '--port', '0', '--json', ...sandbox]
+    : [join(root, 'bench', 'null-server.mjs'), '--latency', String(latency)];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   const { url, memberToken } = JSON.parse(line);
@@ -69,7 +73,11 @@ function importCases() {
     { name: 'import 20 ms', server: { latency: 20 }, ...importing() },
     { name: 'import 100 ms', server: { latency: 100 }, ...importing() },
     { name: 'capacity: adaptive', server: { sandbox: CAPACITY }, ...importing() },
-    ...SWEEP.map((n) => ({ name: `capacity: --concurrency ${n}`, server: { sandbox: CAPACITY }, ...importing(['--concurrency', String(n)]) })),
+    ...SWEEP.map((n) => ({
+      name: `capacity: --concurrency ${n}`,
+      server: { sandbox: CAPACITY },
+      ...importing(['--concurrency', String(n)]),
+    })),
   ];
 }
 
@@ -79,12 +87,20 @@ async function runCase(c, file) {
     const run =
       c.kind === 'script'
         ? await measure([join(root, 'bench', 'streaming-script.mjs'), file, server.url, server.token])
-        : await measure([cli, 'import', file, '--base-url', server.url, '--json', ...c.flags], { MEMBERCTL_TOKEN: server.token });
+        : await measure([cli, 'import', file, '--base-url', server.url, '--json', ...c.flags], {
+            MEMBERCTL_TOKEN: server.token,
+          });
     if (run.code !== 0) throw new Error(`${c.name} exited ${run.code}: ${run.stderr.slice(-500)}`);
     const out = JSON.parse(run.stdout.trim().split('\n').pop());
     const stats = await server.stats();
     const answers = stats?.byEndpoint['POST /member/v1/members/import'] ?? {};
-    return { ...run, rows: out.rows, concurrency: out.concurrency, requests: stats?.requests, pushedBack: (answers['503'] ?? 0) + (answers['429'] ?? 0) };
+    return {
+      ...run,
+      rows: out.rows,
+      concurrency: out.concurrency,
+      requests: stats?.requests,
+      pushedBack: (answers['503'] ?? 0) + (answers['429'] ?? 0),
+    };
   } finally {
     server.stop();
   }
@@ -112,30 +128,75 @@ export async function runImportBench({ rows = 200_000, file, rounds = Number(pro
   const result = Object.fromEntries(
     cases.map((c) => {
       const all = runs[c.name];
-      return [c.name, { rate: median(all.map((r) => r.rate)), cpuRate: median(all.map((r) => r.cpuRate)), ms: median(all.map((r) => r.ms)), rssMb: Math.max(...all.map((r) => r.rssMb)), all }];
+      return [
+        c.name,
+        {
+          rate: median(all.map((r) => r.rate)),
+          cpuRate: median(all.map((r) => r.cpuRate)),
+          ms: median(all.map((r) => r.ms)),
+          rssMb: Math.max(...all.map((r) => r.rssMb)),
+          all,
+        },
+      ];
     }),
   );
 
   const n = (value) => Math.round(value).toLocaleString('en');
-  console.log(`import benchmark (issue 19): ${n(rows)} CSV rows, default flags unless shown; median of ${rounds} interleaved rounds; load average ${load.map((l) => l.toFixed(1)).join(' → ')} (2 cores)`);
-  console.log(`${'case'.padEnd(30)} ${'rows/s'.padStart(9)} ${'wall'.padStart(7)} ${'rows/CPU-s'.padStart(11)} ${'peak RSS'.padStart(9)}  concurrency final/max, 503+429 (per round)`);
+  console.log(
+    `import benchmark (issue 19): ${n(rows)} CSV rows, default flags unless shown; median of ${rounds} interleaved rounds; load average ${load.map((l) => l.toFixed(1)).join(' → ')} (2 cores)`,
+  );
+  console.log(
+    `${'case'.padEnd(30)} ${'rows/s'.padStart(9)} ${'wall'.padStart(7)} ${'rows/CPU-s'.padStart(11)} ${'peak RSS'.padStart(9)}  concurrency final/max, 503+429 (per round)`,
+  );
   for (const c of cases) {
     const r = result[c.name];
-    const detail = c.kind === 'script' ? '' : r.all.map((x) => `${x.concurrency.final}/${x.concurrency.max}${x.requests ? ` ${x.pushedBack}/${x.requests}` : ''}`).join(', ');
-    console.log(`${c.name.padEnd(30)} ${n(r.rate).padStart(9)} ${`${(r.ms / 1000).toFixed(1)} s`.padStart(7)} ${n(r.cpuRate).padStart(11)} ${`${r.rssMb} MB`.padStart(9)}  ${detail}`);
+    const detail =
+      c.kind === 'script'
+        ? ''
+        : r.all
+            .map(
+              (x) => `${x.concurrency.final}/${x.concurrency.max}${x.requests ? ` ${x.pushedBack}/${x.requests}` : ''}`,
+            )
+            .join(', ');
+    console.log(
+      `${c.name.padEnd(30)} ${n(r.rate).padStart(9)} ${`${(r.ms / 1000).toFixed(1)} s`.padStart(7)} ${n(r.cpuRate).padStart(11)} ${`${r.rssMb} MB`.padStart(9)}  ${detail}`,
+    );
   }
 
   const ratio = (a, b) => result[a].rate / result[b].rate;
-  const best = SWEEP.map((k) => `capacity: --concurrency ${k}`).reduce((a, b) => (result[b].rate > result[a].rate ? b : a));
+  const best = SWEEP.map((k) => `capacity: --concurrency ${k}`).reduce((a, b) =>
+    result[b].rate > result[a].rate ? b : a,
+  );
   const adaptiveRuns = result['capacity: adaptive'].all;
-  const pushedBack = adaptiveRuns.reduce((sum, r) => sum + r.pushedBack, 0) / adaptiveRuns.reduce((sum, r) => sum + r.requests, 0);
+  const pushedBack =
+    adaptiveRuns.reduce((sum, r) => sum + r.pushedBack, 0) / adaptiveRuns.reduce((sum, r) => sum + r.requests, 0);
   const peakRss = Math.max(...cases.filter((c) => c.kind === 'import').map((c) => result[c.name].rssMb));
   const targets = [
-    { label: 'import 20 ms / import 0 ms ≥ 0.90', value: ratio('import 20 ms', 'import 0 ms').toFixed(2), met: ratio('import 20 ms', 'import 0 ms') >= 0.9 },
-    { label: 'import 100 ms / import 0 ms ≥ 0.85', value: ratio('import 100 ms', 'import 0 ms').toFixed(2), met: ratio('import 100 ms', 'import 0 ms') >= 0.85 },
-    { label: `capacity 8, 50 ms: adaptive / best fixed (${best.slice(10)}) ≥ 0.90`, value: ratio('capacity: adaptive', best).toFixed(2), met: ratio('capacity: adaptive', best) >= 0.9 },
-    { label: 'capacity 8, 50 ms: adaptive requests answered 503 or 429 < 1%', value: `${(pushedBack * 100).toFixed(2)}%`, met: pushedBack < 0.01 },
-    { label: 'import 0 ms / hand-written streaming script ≥ 1.0 (goal 1.2)', value: ratio('import 0 ms', 'script 0 ms').toFixed(2), met: ratio('import 0 ms', 'script 0 ms') >= 1 },
+    {
+      label: 'import 20 ms / import 0 ms ≥ 0.90',
+      value: ratio('import 20 ms', 'import 0 ms').toFixed(2),
+      met: ratio('import 20 ms', 'import 0 ms') >= 0.9,
+    },
+    {
+      label: 'import 100 ms / import 0 ms ≥ 0.85',
+      value: ratio('import 100 ms', 'import 0 ms').toFixed(2),
+      met: ratio('import 100 ms', 'import 0 ms') >= 0.85,
+    },
+    {
+      label: `capacity 8, 50 ms: adaptive / best fixed (${best.slice(10)}) ≥ 0.90`,
+      value: ratio('capacity: adaptive', best).toFixed(2),
+      met: ratio('capacity: adaptive', best) >= 0.9,
+    },
+    {
+      label: 'capacity 8, 50 ms: adaptive requests answered 503 or 429 < 1%',
+      value: `${(pushedBack * 100).toFixed(2)}%`,
+      met: pushedBack < 0.01,
+    },
+    {
+      label: 'import 0 ms / hand-written streaming script ≥ 1.0 (goal 1.2)',
+      value: ratio('import 0 ms', 'script 0 ms').toFixed(2),
+      met: ratio('import 0 ms', 'script 0 ms') >= 1,
+    },
     { label: `import peak RSS < ${RSS_LIMIT_MB} MB`, value: `${peakRss} MB`, met: peakRss < RSS_LIMIT_MB },
   ];
   console.log('\ntargets (issue 19)');

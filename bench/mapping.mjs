@@ -15,14 +15,21 @@ const cli = `${root}bin/memberctl.js`;
 
 const COUNTRIES = ['Sweden', 'Norway', 'Denmark', 'Finland', 'Germany', 'France', 'United Kingdom', 'USA', 'ESP', 'nl'];
 const STATUS = ['Active', 'active', 'Lapsed', 'ACTIVE'];
-const HEADER = 'Customer Id,First Name,Last Name,Work Email,Home Email,Phone,Country,Status,Date of birth,Create Date,Tier';
+const HEADER =
+  'Customer Id,First Name,Last Name,Work Email,Home Email,Phone,Country,Status,Date of birth,Create Date,Tier';
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 
 function messyRow(i) {
   const work = i % 3 === 0 ? '' : `work.${i}@example.com`;
   return [
-    `C-${pad(i, 9)}`, 'Anna', 'Berg', work, `home.${i}@example.com`, `+46 70 ${pad(i % 10_000_000, 7)}`,
-    COUNTRIES[i % COUNTRIES.length], STATUS[i % STATUS.length],
+    `C-${pad(i, 9)}`,
+    'Anna',
+    'Berg',
+    work,
+    `home.${i}@example.com`,
+    `+46 70 ${pad(i % 10_000_000, 7)}`,
+    COUNTRIES[i % COUNTRIES.length],
+    STATUS[i % STATUS.length],
     `${pad(1 + (i % 28))}-${pad(1 + (i % 12))}-${1950 + (i % 50)}`,
     `202${i % 5}-${pad(1 + (i % 12))}-${pad(1 + (i % 28))} ${pad(i % 24)}:${pad(i % 60)}`,
     i % 4 === 0 ? 'gold' : 'silver',
@@ -70,7 +77,16 @@ async function writeWorkbook(path, rows) {
   const sheet = book.addWorksheet('Members');
   sheet.addRow(['memberId', 'email', 'phone', 'isActive', 'createdAt', 'address.countryCode']).commit();
   for (let i = 1; i <= rows; i++) {
-    sheet.addRow([`M${pad(i, 9)}`, `m.${i}@example.com`, 46700000000 + i, i % 7 !== 0, new Date(Date.UTC(2024, i % 12, 1 + (i % 28))), 'SE']).commit();
+    sheet
+      .addRow([
+        `M${pad(i, 9)}`,
+        `m.${i}@example.com`,
+        46700000000 + i,
+        i % 7 !== 0,
+        new Date(Date.UTC(2024, i % 12, 1 + (i % 28))),
+        'SE',
+      ])
+      .commit();
   }
   sheet.commit();
   await book.commit();
@@ -79,7 +95,8 @@ async function writeWorkbook(path, rows) {
 
 const rowsOf = (stdout) => {
   const result = JSON.parse(stdout);
-  if (result.invalid !== 0) throw new Error(`${result.invalid} invalid records in generated data: ${JSON.stringify(result).slice(0, 400)}`);
+  if (result.invalid !== 0)
+    throw new Error(`${result.invalid} invalid records in generated data: ${JSON.stringify(result).slice(0, 400)}`);
   return result.rows;
 };
 
@@ -107,7 +124,9 @@ export async function runMappingBench({ rows, file, xlsxRows = Number(process.en
     }
     const count = rowsOf(run.stdout);
     results[name] = { ...run, rate: Math.round((count * 1000) / run.cpuMs) };
-    console.log(`  ${name.padEnd(28)} ${results[name].rate.toLocaleString('en').padStart(9)} rows/s CPU  ${(run.cpuMs / 1000).toFixed(1).padStart(6)} s CPU  ${`${run.rssMb} MB`.padStart(7)} peak RSS`);
+    console.log(
+      `  ${name.padEnd(28)} ${results[name].rate.toLocaleString('en').padStart(9)} rows/s CPU  ${(run.cpuMs / 1000).toFixed(1).padStart(6)} s CPU  ${`${run.rssMb} MB`.padStart(7)} peak RSS`,
+    );
   }
   let missed = 0;
   const plain = results['validate csv (no mapping)'];
@@ -115,11 +134,15 @@ export async function runMappingBench({ rows, file, xlsxRows = Number(process.en
   if (plain && mapped) {
     const ratio = mapped.rate / plain.rate;
     if (ratio < 0.8) missed++;
-    console.log(`  ${ratio >= 0.8 ? 'met   ' : 'MISSED'} validate with a mapping ≥ 80% of validate without (rows per CPU second): ${Math.round(ratio * 100)}%`);
+    console.log(
+      `  ${ratio >= 0.8 ? 'met   ' : 'MISSED'} validate with a mapping ≥ 80% of validate without (rows per CPU second): ${Math.round(ratio * 100)}%`,
+    );
   } else missed++;
   const book = results[`validate ${xlsxRows / 1000}k-row xlsx`];
   if (!book || book.rssMb >= 300) missed++;
-  console.log(`  ${book && book.rssMb < 300 ? 'met   ' : 'MISSED'} a ${xlsxRows.toLocaleString('en')}-row workbook reads in < 300 MB peak RSS: ${book ? `${book.rssMb} MB` : 'failed'}`);
+  console.log(
+    `  ${book && book.rssMb < 300 ? 'met   ' : 'MISSED'} a ${xlsxRows.toLocaleString('en')}-row workbook reads in < 300 MB peak RSS: ${book ? `${book.rssMb} MB` : 'failed'}`,
+  );
   return { missed };
 }
 

@@ -38,11 +38,13 @@ export async function runNightlyBench({ rows = 1_000_000, file } = {}) {
     const validate = await measureNode([join(root, 'bin', 'memberctl.js'), 'validate', file, '--json'], { cwd: root });
     const plain = await median3(() => countRows(file, 'csv'));
     const gzip = await median3(() => countRows(gz, 'csv'));
-    if (plain.result.rows !== rows || gzip.result.rows !== rows) throw new Error(`pre-count: ${plain.result.rows} / ${gzip.result.rows} rows, expected ${rows}`);
+    if (plain.result.rows !== rows || gzip.result.rows !== rows)
+      throw new Error(`pre-count: ${plain.result.rows} / ${gzip.result.rows} rows, expected ${rows}`);
 
     const state = SyncState.open(join(dir, 'members.state'), { create: true });
     const ids = Array.from({ length: rows }, (_, i) => `M${String(i + 1).padStart(7, '0')}`);
-    for (let i = 0; i < rows; i += 10_000) state.commit(ids.slice(i, i + 10_000).map((memberId) => ({ memberId, hash: 'h', textHash: 't' })));
+    for (let i = 0; i < rows; i += 10_000)
+      state.commit(ids.slice(i, i + 10_000).map((memberId) => ({ memberId, hash: 'h', textHash: 't' })));
     let started = performance.now();
     for (const id of ids) state.nightly.markSeen(id);
     const markMs = performance.now() - started;
@@ -60,7 +62,9 @@ export async function runNightlyBench({ rows = 1_000_000, file } = {}) {
     const pct = (ms) => `${((ms / validate.ms) * 100).toFixed(1)}% of validate`;
     const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
     console.log(`nightly guards, ${rows.toLocaleString('en')} CSV rows (${file}); validate took ${s(validate.ms)}`);
-    console.log(`  shrink guard pre-count, plain file      ${s(plain.ms).padStart(8)}  (${pct(plain.ms)}; median of 3)`);
+    console.log(
+      `  shrink guard pre-count, plain file      ${s(plain.ms).padStart(8)}  (${pct(plain.ms)}; median of 3)`,
+    );
     console.log(`  shrink guard pre-count, gzip file       ${s(gzip.ms).padStart(8)}  (${pct(gzip.ms)}; median of 3)`);
     console.log(`  absent bookkeeping: mark every member   ${s(markMs).padStart(8)}  (${pct(markMs)})`);
     console.log(`  absent bookkeeping: end of run, 0 gone  ${s(finishMs).padStart(8)}  (${pct(finishMs)})`);

@@ -16,7 +16,8 @@ function countItems(body) {
   for (let i = 0; i < body.length; i++) {
     const byte = body[i];
     if (inString) {
-      if (byte === 0x5c) i++; // backslash: skip the escaped byte
+      if (byte === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) inString = true;
     else if (byte === 0x7b || byte === 0x5b) {

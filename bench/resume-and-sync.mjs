@@ -20,7 +20,9 @@ const cli = join(root, 'bin', 'memberctl.js');
 const Database = createRequire(import.meta.url)('better-sqlite3');
 
 async function startSandbox() {
-  const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   const { url, memberToken } = JSON.parse(line);
   return { url, token: memberToken, stop: () => child.kill('SIGTERM') };
@@ -39,15 +41,26 @@ async function withSandbox(work) {
 const JOURNAL_PAIRS = Math.max(1, Number(process.env.JOURNAL_PAIRS ?? 3));
 const percent = (fraction) => `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(1)}%`;
 
-const importRun = (server, file, ...args) => measureNode([cli, 'import', file, '--base-url', server.url, '--json', ...args], { env: { MEMBERCTL_TOKEN: server.token }, cwd: root });
+const importRun = (server, file, ...args) =>
+  measureNode([cli, 'import', file, '--base-url', server.url, '--json', ...args], {
+    env: { MEMBERCTL_TOKEN: server.token },
+    cwd: root,
+  });
 
 /** Milliseconds from spawning the import to the server's first request (the import is then killed). */
 async function timeToFirstRequest(server, file, args) {
   // the sandbox is shared with the runs before: its counters start again (the admin API wants JSON)
-  const reset = await fetch(`${server.url}/_sandbox/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const reset = await fetch(`${server.url}/_sandbox/reset`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   if (!reset.ok) throw new Error(`sandbox reset: HTTP ${reset.status}`);
   const started = performance.now();
-  const child = spawn(process.execPath, [cli, 'import', file, '--base-url', server.url, ...args], { env: { ...process.env, MEMBERCTL_TOKEN: server.token }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [cli, 'import', file, '--base-url', server.url, ...args], {
+    env: { ...process.env, MEMBERCTL_TOKEN: server.token },
+    stdio: 'ignore',
+  });
   try {
     for (;;) {
       const stats = await (await fetch(`${server.url}/_sandbox/stats`)).json();
@@ -58,13 +71,17 @@ async function timeToFirstRequest(server, file, args) {
     }
   } finally {
     child.kill('SIGKILL');
-    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('close', resolve)));
+    await new Promise((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('close', resolve),
+    );
   }
 }
 
 /** The same rows in another order (row i goes to place i × 7919 mod n: a permutation unless n is a multiple of 7919). */
 function writeShuffled(from, to) {
-  const [header, ...rows] = readFileSync(from, 'utf8').split('\n').filter((line) => line !== '');
+  const [header, ...rows] = readFileSync(from, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   if (rows.length % 7919 === 0) throw new Error('shuffled: the row count must not be a multiple of 7919');
   const out = new Array(rows.length);
   rows.forEach((row, i) => (out[(i * 7919) % rows.length] = row));
@@ -106,17 +123,24 @@ export async function runStateBench({ rows = 1_000_000, file } = {}) {
       const s = stateServer;
       r['import --state (fill)'] = check('fill', await importRun(s, file, '--no-journal', '--state', state));
       const changedOnly = check('changed-only', await importRun(s, file, '--changed-only', '--state', state));
-      if (JSON.parse(changedOnly.stdout).unchanged !== rows) throw new Error(`changed-only pass: ${JSON.parse(changedOnly.stdout).unchanged} unchanged of ${rows}`);
+      if (JSON.parse(changedOnly.stdout).unchanged !== rows)
+        throw new Error(`changed-only pass: ${JSON.parse(changedOnly.stdout).unchanged} unchanged of ${rows}`);
       r['changed-only, unchanged'] = changedOnly;
       const shuffledFile = join(dir, `members-${rows}-shuffled.csv`);
       writeShuffled(file, shuffledFile);
-      const otherOrder = check('changed-only, other order', await importRun(s, shuffledFile, '--changed-only', '--state', state));
-      if (JSON.parse(otherOrder.stdout).unchanged !== rows) throw new Error('changed-only pass in another order: not every row unchanged');
+      const otherOrder = check(
+        'changed-only, other order',
+        await importRun(s, shuffledFile, '--changed-only', '--state', state),
+      );
+      if (JSON.parse(otherOrder.stdout).unchanged !== rows)
+        throw new Error('changed-only pass in another order: not every row unchanged');
       r['changed-only, other order'] = otherOrder;
       rmSync(shuffledFile);
       const db = new Database(state);
       members = db.prepare('SELECT count(*) FROM member_state').pluck().get();
-      db.prepare('DELETE FROM member_state WHERE member_id IN (SELECT member_id FROM member_state ORDER BY member_id LIMIT 500)').run();
+      db.prepare(
+        'DELETE FROM member_state WHERE member_id IN (SELECT member_id FROM member_state ORDER BY member_id LIMIT 500)',
+      ).run();
       db.close();
       // the same measure without any state, for scale: what starting Node, reading the first rows and connecting cost here
       baselineMs = await timeToFirstRequest(s, file, ['--no-journal']);
@@ -127,15 +151,35 @@ export async function runStateBench({ rows = 1_000_000, file } = {}) {
 
     console.log(`resume and sync benchmark, ${rows.toLocaleString('en')} CSV rows (${file})`);
     for (const [name, run] of Object.entries(r)) {
-      console.log(`${name.padEnd(26)} ${rate(run).toLocaleString('en').padStart(9)} rows/s ${`${(run.ms / 1000).toFixed(1)} s`.padStart(8)}  ${cpuRate(run).toLocaleString('en').padStart(9)} rows/CPU-s ${`${(run.cpuMs / 1000).toFixed(1)} s`.padStart(7)} CPU  peak RSS ${run.rssMb} MB`);
+      console.log(
+        `${name.padEnd(26)} ${rate(run).toLocaleString('en').padStart(9)} rows/s ${`${(run.ms / 1000).toFixed(1)} s`.padStart(8)}  ${cpuRate(run).toLocaleString('en').padStart(9)} rows/CPU-s ${`${(run.cpuMs / 1000).toFixed(1)} s`.padStart(7)} CPU  peak RSS ${run.rssMb} MB`,
+      );
     }
-    console.log(`first request: ${(baselineMs / 1000).toFixed(2)} s without a state, ${(firstMs / 1000).toFixed(2)} s with a ${members.toLocaleString('en')}-member state`);
+    console.log(
+      `first request: ${(baselineMs / 1000).toFixed(2)} s without a state, ${(firstMs / 1000).toFixed(2)} s with a ${members.toLocaleString('en')}-member state`,
+    );
     const ratio = (a, b) => rate(r[a]) / rate(r[b]);
     const targets = [
-      [`changed-only pass / validate ≥ 80%`, `${Math.round(ratio('changed-only, unchanged', 'validate') * 100)}%`, ratio('changed-only, unchanged', 'validate') >= 0.8],
-      [`changed-only pass peak RSS < 250 MB`, `${r['changed-only, unchanged'].rssMb} MB`, r['changed-only, unchanged'].rssMb < 250],
-      [`journal cost ≤ 10% (import time with / without, median of ${pairs.length} pairs)`, `${percent(medianPair.cost)} (pairs: ${pairs.map((p) => percent(p.cost)).join(', ')})`, medianPair.cost <= 0.1],
-      [`first request with a ${members.toLocaleString('en')}-member state ≤ 2 s`, `${(firstMs / 1000).toFixed(2)} s`, firstMs <= 2000],
+      [
+        `changed-only pass / validate ≥ 80%`,
+        `${Math.round(ratio('changed-only, unchanged', 'validate') * 100)}%`,
+        ratio('changed-only, unchanged', 'validate') >= 0.8,
+      ],
+      [
+        `changed-only pass peak RSS < 250 MB`,
+        `${r['changed-only, unchanged'].rssMb} MB`,
+        r['changed-only, unchanged'].rssMb < 250,
+      ],
+      [
+        `journal cost ≤ 10% (import time with / without, median of ${pairs.length} pairs)`,
+        `${percent(medianPair.cost)} (pairs: ${pairs.map((p) => percent(p.cost)).join(', ')})`,
+        medianPair.cost <= 0.1,
+      ],
+      [
+        `first request with a ${members.toLocaleString('en')}-member state ≤ 2 s`,
+        `${(firstMs / 1000).toFixed(2)} s`,
+        firstMs <= 2000,
+      ],
     ];
     for (const [label, value, met] of targets) console.log(`  ${met ? 'met   ' : 'MISSED'} ${label}: ${value}`);
     return { results: r, firstMs, baselineMs, missed: targets.filter((t) => !t[2]).length };

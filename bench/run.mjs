@@ -22,13 +22,19 @@ const validateCase = (format) => ({
   args: (files) => [cli, 'validate', files[format], '--json'],
   rows: (stdout) => {
     const result = JSON.parse(stdout);
-    if (result.invalid !== 0) throw new Error(`validate ${format}: ${result.invalid} invalid records in generated data`);
+    if (result.invalid !== 0)
+      throw new Error(`validate ${format}: ${result.invalid} invalid records in generated data`);
     return result.rows;
   },
 });
 
 export const CASES = [
-  { name: 'csv-parse alone (floor)', format: 'csv', args: (files) => [`${root}bench/cases/csv-parse-alone.mjs`, files.csv], rows: jsonRows('rows') },
+  {
+    name: 'csv-parse alone (floor)',
+    format: 'csv',
+    args: (files) => [`${root}bench/cases/csv-parse-alone.mjs`, files.csv],
+    rows: jsonRows('rows'),
+  },
   ...['csv', 'ndjson', 'json'].map((format) => ({
     name: `reader only ${format}`,
     format,
@@ -40,8 +46,21 @@ export const CASES = [
 
 /** Each target: a label, the measured value and whether it is met. */
 export const TARGETS = [
-  (r) => ratioTarget('validate csv ≥ 50% of csv-parse alone (rows per CPU second)', r['validate csv'], r['csv-parse alone (floor)'], 0.5),
-  ...CASES.map((c) => (r) => r[c.name] && { label: `${c.name}: peak RSS < ${RSS_LIMIT_MB} MB`, value: `${r[c.name].rssMb} MB`, met: r[c.name].rssMb < RSS_LIMIT_MB }),
+  (r) =>
+    ratioTarget(
+      'validate csv ≥ 50% of csv-parse alone (rows per CPU second)',
+      r['validate csv'],
+      r['csv-parse alone (floor)'],
+      0.5,
+    ),
+  ...CASES.map(
+    (c) => (r) =>
+      r[c.name] && {
+        label: `${c.name}: peak RSS < ${RSS_LIMIT_MB} MB`,
+        value: `${r[c.name].rssMb} MB`,
+        met: r[c.name].rssMb < RSS_LIMIT_MB,
+      },
+  ),
 ];
 
 function ratioTarget(label, a, b, min) {
@@ -51,11 +70,16 @@ function ratioTarget(label, a, b, min) {
 }
 
 async function main() {
-  if (!existsSync(`${root}dist/io/open-source.js`)) throw new Error('dist/ is missing: run `npm run bench` (it builds first)');
+  if (!existsSync(`${root}dist/io/open-source.js`))
+    throw new Error('dist/ is missing: run `npm run bench` (it builds first)');
   const files = await benchFiles(ROWS, (line) => console.error(line));
-  console.log(`memberctl bench: ${ROWS.toLocaleString('en')} members per file; Node ${process.version}; each case in its own process\n`);
+  console.log(
+    `memberctl bench: ${ROWS.toLocaleString('en')} members per file; Node ${process.version}; each case in its own process\n`,
+  );
   const results = {};
-  console.log(`${'case'.padEnd(26)} ${'rows/s CPU'.padStart(11)} ${'CPU'.padStart(8)} ${'rows/s wall'.padStart(12)} ${'wall'.padStart(8)} ${'peak RSS'.padStart(9)}`);
+  console.log(
+    `${'case'.padEnd(26)} ${'rows/s CPU'.padStart(11)} ${'CPU'.padStart(8)} ${'rows/s wall'.padStart(12)} ${'wall'.padStart(8)} ${'peak RSS'.padStart(9)}`,
+  );
   for (const c of CASES) {
     const run = await measureNode(c.args(files), { cwd: root });
     if (run.code !== 0) {
@@ -65,7 +89,12 @@ async function main() {
     const rows = c.rows(run.stdout);
     if (rows !== ROWS) console.log(`  ${c.name}: read ${rows} rows, expected ${ROWS}`);
     // rate: per second of CPU (comparable between cases on a shared machine); wallRate: per second of wall time
-    results[c.name] = { ...run, rows, rate: Math.round((rows * 1000) / run.cpuMs), wallRate: Math.round((rows * 1000) / run.ms) };
+    results[c.name] = {
+      ...run,
+      rows,
+      rate: Math.round((rows * 1000) / run.cpuMs),
+      wallRate: Math.round((rows * 1000) / run.ms),
+    };
     const r = results[c.name];
     const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
     console.log(

@@ -22,7 +22,12 @@ const summary: ImportSummary = {
 
 function capture(secrets: string[] = []) {
   const lines: string[] = [];
-  const log = createJsonLog({ write: (line) => lines.push(line), secrets, now: () => new Date('2026-01-02T03:04:05Z'), context: { command: 'import' } });
+  const log = createJsonLog({
+    write: (line) => lines.push(line),
+    secrets,
+    now: () => new Date('2026-01-02T03:04:05Z'),
+    context: { command: 'import' },
+  });
   return { log, lines, parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
@@ -30,14 +35,40 @@ describe('JSON log lines', () => {
   it('writes one JSON object per line with time, level, event and the event fields', () => {
     const { log, lines, parsed } = capture();
     log.onImportEvent({ type: 'run-started', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 });
-    log.onImportEvent({ type: 'batch-confirmed', batch: 1, firstRecord: 1, lastRecord: 5, size: 5, importedCount: 4, updatedCount: 1, skipped: 0, durationMs: 3 });
+    log.onImportEvent({
+      type: 'batch-confirmed',
+      batch: 1,
+      firstRecord: 1,
+      lastRecord: 5,
+      size: 5,
+      importedCount: 4,
+      updatedCount: 1,
+      skipped: 0,
+      durationMs: 3,
+    });
     log.onImportEvent({ type: 'retry', reason: 'HTTP 503', delayMs: 250, attempt: 1, status: 503 });
     log.onImportEvent({ type: 'progress', progress: { recordsRead: 5, settled: 5, confirmed: 5, inFlight: 0 } });
     log.onImportEvent({ type: 'finished', summary });
     expect(lines.every((line) => line.endsWith('\n') && !line.slice(0, -1).includes('\n'))).toBe(true);
     expect(parsed()).toEqual([
-      { time: '2026-01-02T03:04:05.000Z', level: 'info', event: 'run-started', runId: expect.stringMatching(/^[0-9a-f]{12}$/), pid: process.pid, command: 'import', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 },
-      expect.objectContaining({ level: 'info', event: 'batch-confirmed', firstRecord: 1, lastRecord: 5, importedCount: 4 }),
+      {
+        time: '2026-01-02T03:04:05.000Z',
+        level: 'info',
+        event: 'run-started',
+        runId: expect.stringMatching(/^[0-9a-f]{12}$/),
+        pid: process.pid,
+        command: 'import',
+        batchSize: 500,
+        maxBatchBytes: 1048576,
+        concurrency: 4,
+      },
+      expect.objectContaining({
+        level: 'info',
+        event: 'batch-confirmed',
+        firstRecord: 1,
+        lastRecord: 5,
+        importedCount: 4,
+      }),
       expect.objectContaining({ level: 'warn', event: 'retry', reason: 'HTTP 503', delayMs: 250 }),
       expect.objectContaining({ level: 'info', event: 'finished', rows: 10, skipped: 1, rejected: 1 }),
     ]);
@@ -73,8 +104,19 @@ describe('JSON log lines', () => {
     const { createOutput, renderError } = await import('../src/cli/output.js');
     const { InputError } = await import('../src/errors.js');
     const { log, parsed } = capture();
-    renderError(new InputError('crm.csv line 9: cut short', { code: 'input-csv', hint: 'Export again.' }), jsonStderrOutput(createOutput(), log));
-    expect(parsed()).toEqual([expect.objectContaining({ level: 'error', event: 'error', code: 'input-csv', message: 'crm.csv line 9: cut short', hint: 'Export again.' })]);
+    renderError(
+      new InputError('crm.csv line 9: cut short', { code: 'input-csv', hint: 'Export again.' }),
+      jsonStderrOutput(createOutput(), log),
+    );
+    expect(parsed()).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        event: 'error',
+        code: 'input-csv',
+        message: 'crm.csv line 9: cut short',
+        hint: 'Export again.',
+      }),
+    ]);
   });
 
   it('masks a secret wherever it would appear', () => {
@@ -94,11 +136,14 @@ describe('JSON log lines', () => {
 });
 
 describe('jsonStderrOutput', () => {
-  it('turns an Output\'s stderr lines into JSON lines by their prefix, leaving stdout alone', async () => {
+  it("turns an Output's stderr lines into JSON lines by their prefix, leaving stdout alone", async () => {
     const { jsonStderrOutput } = await import('../src/cli/log-format.js');
     const { log, parsed } = capture(['s3cr3t-token']);
     const stdout: string[] = [];
-    const output = jsonStderrOutput({ out: (text: string) => stdout.push(text), err: () => undefined, warn: () => undefined }, log);
+    const output = jsonStderrOutput(
+      { out: (text: string) => stdout.push(text), err: () => undefined, warn: () => undefined },
+      log,
+    );
     output.err('\u001b[31merror:\u001b[39m HTTP 400: platform invalid');
     output.err('hint: check the token s3cr3t-token');
     output.err('note: sending to the sandbox');

@@ -19,7 +19,12 @@ const config: ConfigFile = {
   data: {
     defaultProfile: 'staging',
     profiles: {
-      staging: { baseUrl: 'https://staging.example.com', tokenFile: '/keys/staging.token', batchSize: 200, concurrency: 2 },
+      staging: {
+        baseUrl: 'https://staging.example.com',
+        tokenFile: '/keys/staging.token',
+        batchSize: 200,
+        concurrency: 2,
+      },
       prod: { baseUrl: 'https://api.example.com', pushTokenFile: '/keys/push.token' },
     },
   },
@@ -53,8 +58,14 @@ describe('precedence: flag > env > profile > default', () => {
     });
     expect(settings.profile).toEqual({ value: 'staging', source: { kind: 'config', file: '/etc/memberctl.json' } });
     expect(settings.values.batchSize).toEqual({ value: 50, source: { kind: 'flag', flag: '--batch-size' } });
-    expect(settings.values.concurrency).toEqual({ value: 8, source: { kind: 'env', variable: 'MEMBERCTL_CONCURRENCY' } });
-    expect(settings.values.baseUrl).toEqual({ value: 'https://staging.example.com', source: { kind: 'profile', profile: 'staging' } });
+    expect(settings.values.concurrency).toEqual({
+      value: 8,
+      source: { kind: 'env', variable: 'MEMBERCTL_CONCURRENCY' },
+    });
+    expect(settings.values.baseUrl).toEqual({
+      value: 'https://staging.example.com',
+      source: { kind: 'profile', profile: 'staging' },
+    });
     expect(settings.values.retries).toEqual({ value: 5, source: { kind: 'default' } });
     expect(settings.values.pushTokenFile).toEqual({ value: undefined, source: { kind: 'default' } });
   });
@@ -62,7 +73,9 @@ describe('precedence: flag > env > profile > default', () => {
   it('lets each level win when the stronger ones are absent', () => {
     const base = { env: {}, config };
     expect(resolveSettings({ ...base, flags: { baseUrl: 'https://flag' } }).values.baseUrl.value).toBe('https://flag');
-    expect(resolveSettings({ ...base, env: { MEMBERCTL_BASE_URL: 'https://env' } }).values.baseUrl.value).toBe('https://env');
+    expect(resolveSettings({ ...base, env: { MEMBERCTL_BASE_URL: 'https://env' } }).values.baseUrl.value).toBe(
+      'https://env',
+    );
     expect(resolveSettings(base).values.baseUrl.value).toBe('https://staging.example.com');
     expect(resolveSettings({ env: {} }).values.baseUrl.value).toBeUndefined();
     expect(settingValues(resolveSettings({ env: {} }))).toMatchObject({ batchSize: 500, maxBatchBytes: 1048576 });
@@ -73,7 +86,10 @@ describe('precedence: flag > env > profile > default', () => {
   it('selects the profile by flag, then MEMBERCTL_PROFILE, then defaultProfile', () => {
     const env = { MEMBERCTL_PROFILE: 'prod' };
     expect(resolveSettings({ env, config, profileFlag: 'staging' }).profile?.source.kind).toBe('flag');
-    expect(resolveSettings({ env, config }).profile).toEqual({ value: 'prod', source: { kind: 'env', variable: 'MEMBERCTL_PROFILE' } });
+    expect(resolveSettings({ env, config }).profile).toEqual({
+      value: 'prod',
+      source: { kind: 'env', variable: 'MEMBERCTL_PROFILE' },
+    });
     expect(resolveSettings({ env, config }).values.baseUrl.value).toBe('https://api.example.com');
     expect(resolveSettings({ env: {} }).profile).toBeUndefined();
   });
@@ -90,7 +106,10 @@ describe('precedence: flag > env > profile > default', () => {
       source: { kind: 'profile', profile: 'staging' },
     });
     expect(resolveSettings({ env: {}, config }).tokens.push).toBeUndefined();
-    expect(resolveSettings({ env: {}, config, profileFlag: 'prod' }).tokens.push?.value).toEqual({ from: 'file', path: '/keys/push.token' });
+    expect(resolveSettings({ env: {}, config, profileFlag: 'prod' }).tokens.push?.value).toEqual({
+      from: 'file',
+      path: '/keys/push.token',
+    });
     // The resolved settings hold where a token is, never the token.
     expect(JSON.stringify(resolveSettings({ env, config }))).not.toContain('secret');
   });
@@ -104,16 +123,24 @@ describe('precedence: flag > env > profile > default', () => {
       expect((error as UsageError).category).toBe('usage');
       expect((error as UsageError).hint).toBe('known profiles: staging, prod');
     }
-    expect(() => resolveSettings({ env: { MEMBERCTL_PROFILE: 'x' }, configPath: '/nope.json' })).toThrow(/no config file at \/nope.json/);
+    expect(() => resolveSettings({ env: { MEMBERCTL_PROFILE: 'x' }, configPath: '/nope.json' })).toThrow(
+      /no config file at \/nope.json/,
+    );
   });
 
   it('rejects bad values from the environment and flags, naming where they came from', () => {
-    expect(() => resolveSettings({ env: { MEMBERCTL_BATCH_SIZE: 'lots' } })).toThrow('MEMBERCTL_BATCH_SIZE "lots" is not a whole number');
+    expect(() => resolveSettings({ env: { MEMBERCTL_BATCH_SIZE: 'lots' } })).toThrow(
+      'MEMBERCTL_BATCH_SIZE "lots" is not a whole number',
+    );
     expect(() => resolveSettings({ env: { MEMBERCTL_CONCURRENCY: '0' } })).toThrow(/MEMBERCTL_CONCURRENCY 0/);
     expect(() => resolveSettings({ env: {}, flags: { concurrency: 1000 } })).toThrow(/--concurrency 1000/);
     // commands may hand flags over as typed text
-    expect(() => resolveSettings({ env: {}, flags: { batchSize: 'ten' as unknown as number } })).toThrow('--batch-size "ten" is not a whole number');
-    expect(resolveSettings({ env: {}, flags: { batchSize: '25' as unknown as number } }).values.batchSize.value).toBe(25);
+    expect(() => resolveSettings({ env: {}, flags: { batchSize: 'ten' as unknown as number } })).toThrow(
+      '--batch-size "ten" is not a whole number',
+    );
+    expect(resolveSettings({ env: {}, flags: { batchSize: '25' as unknown as number } }).values.batchSize.value).toBe(
+      25,
+    );
   });
 
   it('describes provenance for humans', () => {
@@ -124,28 +151,46 @@ describe('precedence: flag > env > profile > default', () => {
 
 describe('config file', () => {
   it('is found through MEMBERCTL_CONFIG, then XDG_CONFIG_HOME, then ~/.config', () => {
-    expect(configLocation({ MEMBERCTL_CONFIG: '~/m.json' }, '/home/u')).toEqual({ path: '/home/u/m.json', explicit: true });
+    expect(configLocation({ MEMBERCTL_CONFIG: '~/m.json' }, '/home/u')).toEqual({
+      path: '/home/u/m.json',
+      explicit: true,
+    });
     expect(configLocation({ XDG_CONFIG_HOME: '/xdg' }, '/home/u').path).toBe('/xdg/memberctl/config.json');
-    expect(configLocation({ XDG_CONFIG_HOME: 'relative' }, '/home/u').path).toBe('/home/u/.config/memberctl/config.json');
+    expect(configLocation({ XDG_CONFIG_HOME: 'relative' }, '/home/u').path).toBe(
+      '/home/u/.config/memberctl/config.json',
+    );
     expect(configLocation({}, '/home/u')).toEqual({ path: '/home/u/.config/memberctl/config.json', explicit: false });
   });
 
   it('is optional unless named explicitly', () => {
     expect(loadConfigFile({ path: '/nonexistent/config.json', explicit: false })).toBeUndefined();
-    expect(() => loadConfigFile({ path: '/nonexistent/config.json', explicit: true })).toThrow(/config file \/nonexistent\/config.json: cannot read it \(ENOENT\)/);
+    expect(() => loadConfigFile({ path: '/nonexistent/config.json', explicit: true })).toThrow(
+      /config file \/nonexistent\/config.json: cannot read it \(ENOENT\)/,
+    );
   });
 
   it('expands ~ and resolves token files relative to the config file', () => {
-    const path = tempConfig(JSON.stringify({ profiles: { a: { tokenFile: 'a.token', pushTokenFile: '~/push.token' } } }));
+    const path = tempConfig(
+      JSON.stringify({ profiles: { a: { tokenFile: 'a.token', pushTokenFile: '~/push.token' } } }),
+    );
     const loaded = loadConfigFile({ path, explicit: true }, '/home/u');
-    expect(loaded?.data.profiles.a).toEqual({ tokenFile: join(path, '..', 'a.token'), pushTokenFile: '/home/u/push.token' });
+    expect(loaded?.data.profiles.a).toEqual({
+      tokenFile: join(path, '..', 'a.token'),
+      pushTokenFile: '/home/u/push.token',
+    });
   });
 
   it('names the file and key path of an unknown key, with did-you-mean', () => {
-    const message = configErrorMessage(JSON.stringify({ profiles: { staging: { baseUrl: 'https://x', batchsize: 5 } } }));
-    expect(message).toMatch(/^config file \/.*config\.json: profiles\.staging\.batchsize: unknown key \(did you mean "batchSize"\?\)/);
+    const message = configErrorMessage(
+      JSON.stringify({ profiles: { staging: { baseUrl: 'https://x', batchsize: 5 } } }),
+    );
+    expect(message).toMatch(
+      /^config file \/.*config\.json: profiles\.staging\.batchsize: unknown key \(did you mean "batchSize"\?\)/,
+    );
     expect(message).toContain('allowed keys here: description, baseUrl, tokenFile');
-    expect(configErrorMessage(JSON.stringify({ defaultProfle: 'a', profiles: {} }))).toMatch(/defaultProfle: unknown key \(did you mean "defaultProfile"\?\)/);
+    expect(configErrorMessage(JSON.stringify({ defaultProfle: 'a', profiles: {} }))).toMatch(
+      /defaultProfle: unknown key \(did you mean "defaultProfile"\?\)/,
+    );
   });
 
   it('refuses a token stored in the config, pointing at tokenFile', () => {
@@ -155,9 +200,13 @@ describe('config file', () => {
   });
 
   it('names the key of a wrongly typed value, the position of a JSON syntax error, and a dangling defaultProfile', () => {
-    expect(configErrorMessage(JSON.stringify({ profiles: { p: { concurrency: 'four' } } }))).toMatch(/profiles\.p\.concurrency: Invalid input: expected number/);
+    expect(configErrorMessage(JSON.stringify({ profiles: { p: { concurrency: 'four' } } }))).toMatch(
+      /profiles\.p\.concurrency: Invalid input: expected number/,
+    );
     expect(configErrorMessage('{\n  "profiles": {,\n}')).toMatch(/not valid JSON \(line 2, column \d+\)/);
-    expect(configErrorMessage(JSON.stringify({ defaultProfile: 'x', profiles: { y: {} } }))).toMatch(/defaultProfile "x" is not among the profiles \| hint: known profiles: y/);
+    expect(configErrorMessage(JSON.stringify({ defaultProfile: 'x', profiles: { y: {} } }))).toMatch(
+      /defaultProfile "x" is not among the profiles \| hint: known profiles: y/,
+    );
   });
 
   it('loadSettings reads the file named by MEMBERCTL_CONFIG and applies the profile', () => {
@@ -197,7 +246,12 @@ describe('resolveConnection with profiles', () => {
   it('keeps its old call shape, filling in base URL and token file from the profile', async () => {
     const { resolveConnection } = await import('../src/core/connection.js');
     const { chmodSync } = await import('node:fs');
-    const path = tempConfig(JSON.stringify({ defaultProfile: 'p', profiles: { p: { baseUrl: 'https://api.example.com', tokenFile: 'p.token' } } }));
+    const path = tempConfig(
+      JSON.stringify({
+        defaultProfile: 'p',
+        profiles: { p: { baseUrl: 'https://api.example.com', tokenFile: 'p.token' } },
+      }),
+    );
     writeFileSync(join(path, '..', 'p.token'), 'profile-token\n');
     chmodSync(join(path, '..', 'p.token'), 0o600);
     writeFileSync(join(path, '..', 'flag.token'), 'flag-token\n');
@@ -209,7 +263,12 @@ describe('resolveConnection with profiles', () => {
     expect(fromProfile.token).toBe('profile-token');
     expect(fromProfile.tokenSource).toMatch(/^token file .*p\.token \(profile p\)$/);
 
-    const fromFlags = await resolveConnection({ area: 'member', env, baseUrl: 'http://127.0.0.1:9', tokenFile: join(path, '..', 'flag.token') });
+    const fromFlags = await resolveConnection({
+      area: 'member',
+      env,
+      baseUrl: 'http://127.0.0.1:9',
+      tokenFile: join(path, '..', 'flag.token'),
+    });
     expect(fromFlags.baseUrl.href).toBe('http://127.0.0.1:9/');
     expect(fromFlags.token).toBe('flag-token');
 

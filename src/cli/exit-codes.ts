@@ -20,7 +20,13 @@ export const EXIT_CODES: Readonly<Record<ResultCategory, ExitCodeRow>> = {
   ok: {
     code: 0,
     meaning: 'everything done: every record imported or updated (or unchanged), the device subscribed',
-    per: { memberctl: 'ok', import: 'every record imported or updated (or unchanged)', validate: 'every record valid', subscribe: 'subscribed', 'config check': 'ready (warnings allowed)' },
+    per: {
+      memberctl: 'ok',
+      import: 'every record imported or updated (or unchanged)',
+      validate: 'every record valid',
+      subscribe: 'subscribed',
+      'config check': 'ready (warnings allowed)',
+    },
   },
   internal: {
     code: 1,
@@ -41,8 +47,14 @@ export const EXIT_CODES: Readonly<Record<ResultCategory, ExitCodeRow>> = {
   },
   partial: {
     code: 3,
-    meaning: 'finished, but some records were invalid, skipped or rejected (none failed); subscribe: refused by the server',
-    per: { memberctl: 'some records invalid/skipped/rejected', import: 'some invalid, skipped or rejected, none failed', validate: 'some invalid', subscribe: 'refused by the server (4xx)' },
+    meaning:
+      'finished, but some records were invalid, skipped or rejected (none failed); subscribe: refused by the server',
+    per: {
+      memberctl: 'some records invalid/skipped/rejected',
+      import: 'some invalid, skipped or rejected, none failed',
+      validate: 'some invalid',
+      subscribe: 'refused by the server (4xx)',
+    },
   },
   'not-confirmed': {
     code: 4,
@@ -57,13 +69,23 @@ export const EXIT_CODES: Readonly<Record<ResultCategory, ExitCodeRow>> = {
   credentials: {
     code: 5,
     meaning: 'credentials refused (401/403): check the token',
-    per: { memberctl: 'credentials refused', import: 'credentials refused', subscribe: 'credentials refused', 'config check': 'credentials problem (no token, unreadable, expired, refused)' },
+    per: {
+      memberctl: 'credentials refused',
+      import: 'credentials refused',
+      subscribe: 'credentials refused',
+      'config check': 'credentials problem (no token, unreadable, expired, refused)',
+    },
   },
   cancelled: {
     // 128 + SIGINT: what a shell reports for a command it interrupted, so `$?` reads the same either way.
     code: 130,
-    meaning: 'cancelled with Ctrl-C before anything was sent: at a prompt (subscribe), or while import waited for its input to open',
-    per: { memberctl: 'cancelled before anything was sent', import: 'Ctrl-C while waiting for the input (nothing sent)', subscribe: 'Ctrl-C at a prompt (nothing sent)' },
+    meaning:
+      'cancelled with Ctrl-C before anything was sent: at a prompt (subscribe), or while import waited for its input to open',
+    per: {
+      memberctl: 'cancelled before anything was sent',
+      import: 'Ctrl-C while waiting for the input (nothing sent)',
+      subscribe: 'Ctrl-C at a prompt (nothing sent)',
+    },
   },
 };
 
@@ -83,5 +105,7 @@ export function exitCodesHelp(command: ExitCodeCommand): string {
 
 /** The table as Markdown, for the README (a test keeps the README's copy equal to it). */
 export function exitCodesMarkdown(): string {
-  return ['| code | meaning |', '|---|---|', ...rows().map(({ code, meaning }) => `| ${code} | ${meaning} |`)].join('\n');
+  return ['| code | meaning |', '|---|---|', ...rows().map(({ code, meaning }) => `| ${code} | ${meaning} |`)].join(
+    '\n',
+  );
 }

@@ -32,7 +32,10 @@ export interface ImportEndingParts {
   flags: { changedOnly?: boolean; rejects?: string; report?: string };
 }
 
-export async function endImport(report: ImportReport, { reportFile, target, argv, flags }: ImportEndingParts): Promise<ImportEnding> {
+export async function endImport(
+  report: ImportReport,
+  { reportFile, target, argv, flags }: ImportEndingParts,
+): Promise<ImportEnding> {
   const closeFailure = await closeTarget(target);
   const withUnchanged = Boolean(flags.changedOnly);
   const stateJson = importStateJson(report.state);
@@ -40,7 +43,11 @@ export async function endImport(report: ImportReport, { reportFile, target, argv
   const again = againCommand(argv, report.state.journalKept);
   // what the summary tells a person to run next, for scripts too (an input error needs the file fixed first)
   const { summary } = report;
-  const result = reportFile.result(exitCode, { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommandJson(summary, again) }, importRunError(summary, target, again) ?? closeFailure);
+  const result = reportFile.result(
+    exitCode,
+    { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommandJson(summary, again) },
+    importRunError(summary, target, again) ?? closeFailure,
+  );
   const reportFailure = await reportFile.finished(result);
   // the report could not be written (full disk): the run did not do all it was asked, said after the summary
   if (reportFailure) exitCode = Math.max(exitCodeFor(reportFailure.category), exitCode);

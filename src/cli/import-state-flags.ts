@@ -32,12 +32,27 @@ export function addImportStateOptions(command: Command): Command {
     .option('--keep-journal', 'keep the journal after a run where nothing failed (it is removed by default)')
     .option('--no-journal', 'keep no journal (an interrupted run then cannot be resumed)')
     .option('--changed-only', 'send only members new or changed since the last confirmed import (needs --state)')
-    .option('--state <file>', 'SQLite file remembering a hash of each member\'s last confirmed item (created if missing)')
+    .option(
+      '--state <file>',
+      "SQLite file remembering a hash of each member's last confirmed item (created if missing)",
+    )
     .option('--shard <i/n>', 'only members whose memberId hashes to shard i of n (0-based: 0/3, 1/3, 2/3)')
-    .option('--require-state', 'with --state: a missing state file is exit 2 (for cron), not a new state that sends every member')
-    .option('--max-shrink <percent>', 'with --state: refuse (exit 2, nothing sent) an input with more than this many % fewer rows than the last good run (default 10%)')
-    .option('--allow-shrink', 'with --state: let this run through the shrink guard (members really left); its count becomes the new reference')
-    .option('--refresh-after <days>', 'with --changed-only: send members whose last confirmation is older than DAYS, spread over the nights');
+    .option(
+      '--require-state',
+      'with --state: a missing state file is exit 2 (for cron), not a new state that sends every member',
+    )
+    .option(
+      '--max-shrink <percent>',
+      'with --state: refuse (exit 2, nothing sent) an input with more than this many % fewer rows than the last good run (default 10%)',
+    )
+    .option(
+      '--allow-shrink',
+      'with --state: let this run through the shrink guard (members really left); its count becomes the new reference',
+    )
+    .option(
+      '--refresh-after <days>',
+      'with --changed-only: send members whose last confirmation is older than DAYS, spread over the nights',
+    );
 }
 
 export const IMPORT_STATE_EXAMPLES = `
@@ -92,12 +107,26 @@ export function importStateJson(state: ImportStateReport): Record<string, unknow
 export function importStateNotes(state: ImportStateReport, failed: number): string[] {
   const notes: string[] = [];
   const n = (count: number) => count.toLocaleString('en-US');
-  if (state.refreshed > 0) notes.push(`refreshed: ${n(state.refreshed)} unchanged members sent again (--refresh-after)`);
-  if (state.absentFromInput) notes.push(`absent: ${n(state.absentFromInput)} members in the state are not in this input (memberctl state absent --state FILE lists them)`);
-  if (state.resumedRecords > 0) notes.push(`resumed: ${n(state.resumedRecords)} records were settled by an earlier run (counted above, not sent again)`);
-  if (state.shard) notes.push(`shard ${state.shard.index}/${state.shard.count}: ${n(state.otherShards)} records belong to other shards (not counted above)`);
+  if (state.refreshed > 0)
+    notes.push(`refreshed: ${n(state.refreshed)} unchanged members sent again (--refresh-after)`);
+  if (state.absentFromInput)
+    notes.push(
+      `absent: ${n(state.absentFromInput)} members in the state are not in this input (memberctl state absent --state FILE lists them)`,
+    );
+  if (state.resumedRecords > 0)
+    notes.push(
+      `resumed: ${n(state.resumedRecords)} records were settled by an earlier run (counted above, not sent again)`,
+    );
+  if (state.shard)
+    notes.push(
+      `shard ${state.shard.index}/${state.shard.count}: ${n(state.otherShards)} records belong to other shards (not counted above)`,
+    );
   if (state.journalPath && state.journalKept) {
-    notes.push(failed > 0 ? `journal kept: ${state.journalPath} — run again with --resume to send only the ${n(failed)} records not confirmed` : `journal kept: ${state.journalPath}`);
+    notes.push(
+      failed > 0
+        ? `journal kept: ${state.journalPath} — run again with --resume to send only the ${n(failed)} records not confirmed`
+        : `journal kept: ${state.journalPath}`,
+    );
   }
   return notes;
 }

@@ -21,14 +21,33 @@ export interface InputFlags {
 
 export function addInputOptions(command: Command): Command {
   return command
-    .addOption(new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices(['csv', 'json', 'ndjson', 'xlsx']))
+    .addOption(
+      new Option('--format <format>', 'input format when the extension does not tell (e.g. stdin)').choices([
+        'csv',
+        'json',
+        'ndjson',
+        'xlsx',
+      ]),
+    )
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
     .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
-    .option('--encoding <name>', 'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 or UTF-32 BOM is recognised without it)')
-    .option('--map <file>', 'mapping file: columns to fields, with rules (format, timeZone, convert, values, transform, fields); docs/mapping.md; `memberctl map init FILE` writes one')
+    .option(
+      '--encoding <name>',
+      'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 or UTF-32 BOM is recognised without it)',
+    )
+    .option(
+      '--map <file>',
+      'mapping file: columns to fields, with rules (format, timeZone, convert, values, transform, fields); docs/mapping.md; `memberctl map init FILE` writes one',
+    )
     .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
-    .option('--null-token <text>', 'a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field (\'\' = --empty-as-null)')
-    .option('--empty-as-null', 'an empty CSV cell is sent as null, clearing the field (default: empty = not given, the server keeps its value)')
+    .option(
+      '--null-token <text>',
+      "a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field ('' = --empty-as-null)",
+    )
+    .option(
+      '--empty-as-null',
+      'an empty CSV cell is sent as null, clearing the field (default: empty = not given, the server keeps its value)',
+    )
     .option('--limit <n>', 'read only the first N records');
 }
 
@@ -51,14 +70,18 @@ function parseDelimiter(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (value === 'tab' || value === '\\t') return '\t';
   if ([...value].length !== 1 || value === '"' || value === '\n' || value === '\r') {
-    throw new UsageError(`--delimiter must be one character, got "${value}"`, { hint: 'For example --delimiter ";" or --delimiter tab.' });
+    throw new UsageError(`--delimiter must be one character, got "${value}"`, {
+      hint: 'For example --delimiter ";" or --delimiter tab.',
+    });
   }
   return value;
 }
 
 function parseLimit(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw new UsageError(`--limit must be a whole number of records, at least 1; got "${value}"`, { hint: 'For example --limit 100.' });
+    throw new UsageError(`--limit must be a whole number of records, at least 1; got "${value}"`, {
+      hint: 'For example --limit 100.',
+    });
   }
   return Number(value);
 }

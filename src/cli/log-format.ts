@@ -54,7 +54,9 @@ export function summaryForLog(summary: ImportSummary): Record<string, unknown> {
 export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
   const now = options.now ?? (() => new Date());
-  const secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
+  const secrets = (options.secrets ?? []).filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length >= 4,
+  );
 
   function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
     let line = JSON.stringify({ time: now().toISOString(), level, event, ...RUN, ...options.context, ...fields });
@@ -87,7 +89,11 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
         return log('error', type, fields);
       }
       case 'finished':
-        return log(event.summary.failed > 0 || event.summary.stopReason ? 'error' : 'info', 'finished', summaryForLog(event.summary));
+        return log(
+          event.summary.failed > 0 || event.summary.stopReason ? 'error' : 'info',
+          'finished',
+          summaryForLog(event.summary),
+        );
       case 'batch-sent':
       case 'progress':
         // Per-request and per-tick chatter: a cron log wants outcomes. (Progress is for the terminal's bar.)
@@ -99,7 +105,12 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
 }
 
 /** The last line of a run: its exit code and counts; `error` when it failed, `warn` when some records were not taken. */
-export function logFinished(log: JsonLog, summary: ImportSummary, category: ResultCategory, extra: Record<string, unknown> = {}): void {
+export function logFinished(
+  log: JsonLog,
+  summary: ImportSummary,
+  category: ResultCategory,
+  extra: Record<string, unknown> = {},
+): void {
   const level: LogLevel = category === 'ok' ? 'info' : category === 'partial' ? 'warn' : 'error';
   log.log(level, 'finished', { exitCode: exitCodeFor(category), ...summaryForLog(summary), ...extra });
 }
@@ -114,7 +125,10 @@ export function logError(log: JsonLog, error: unknown): void {
  * `output.err`/`output.warn` ("error: ...", "hint: ...", "note: ..."), one wrap gives them --log-format json.
  * stdout (results) is untouched.
  */
-export function jsonStderrOutput<T extends { err(text: string): void; warn(text: string): void }>(output: T, log: JsonLog): T {
+export function jsonStderrOutput<T extends { err(text: string): void; warn(text: string): void }>(
+  output: T,
+  log: JsonLog,
+): T {
   const err = (text: string) => {
     // eslint-disable-next-line no-control-regex
     const plain = text.replace(/\u001b\[[0-9;]*m/g, '').trim();
@@ -125,5 +139,10 @@ export function jsonStderrOutput<T extends { err(text: string): void; warn(text:
     else if (kind === 'warning') log.log('warn', 'warning', { message });
     else log.log('info', kind ?? 'message', { message });
   };
-  return { ...output, err, warn: (text: string) => log.log('warn', 'warning', { message: text }), logError: (error: unknown) => logError(log, error) };
+  return {
+    ...output,
+    err,
+    warn: (text: string) => log.log('warn', 'warning', { message: text }),
+    logError: (error: unknown) => logError(log, error),
+  };
 }

@@ -49,4 +49,6 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const code = await main(process.argv);
 // Let stdout drain before exiting: a piped --json result must arrive whole.
-process.stdout.write('', (error) => process.exit((error as NodeJS.ErrnoException | null)?.code === 'EPIPE' ? EXIT_BROKEN_PIPE : code));
+process.stdout.write('', (error) =>
+  process.exit((error as NodeJS.ErrnoException | null)?.code === 'EPIPE' ? EXIT_BROKEN_PIPE : code),
+);

@@ -52,14 +52,19 @@ export function renderError(error: unknown, output: Output): void {
   const { color } = output;
   if (isMemberctlError(error) && error.problems && error.problems.length > 1) {
     // one line each, its hint on the same line: a listing to work through, not a wall of alternating lines
-    for (const problem of error.problems) output.err(`${color.red('error:')} ${problem.message}${problem.hint ? color.dim(` — hint: ${problem.hint}`) : ''}`);
+    for (const problem of error.problems)
+      output.err(
+        `${color.red('error:')} ${problem.message}${problem.hint ? color.dim(` — hint: ${problem.hint}`) : ''}`,
+      );
   } else if (isMemberctlError(error)) {
     output.err(`${color.red('error:')} ${error.message}`);
     if (error.hint) output.err(`${color.dim('hint:')} ${error.hint}`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     output.err(`${color.red('internal error:')} ${message}`);
-    output.err(`${color.dim('hint:')} this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.`);
+    output.err(
+      `${color.dim('hint:')} this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.`,
+    );
   }
   if (process.env.MEMBERCTL_DEBUG && error instanceof Error && error.stack) output.err(error.stack);
 }
@@ -67,7 +72,21 @@ export function renderError(error: unknown, output: Output): void {
 /** The --json shape of an error: {error: {code, message, hint, details}}. */
 export function errorToJson(error: unknown): { error: Record<string, unknown> } {
   if (isMemberctlError(error)) {
-    return { error: { code: error.code, message: error.message, hint: error.hint, details: error.details, problems: error.problems } };
+    return {
+      error: {
+        code: error.code,
+        message: error.message,
+        hint: error.hint,
+        details: error.details,
+        problems: error.problems,
+      },
+    };
   }
-  return { error: { code: 'internal', message: error instanceof Error ? error.message : String(error), hint: 'this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.' } };
+  return {
+    error: {
+      code: 'internal',
+      message: error instanceof Error ? error.message : String(error),
+      hint: 'this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.',
+    },
+  };
 }

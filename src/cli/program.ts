@@ -27,7 +27,12 @@ export function buildProgram(result: CommandResult): Command {
     .exitOverride()
     // Global options: accepted before or after the command name (`memberctl import f.csv --profile prod`).
     .option('--profile <name>', 'settings profile from the config file (else MEMBERCTL_PROFILE, else defaultProfile)')
-    .addOption(new Option('--log-format <format>', 'stderr as human text, or one JSON event per line (for cron)').choices(['text', 'json']))
+    .addOption(
+      new Option('--log-format <format>', 'stderr as human text, or one JSON event per line (for cron)').choices([
+        'text',
+        'json',
+      ]),
+    )
     .option('--no-color', 'no colors in output (NO_COLOR is honoured too)')
     .hook('preAction', (root) => {
       // --no-color reaches every command's output here; --profile and --log-format are read through
@@ -45,7 +50,17 @@ Examples:
 
 ${exitCodesHelp('memberctl')}`,
     );
-  const commands = [validateCommand, importCommand, subscribeCommand, sandboxCommand, configCommand, templateCommand, completionCommand, stateCommand, mapCommand];
+  const commands = [
+    validateCommand,
+    importCommand,
+    subscribeCommand,
+    sandboxCommand,
+    configCommand,
+    templateCommand,
+    completionCommand,
+    stateCommand,
+    mapCommand,
+  ];
   for (const command of commands) {
     program.addCommand(command(result).exitOverride());
   }
@@ -53,7 +68,11 @@ ${exitCodesHelp('memberctl')}`,
   // output settings down, hence the walk.)
   const outputError = (message: string, write: (text: string) => void) =>
     logFormatFromArgv(process.argv) === 'json'
-      ? createJsonLog({ write }).log('error', 'usage-error', { code: 'usage', message: message.trim().replace(/\n/g, ' '), hint: 'See memberctl COMMAND --help for the flags and examples.' })
+      ? createJsonLog({ write }).log('error', 'usage-error', {
+          code: 'usage',
+          message: message.trim().replace(/\n/g, ' '),
+          hint: 'See memberctl COMMAND --help for the flags and examples.',
+        })
       : write(message);
   const configure = (command: Command) => {
     command.configureOutput({ outputError });

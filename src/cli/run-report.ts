@@ -35,7 +35,15 @@ export function runReport(path: string | undefined, input: string): RunReport {
   const self: RunReport = {
     result(exitCode, counts, error) {
       const finishedAt = new Date().toISOString();
-      return { exitCode, startedAt, finishedAt, input, target: self.target ?? null, error: error === undefined ? null : errorToJson(error).error, ...counts };
+      return {
+        exitCode,
+        startedAt,
+        finishedAt,
+        input,
+        target: self.target ?? null,
+        error: error === undefined ? null : errorToJson(error).error,
+        ...counts,
+      };
     },
     async finished(result) {
       try {
@@ -45,12 +53,19 @@ export function runReport(path: string | undefined, input: string): RunReport {
         const cause = resourceCause(failure);
         if (!path || cause === undefined) throw failure;
         await rm(path, { force: true }).catch(() => undefined);
-        return new OutputFailure('report', path, cause, 'Free some space (or raise the limit); the import itself is accounted above, and last night\'s report was removed.');
+        return new OutputFailure(
+          'report',
+          path,
+          cause,
+          "Free some space (or raise the limit); the import itself is accounted above, and last night's report was removed.",
+        );
       }
     },
     async failed(error) {
       if (written) return; // the summary's report is out; an error after it (closing a file) does not undo it
-      await write(self.result(exitCodeFor(isMemberctlError(error) ? error.category : 'internal'), {}, error)).catch(() => undefined);
+      await write(self.result(exitCodeFor(isMemberctlError(error) ? error.category : 'internal'), {}, error)).catch(
+        () => undefined,
+      );
     },
   };
   return self;

@@ -17,7 +17,13 @@ const OPTION_TO_SETTING: Record<string, keyof SettingValues> = {
   allowInsecureHttp: 'allowInsecureHttp',
 };
 
-const INT_SETTINGS = new Set<keyof SettingValues>(['batchSize', 'maxBatchBytes', 'concurrency', 'retries', 'timeoutMs']);
+const INT_SETTINGS = new Set<keyof SettingValues>([
+  'batchSize',
+  'maxBatchBytes',
+  'concurrency',
+  'retries',
+  'timeoutMs',
+]);
 
 export function settingsFlags(command: Command, area: TokenArea): Partial<SettingValues> {
   const options = command.optsWithGlobals() as Record<string, unknown>;
@@ -27,7 +33,8 @@ export function settingsFlags(command: Command, area: TokenArea): Partial<Settin
     if (!typed(option)) continue;
     const value = options[option];
     // Commands may or may not give commander a number parser; resolution validates the number either way.
-    flags[setting] = INT_SETTINGS.has(setting) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    flags[setting] =
+      INT_SETTINGS.has(setting) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   }
   if (typed('tokenFile')) flags[area === 'member' ? 'tokenFile' : 'pushTokenFile'] = options.tokenFile;
   if (typed('pushTokenFile')) flags.pushTokenFile = options.pushTokenFile;
@@ -41,6 +48,10 @@ export function profileFlag(command: Command): string | undefined {
 }
 
 /** One call for a command's action: config file + profile + flags + environment, with provenance. */
-export function loadCommandSettings(command: Command, area: TokenArea, env: NodeJS.ProcessEnv = process.env): ResolvedSettings {
+export function loadCommandSettings(
+  command: Command,
+  area: TokenArea,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedSettings {
   return loadSettings({ flags: settingsFlags(command, area), profile: profileFlag(command), env });
 }

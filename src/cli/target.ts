@@ -33,13 +33,16 @@ export interface TargetFlags {
 /** What the summary says about a sandbox target, per area (an import keeps its members on request). */
 const SANDBOX_DESCRIPTION: Record<ApiArea, (origin: string, flags: TargetFlags) => string> = {
   // said in the summary, after the run: no URL, the server is gone by then
-  member: (_origin, flags) => `a local sandbox (${flags.sandboxData ? `its members are kept in ${flags.sandboxData}` : 'started for this run; its members are discarded'})`,
-  push: (origin) => `a local sandbox at ${origin}, started for this command (no real server; the subscription is discarded when it stops)`,
+  member: (_origin, flags) =>
+    `a local sandbox (${flags.sandboxData ? `its members are kept in ${flags.sandboxData}` : 'started for this run; its members are discarded'})`,
+  push: (origin) =>
+    `a local sandbox at ${origin}, started for this command (no real server; the subscription is discarded when it stops)`,
 };
 
 export async function resolveTarget(area: ApiArea, flags: TargetFlags, settings: ResolvedSettings): Promise<Target> {
   if (!flags.sandbox) {
-    if (flags.sandboxData) throw new UsageError('--sandbox-data needs --sandbox', { hint: 'add --sandbox to import into a local sandbox' });
+    if (flags.sandboxData)
+      throw new UsageError('--sandbox-data needs --sandbox', { hint: 'add --sandbox to import into a local sandbox' });
     const connection = await resolveConnection({ area, settings });
     return {
       baseUrl: connection.baseUrl,
@@ -73,7 +76,12 @@ export async function resolveTarget(area: ApiArea, flags: TargetFlags, settings:
         // the store file (--sandbox-data) is written as the sandbox closes: a full disk there is the world's doing
         const cause = resourceCause(error);
         if (cause === undefined || !flags.sandboxData) throw error;
-        throw new OutputFailure('sandbox data', flags.sandboxData, cause, 'Free some space (or raise the limit), then run the same command again (the import is an upsert).');
+        throw new OutputFailure(
+          'sandbox data',
+          flags.sandboxData,
+          cause,
+          'Free some space (or raise the limit), then run the same command again (the import is an upsert).',
+        );
       }
     },
   };

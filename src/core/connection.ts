@@ -44,13 +44,17 @@ export function parseBaseUrl(raw: string, allowInsecureHttp = false): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`base URL "${raw}" is not a valid URL`, { hint: 'use a full URL such as https://api.example.com' });
+    throw new UsageError(`base URL "${raw}" is not a valid URL`, {
+      hint: 'use a full URL such as https://api.example.com',
+    });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL must be http:// or https://, not ${url.protocol}`);
   }
   if (url.username || url.password) {
-    throw new UsageError('base URL must not carry credentials', { hint: 'put the token in MEMBERCTL_TOKEN or --token-file' });
+    throw new UsageError('base URL must not carry credentials', {
+      hint: 'put the token in MEMBERCTL_TOKEN or --token-file',
+    });
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
     throw new UsageError(`refusing to send a bearer token over plain http:// to ${url.hostname}`, {
@@ -68,7 +72,9 @@ export async function readTokenFile(path: string): Promise<{ token: string; warn
   try {
     const info = await stat(path);
     if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
-      warnings.push(`token file ${path} is readable by group or others (mode ${(info.mode & 0o777).toString(8)}); run: chmod 600 ${path}`);
+      warnings.push(
+        `token file ${path} is readable by group or others (mode ${(info.mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
+      );
     }
     text = await readFile(path, 'utf8');
   } catch (error) {
@@ -90,10 +96,13 @@ export function checkTokenCharacters(token: string, source: string): void {
   const at = [...token].findIndex((char) => char < '!' || char > '~');
   if (at === -1) return;
   const code = token.codePointAt([...token].slice(0, at).join('').length)!;
-  throw new UsageError(`bad token in ${source}: character ${at + 1} is U+${code.toString(16).toUpperCase().padStart(4, '0')}, which an HTTP header cannot carry`, {
-    code: 'bad-token',
-    hint: 'copy the token again: it is printable ASCII with no spaces, line breaks or accents (a token file holds it on its first line)',
-  });
+  throw new UsageError(
+    `bad token in ${source}: character ${at + 1} is U+${code.toString(16).toUpperCase().padStart(4, '0')}, which an HTTP header cannot carry`,
+    {
+      code: 'bad-token',
+      hint: 'copy the token again: it is printable ASCII with no spaces, line breaks or accents (a token file holds it on its first line)',
+    },
+  );
 }
 
 export async function resolveConnection(options: ConnectionOptions): Promise<Connection> {
@@ -124,7 +133,10 @@ export async function resolveConnection(options: ConnectionOptions): Promise<Con
     const { path } = tokenRef.value;
     const { token, warnings } = await readTokenFile(path);
     checkTokenCharacters(token, `token file ${path}`);
-    const tokenSource = tokenRef.source.kind === 'flag' ? `--token-file ${path}` : `token file ${path} (${describeProvenance(tokenRef.source)})`;
+    const tokenSource =
+      tokenRef.source.kind === 'flag'
+        ? `--token-file ${path}`
+        : `token file ${path} (${describeProvenance(tokenRef.source)})`;
     return { baseUrl, token, tokenSource, warnings };
   }
   const token = env[envName]?.trim();

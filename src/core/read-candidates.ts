@@ -102,7 +102,10 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     end.unterminated = last?.unterminated === true;
     end.line = last?.line;
     if (!options.onEndWarning) return;
-    if (!last) options.onEndWarning(`${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to import`);
+    if (!last)
+      options.onEndWarning(
+        `${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to import`,
+      );
     else if (last.unterminated) {
       const held = options.holdUnterminated ? '; with --changed-only it is not sent unless unchanged' : '';
       options.onEndWarning(`${unterminatedWarning(source.file, last.line)}${held}`);
@@ -121,7 +124,17 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     const records = mapper.notUtf8Records();
     return summary && records > 0 ? invalidUtf8Warning(source.file, summary, records) : undefined;
   };
-  return { source, warnings: mapper.warnings, candidates: candidates(), batches, toCandidate, sourceKey, close: () => source.close(), end, notUtf8Warning };
+  return {
+    source,
+    warnings: mapper.warnings,
+    candidates: candidates(),
+    batches,
+    toCandidate,
+    sourceKey,
+    close: () => source.close(),
+    end,
+    notUtf8Warning,
+  };
 }
 
 /** A file whose last record has no line break after it: what import and validate say about it. */
@@ -133,7 +146,15 @@ function holdingUnterminated(toCandidate: (record: SourceRecord) => Candidate): 
   return (record) => {
     if (!record.unterminated) return toCandidate(record);
     const { record: number, line, raw } = record;
-    const message = 'the file ends inside this record (no line break after it): it may be cut short, so --changed-only does not send it — end the export with a line break';
-    return { record: number, line, raw, memberId: toCandidate(record).memberId, valid: false, issues: [{ path: '', message, rule: 'unterminated last record' }] };
+    const message =
+      'the file ends inside this record (no line break after it): it may be cut short, so --changed-only does not send it — end the export with a line break';
+    return {
+      record: number,
+      line,
+      raw,
+      memberId: toCandidate(record).memberId,
+      valid: false,
+      issues: [{ path: '', message, rule: 'unterminated last record' }],
+    };
   };
 }

@@ -5,7 +5,12 @@
 import { cleanMessage, summarizeBody, tryParseJson, type ReadBody } from './response-body.js';
 import type { RetryPolicy } from './retry-policy.js';
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 function errorCodes(error: unknown): string[] {
   const codes: string[] = [];
@@ -53,11 +58,24 @@ export interface FailureCause {
 }
 
 /** Codes that mean the request never reached the server: nothing was stored. */
-const NOT_CONNECTED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 export function networkCause(error: unknown, retries: number): FailureCause {
   const codes = errorCodes(error);
-  return { kind: 'network', code: networkErrorReason(error), retries, gaveUp: false, reachedServer: !codes.some((code) => NOT_CONNECTED.has(code)) };
+  return {
+    kind: 'network',
+    code: networkErrorReason(error),
+    retries,
+    gaveUp: false,
+    reachedServer: !codes.some((code) => NOT_CONNECTED.has(code)),
+  };
 }
 
 /** "gave up after 1 retry" / "gave up after 3 retries". */
@@ -67,7 +85,12 @@ export function gaveUpText(retries: number): string {
 
 /** A short reason that is the same for every request failing the same way (no ports, ids or timings): what failures are counted by. */
 export function causeKey(cause: FailureCause): string {
-  const what = cause.status !== undefined ? `HTTP ${cause.status}` : cause.code === 'timeout' ? 'timeout' : `${FRIENDLY[cause.code ?? ''] ?? 'network error'}${cause.code && cause.code !== 'network' ? ` (${cause.code})` : ''}`;
+  const what =
+    cause.status !== undefined
+      ? `HTTP ${cause.status}`
+      : cause.code === 'timeout'
+        ? 'timeout'
+        : `${FRIENDLY[cause.code ?? ''] ?? 'network error'}${cause.code && cause.code !== 'network' ? ` (${cause.code})` : ''}`;
   return cause.gaveUp ? `${what} (${gaveUpText(cause.retries)})` : what;
 }
 

@@ -46,7 +46,13 @@ export class MemberApiClient {
   async postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptListener): Promise<ImportResponse> {
     const sent = await this.#transport.post(IMPORT_PATH, body, signal, onAttempt);
     if (sent.type === 'failed') {
-      return { kind: 'failed', ...(sent.status === undefined ? {} : { status: sent.status }), message: sent.message, retries: sent.retries, cause: sent.cause };
+      return {
+        kind: 'failed',
+        ...(sent.status === undefined ? {} : { status: sent.status }),
+        message: sent.message,
+        retries: sent.retries,
+        cause: sent.cause,
+      };
     }
     const { status, body: read, retries } = sent;
     const contentType = headerValue(sent.headers, 'content-type');
@@ -56,7 +62,13 @@ export class MemberApiClient {
       if (parsed.success) return { kind: 'ok', status: 200, result: parsed.data };
       const what = parsed.error.issues[0];
       const where = what ? ` (${what.path.join('.') || 'body'}: ${what.message})` : '';
-      return { kind: 'failed', status, retries, cause, message: `HTTP 200 but the body is not an import result${where}: ${summarizeBody(read, contentType)}` };
+      return {
+        kind: 'failed',
+        status,
+        retries,
+        cause,
+        message: `HTTP 200 but the body is not an import result${where}: ${summarizeBody(read, contentType)}`,
+      };
     }
     if (status === 400) {
       const parsed = memberErrorSchema.safeParse(tryParseJson(read.text));

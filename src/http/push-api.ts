@@ -23,12 +23,21 @@ export type SubscribeResponse =
   | { kind: 'ok'; status: number }
   | { kind: 'problem'; status: number; problem: Problem }
   | { kind: 'auth'; status: 401 | 403; message: string; problem?: Problem }
-  | { kind: 'failed'; status?: number; message: string; retries: number; cause: FailureCause; /** the message without status or retries */ detail: string; problem?: Problem };
+  | {
+      kind: 'failed';
+      status?: number;
+      message: string;
+      retries: number;
+      cause: FailureCause /** the message without status or retries */;
+      detail: string;
+      problem?: Problem;
+    };
 
 /** The path for a customer: the id is percent-encoded, so "/", "?", "#" and spaces stay inside the segment. */
 export function subscriptionPath(customerId: string): string {
   // "." and ".." survive encodeURIComponent and would be read as path steps; %2E keeps them a plain segment.
-  const segment = customerId === '.' || customerId === '..' ? customerId.replaceAll('.', '%2E') : encodeURIComponent(customerId);
+  const segment =
+    customerId === '.' || customerId === '..' ? customerId.replaceAll('.', '%2E') : encodeURIComponent(customerId);
   return `push/v1/customers/${segment}/subscription`;
 }
 
@@ -52,7 +61,15 @@ export class PushApiClient {
     const sent = await this.#transport.post(subscriptionPath(customerId), JSON.stringify(request), signal);
     if (sent.type === 'failed') {
       const problem = sent.body ? parseProblem(sent.body, sent.status) : undefined;
-      return { kind: 'failed', status: sent.status, message: sent.message, detail: sent.detail, retries: sent.retries, cause: sent.cause, ...(problem ? { problem } : {}) };
+      return {
+        kind: 'failed',
+        status: sent.status,
+        message: sent.message,
+        detail: sent.detail,
+        retries: sent.retries,
+        cause: sent.cause,
+        ...(problem ? { problem } : {}),
+      };
     }
     const { status, body } = sent;
     if (status >= 200 && status < 300) return { kind: 'ok', status };
@@ -63,7 +80,15 @@ export class PushApiClient {
     }
     if (status >= 400 && status < 500) return { kind: 'problem', status, problem };
     const cause: FailureCause = { kind: 'http', status, retries: sent.retries, gaveUp: false, reachedServer: true };
-    return { kind: 'failed', status, message: formatProblem(problem), detail: problem.detail ?? '', retries: sent.retries, cause, problem };
+    return {
+      kind: 'failed',
+      status,
+      message: formatProblem(problem),
+      detail: problem.detail ?? '',
+      retries: sent.retries,
+      cause,
+      problem,
+    };
   }
 
   async close(): Promise<void> {
@@ -90,7 +115,12 @@ function parseProblem(body: ReadBody, status: number | undefined): Problem | und
 }
 
 /** A non-problem body (an HTML error page, plain text) summarized briefly into problem shape. */
-function synthesizedProblem(body: ReadBody, contentType: string | undefined, status: number, headers: Record<string, string | string[] | undefined>): Problem {
+function synthesizedProblem(
+  body: ReadBody,
+  contentType: string | undefined,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+): Problem {
   return { title: unexpected(status, headers), status, detail: describeErrorBody(body, contentType) };
 }
 

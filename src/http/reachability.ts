@@ -7,7 +7,6 @@ import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { lazy } from '../lazy.js';
 
-
 const undici = lazy<typeof import('undici')>('undici');
 export interface StepResult {
   step: 'dns' | 'tcp' | 'tls';
@@ -34,7 +33,11 @@ export async function probeReachability(url: URL, timeoutMs: number): Promise<St
     try {
       const addresses = await withTimeout(lookup(host, { all: true }), timeoutMs, 'DNS lookup');
       address = addresses[0]!.address;
-      steps.push({ step: 'dns', ok: true, message: `${host} resolves to ${addresses.map((a) => a.address).join(', ')}` });
+      steps.push({
+        step: 'dns',
+        ok: true,
+        message: `${host} resolves to ${addresses.map((a) => a.address).join(', ')}`,
+      });
     } catch (error) {
       steps.push({ step: 'dns', ok: false, message: `cannot resolve ${host} (${reason(error)})` });
       return steps;
@@ -53,7 +56,11 @@ export async function probeReachability(url: URL, timeoutMs: number): Promise<St
     return steps;
   }
   try {
-    steps.push({ step: 'tls', ok: true, message: await withTimeout(handshake(socket, host), timeoutMs, 'TLS handshake') });
+    steps.push({
+      step: 'tls',
+      ok: true,
+      message: await withTimeout(handshake(socket, host), timeoutMs, 'TLS handshake'),
+    });
   } catch (error) {
     steps.push({ step: 'tls', ok: false, message: `TLS handshake with ${host} failed (${reason(error)})` });
   } finally {
@@ -79,7 +86,9 @@ function handshake(socket: Socket, servername: string): Promise<string> {
     const tls = tlsConnect({ socket, host: servername, servername: isIP(servername) ? undefined : servername });
     tls.once('secureConnect', () => {
       const cert = tls.getPeerCertificate();
-      resolve(`TLS ${tls.getProtocol() ?? ''} handshake ok; certificate for ${cert.subject?.CN ?? servername} valid until ${cert.valid_to}`);
+      resolve(
+        `TLS ${tls.getProtocol() ?? ''} handshake ok; certificate for ${cert.subject?.CN ?? servername} valid until ${cert.valid_to}`,
+      );
       tls.destroy();
     });
     tls.once('error', (error) => {
@@ -118,7 +127,9 @@ export async function probeImportEndpoint(baseUrl: URL, token: string, timeoutMs
     if (status === 401 || status === 403) return { kind: 'refused', status };
     if (status === 404 || status === 405) return { kind: 'not-found', status };
     if (status >= 500) return { kind: 'server-error', status };
-    return status === 400 || (status >= 200 && status < 300) ? { kind: 'accepted', status } : { kind: 'unexpected', status };
+    return status === 400 || (status >= 200 && status < 300)
+      ? { kind: 'accepted', status }
+      : { kind: 'unexpected', status };
   } catch (error) {
     return { kind: 'network', message: reason(error) };
   } finally {

@@ -37,7 +37,13 @@ export function redactor(secrets: readonly (string | undefined)[]): Redactor {
   const present = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
   if (present.length === 0) return (text) => text;
   // Longest first: a secret that contains another is masked whole.
-  const pattern = new RegExp(present.sort((a, b) => b.length - a.length).map(secretPattern).join('|'), 'gi');
+  const pattern = new RegExp(
+    present
+      .sort((a, b) => b.length - a.length)
+      .map(secretPattern)
+      .join('|'),
+    'gi',
+  );
   return (text) => (text.length === 0 ? text : text.replace(pattern, MASK));
 }
 

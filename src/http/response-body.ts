@@ -19,7 +19,11 @@ export interface ReadBody {
   truncated: boolean;
 }
 
-export async function readBodyCapped(body: Dispatcher.ResponseData['body'], keep: number, drain = Math.max(keep, ERROR_BODY_DRAIN_BYTES)): Promise<ReadBody> {
+export async function readBodyCapped(
+  body: Dispatcher.ResponseData['body'],
+  keep: number,
+  drain = Math.max(keep, ERROR_BODY_DRAIN_BYTES),
+): Promise<ReadBody> {
   const chunks: Buffer[] = [];
   let kept = 0;
   let bytes = 0;
@@ -75,7 +79,10 @@ export function summarizeBody(body: ReadBody, contentType: string | undefined): 
     text = title ?? text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');
   }
   // Control characters (a binary body, ANSI escapes) must not reach a terminal.
-  text = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  text = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (text.length > MAX_SUMMARY_CHARS) text = `${text.slice(0, MAX_SUMMARY_CHARS)}…`;
   const size = `${body.bytes} byte${body.bytes === 1 ? '' : 's'}`;
   return text ? `${text} (${mime}, ${size})` : `${mime}, ${size}`;
@@ -83,6 +90,9 @@ export function summarizeBody(body: ReadBody, contentType: string | undefined): 
 
 /** One line, control characters removed, bounded: for messages taken from a JSON error body. */
 export function cleanMessage(text: string, max = 500): string {
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const line = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }

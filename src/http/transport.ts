@@ -6,13 +6,32 @@
 import type { Pool } from 'undici';
 import { lazy } from '../lazy.js';
 import { PauseGate } from './pause-gate.js';
-import { readBodyCapped, headerValue, ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES, type ReadBody } from './response-body.js';
-import { backoffDelay, parseRetryAfter, isRetryableStatus, DEFAULT_MAX_RETRY_AFTER_MS, type RetryPolicy } from './retry-policy.js';
+import {
+  readBodyCapped,
+  headerValue,
+  ERROR_BODY_KEEP_BYTES,
+  SUCCESS_BODY_MAX_BYTES,
+  type ReadBody,
+} from './response-body.js';
+import {
+  backoffDelay,
+  parseRetryAfter,
+  isRetryableStatus,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  type RetryPolicy,
+} from './retry-policy.js';
 import { anySignal, sleep } from './sleep.js';
-import { describeErrorBody, describeNetworkError, networkCause, networkErrorReason, gaveUpText, isRetryableError, type FailureCause } from './failure.js';
+import {
+  describeErrorBody,
+  describeNetworkError,
+  networkCause,
+  networkErrorReason,
+  gaveUpText,
+  isRetryableError,
+  type FailureCause,
+} from './failure.js';
 import { defaultUserAgent } from './user-agent.js';
 import { redactHeaders, redactor, type Redactor } from './redact.js';
-
 
 const undici = lazy<typeof import('undici')>('undici');
 export interface RetryInfo {
@@ -49,8 +68,24 @@ export interface AttemptInfo {
 export type AttemptListener = () => (attempt: AttemptInfo) => void;
 
 export type SendResult =
-  | { type: 'response'; status: number; headers: Record<string, string | string[] | undefined>; body: ReadBody; retries: number }
-  | { type: 'failed'; status?: number; reason: string; message: string; retries: number; cause: FailureCause; body?: ReadBody; contentType?: string; /** `message` without the status in front or the retries after. */ detail: string };
+  | {
+      type: 'response';
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: ReadBody;
+      retries: number;
+    }
+  | {
+      type: 'failed';
+      status?: number;
+      reason: string;
+      message: string;
+      retries: number;
+      cause: FailureCause;
+      body?: ReadBody;
+      contentType?: string /** `message` without the status in front or the retries after. */;
+      detail: string;
+    };
 
 export class RetryingTransport {
   readonly stats = { requests: 0, retries: 0 };
@@ -79,7 +114,12 @@ export class RetryingTransport {
    * as each attempt leaves and returns what hears how it ended and how long it took (waiting at the pause gate or in
    * a backoff not included).
    */
-  async post(relativePath: string, body: string | Uint8Array, signal?: AbortSignal, onAttempt?: AttemptListener): Promise<SendResult> {
+  async post(
+    relativePath: string,
+    body: string | Uint8Array,
+    signal?: AbortSignal,
+    onAttempt?: AttemptListener,
+  ): Promise<SendResult> {
     // Joined as text, not resolved with new URL(): resolution would collapse a "%2E%2E" customer id into "..".
     const basePath = this.#options.baseUrl.pathname;
     const path = `${basePath.endsWith('/') ? basePath : `${basePath}/`}${relativePath}`;
@@ -116,10 +156,25 @@ export class RetryingTransport {
         const retryAfter = parseRetryAfter(headers['retry-after']);
         const detail = describeErrorBody(read2, contentType);
         const cause: FailureCause = { kind: 'http', status, retries: attempt, gaveUp: false, reachedServer: true };
-        last = { type: 'failed', status, reason: String(status), message: `HTTP ${status}: ${detail}`, detail, retries: attempt, cause, body: read2, contentType };
+        last = {
+          type: 'failed',
+          status,
+          reason: String(status),
+          message: `HTTP ${status}: ${detail}`,
+          detail,
+          retries: attempt,
+          cause,
+          body: read2,
+          contentType,
+        };
         if (retryAfter !== undefined && retryAfter > maxRetryAfter) {
           const wait = `the server asked to wait ${Math.ceil(retryAfter / 1000)} s (Retry-After), longer than the ${Math.ceil(maxRetryAfter / 1000)} s memberctl waits; ${detail}`;
-          return { ...last, cause: { ...cause, retryAfterMs: retryAfter }, message: `HTTP ${status}: ${wait}`, detail: wait };
+          return {
+            ...last,
+            cause: { ...cause, retryAfterMs: retryAfter },
+            message: `HTTP ${status}: ${wait}`,
+            detail: wait,
+          };
         }
         delay = retryAfter ?? backoffDelay(attempt + 1, policy);
         // One 429 pauses every request to this server, not only this one.
@@ -128,13 +183,29 @@ export class RetryingTransport {
         const reason = networkErrorReason(error);
         ended?.({ ms: performance.now() - sentAt, reason });
         const message = this.#mask(describeNetworkError(error));
-        last = { type: 'failed', reason, message, detail: message, retries: attempt, cause: networkCause(error, attempt) };
-        if (this.#destroyed.signal.aborted) return { ...last, cause: { ...last.cause, kind: 'cancelled' }, message: `cancelled: ${message}`, detail: `cancelled: ${message}` };
+        last = {
+          type: 'failed',
+          reason,
+          message,
+          detail: message,
+          retries: attempt,
+          cause: networkCause(error, attempt),
+        };
+        if (this.#destroyed.signal.aborted)
+          return {
+            ...last,
+            cause: { ...last.cause, kind: 'cancelled' },
+            message: `cancelled: ${message}`,
+            detail: `cancelled: ${message}`,
+          };
         if (!isRetryableError(error, policy)) return last;
         delay = backoffDelay(attempt + 1, policy);
       }
       // Never reached yet (a refused port, a host that does not answer): a few quick retries, not the full backoff.
-      const limit = this.#reached || last.cause.reachedServer ? policy.retries : Math.min(policy.retries, policy.unreachedRetries ?? policy.retries);
+      const limit =
+        this.#reached || last.cause.reachedServer
+          ? policy.retries
+          : Math.min(policy.retries, policy.unreachedRetries ?? policy.retries);
       if (attempt >= limit) {
         return { ...last, cause: { ...last.cause, gaveUp: true }, message: `${last.message} (${gaveUpText(attempt)})` };
       }
@@ -168,9 +239,23 @@ export class RetryingTransport {
   #stopped(last: Extract<SendResult, { type: 'failed' }> | undefined, retriesMade: number): SendResult {
     if (!last) {
       const message = 'not sent: stopped before the request';
-      return { type: 'failed', reason: 'stopped', message, detail: message, retries: 0, cause: { kind: 'stopped', retries: 0, gaveUp: false, reachedServer: false } };
+      return {
+        type: 'failed',
+        reason: 'stopped',
+        message,
+        detail: message,
+        retries: 0,
+        cause: { kind: 'stopped', retries: 0, gaveUp: false, reachedServer: false },
+      };
     }
     const message = `stopped before retry ${retriesMade + 1} (last attempt: ${last.message})`;
-    return { ...last, reason: 'stopped', message, detail: message, retries: retriesMade, cause: { ...last.cause, kind: 'stopped', retries: retriesMade } };
+    return {
+      ...last,
+      reason: 'stopped',
+      message,
+      detail: message,
+      retries: retriesMade,
+      cause: { ...last.cause, kind: 'stopped', retries: retriesMade },
+    };
   }
 }

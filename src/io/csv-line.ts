@@ -10,6 +10,10 @@ export function csvLine(cells: readonly string[], delimiter: string): string {
 
 function quoteCell(cell: string, delimiter: string): string {
   const needsQuotes =
-    cell.includes(delimiter) || cell.includes('"') || cell.includes('\n') || cell.includes('\r') || cell !== cell.trim();
+    cell.includes(delimiter) ||
+    cell.includes('"') ||
+    cell.includes('\n') ||
+    cell.includes('\r') ||
+    cell !== cell.trim();
   return needsQuotes ? `"${cell.replaceAll('"', '""')}"` : cell;
 }

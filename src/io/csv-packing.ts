@@ -70,8 +70,16 @@ type Slice = (this: Buffer, start: number, end: number) => string;
  * unpacking's cost at a dozen cells per row. Present in every Node release, but not in the typings.
  */
 const decoders = Buffer.prototype as unknown as { latin1Slice?: Slice; ucs2Slice?: Slice };
-const latin1: Slice = decoders.latin1Slice ?? function (this: Buffer, start, end) { return this.toString('latin1', start, end); };
-const utf16: Slice = decoders.ucs2Slice ?? function (this: Buffer, start, end) { return this.toString('utf16le', start, end); };
+const latin1: Slice =
+  decoders.latin1Slice ??
+  function (this: Buffer, start, end) {
+    return this.toString('latin1', start, end);
+  };
+const utf16: Slice =
+  decoders.ucs2Slice ??
+  function (this: Buffer, start, end) {
+    return this.toString('utf16le', start, end);
+  };
 
 /** The records, and the physical line each ends on. */
 export function unpackRecords(packed: PackedRecords): { records: SourceRecord[]; ends: number[] } {

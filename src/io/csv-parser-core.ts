@@ -25,7 +25,14 @@ export interface CsvCoreOptions {
 }
 
 interface ParserInternals {
-  api?: { parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined };
+  api?: {
+    parse(
+      buf: Buffer | undefined,
+      end: boolean,
+      push: (record: string[]) => void,
+      close: () => void,
+    ): Error | undefined;
+  };
   info: CsvCoreInfo & { records: number };
 }
 
@@ -53,14 +60,19 @@ export function createCsvCore(options: CsvCoreOptions): CsvCore {
   return {
     info,
     parse: (buf, end, push) =>
-      api.parse(buf, end, (cells) => {
-        // csv-parse takes the width of its first record as the one to expect, and builds a CsvError (a stack trace and
-        // a JSON copy of the record) for each record of another width, even relaxed: 25 µs a row, 5x the parse, for
-        // rows that merely leave out trailing empty cells. Its record count at 0, each record is the first again.
-        // (Nothing else reads the count: no `from`/`to` option, and our lines come from `lines`/`empty_lines`.)
-        info.records = 0;
-        push(cells);
-      }, noop) as CsvError | undefined,
+      api.parse(
+        buf,
+        end,
+        (cells) => {
+          // csv-parse takes the width of its first record as the one to expect, and builds a CsvError (a stack trace and
+          // a JSON copy of the record) for each record of another width, even relaxed: 25 µs a row, 5x the parse, for
+          // rows that merely leave out trailing empty cells. Its record count at 0, each record is the first again.
+          // (Nothing else reads the count: no `from`/`to` option, and our lines come from `lines`/`empty_lines`.)
+          info.records = 0;
+          push(cells);
+        },
+        noop,
+      ) as CsvError | undefined,
   };
 }
 

@@ -30,7 +30,10 @@ export interface OpenCsvOptions {
 
 export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvOptions = {}): Promise<CsvRecords> {
   const head = await readHead(bytes, file);
-  const delimiter = options.delimiter !== undefined ? normalizeDelimiter(options.delimiter) : detectDelimiter(head.toString('utf8', 0, HEAD_BYTES));
+  const delimiter =
+    options.delimiter !== undefined
+      ? normalizeDelimiter(options.delimiter)
+      : detectDelimiter(head.toString('utf8', 0, HEAD_BYTES));
   bytes.unshift(head);
   const parser = options.worker
     ? new WorkerCsvParser(bytes, { file, delimiter, utf8: options.utf8 }, options.worker)
@@ -118,7 +121,9 @@ async function readHead(bytes: InputBytes, file: string): Promise<Buffer> {
 
 function emptyFile(file: string): InputError {
   return new InputError(`${file} is empty: no header line`, {
-    code: 'input-empty', file, line: 1,
+    code: 'input-empty',
+    file,
+    line: 1,
     hint: 'A CSV file starts with a header line naming its columns (memberId,isActive,createdAt,...); `memberctl template` writes one.',
   });
 }

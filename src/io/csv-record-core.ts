@@ -11,7 +11,14 @@ import { createCsvCore, type CsvError } from './csv-parser-core.js';
 import { checkHeaders, rowLengthError } from './csv-rows.js';
 import type { SourceRecord } from './source.js';
 import type { BadByte, Utf8LineChecker } from './utf8-check.js';
-import { countCellNewlines, hexByte, invalidUtf8Error, MAX_RECORD_BYTES, maxSizeText, NOT_UTF8_HINT } from './record-limits.js';
+import {
+  countCellNewlines,
+  hexByte,
+  invalidUtf8Error,
+  MAX_RECORD_BYTES,
+  maxSizeText,
+  NOT_UTF8_HINT,
+} from './record-limits.js';
 
 /**
  * `utf8`: the checker that saw the (UTF-8) bytes, whose bad lines each record claims as it is parsed; none for
@@ -82,7 +89,8 @@ export class CsvRecordCore {
     const error = this.#core.parse(undefined, true, this.#push);
     if (error) throw this.#failure(error);
     // a record only the end of the input closed had no line break after it
-    if (this.#lastByte !== 0x0a && this.#lastByte !== 0x0d && this.#queue.length > before) this.#queue[this.#queue.length - 1]!.unterminated = true;
+    if (this.#lastByte !== 0x0a && this.#lastByte !== 0x0d && this.#queue.length > before)
+      this.#queue[this.#queue.length - 1]!.unterminated = true;
   }
 
   /** Called by csv-parse for each record (an arrow: bound once, not per call). */
@@ -117,15 +125,22 @@ export class CsvRecordCore {
     const start = this.#lastEnd + 1 + (this.#core.info.empty_lines - this.#lastEmpty);
     if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
       return new InputError(`${file} line ${start}: a quoted value is never closed (the file ends inside it)`, {
-        code: 'input-csv', file, line: start,
+        code: 'input-csv',
+        file,
+        line: start,
         hint: 'A value that starts with " must end with "; a " inside a quoted value is written "".',
       });
     }
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      return new InputError(`${file} line ${start}: the record is larger than ${maxSizeText()} (a quote that is never closed?)`, {
-        code: 'input-csv', file, line: start,
-        hint: 'Check the quotes from that line on: a value that starts with " must end with ".',
-      });
+      return new InputError(
+        `${file} line ${start}: the record is larger than ${maxSizeText()} (a quote that is never closed?)`,
+        {
+          code: 'input-csv',
+          file,
+          line: start,
+          hint: 'Check the quotes from that line on: a value that starts with " must end with ".',
+        },
+      );
     }
     return new InputError(`${file} line ${start}: ${error.message}`, { code: 'input-csv', file, line: start });
   }
@@ -138,7 +153,13 @@ export function checkHeaderLine(file: string, cells: string[], line: number, bad
 }
 
 function headerNotUtf8(file: string, bad: BadByte): InputError {
-  return new InputError(`${file} line ${bad.line}: the header is not valid UTF-8 (byte ${hexByte(bad.byte)} at byte offset ${bad.offset})`, {
-    code: 'input-encoding', file, line: bad.line, hint: `${NOT_UTF8_HINT}.`,
-  });
+  return new InputError(
+    `${file} line ${bad.line}: the header is not valid UTF-8 (byte ${hexByte(bad.byte)} at byte offset ${bad.offset})`,
+    {
+      code: 'input-encoding',
+      file,
+      line: bad.line,
+      hint: `${NOT_UTF8_HINT}.`,
+    },
+  );
 }

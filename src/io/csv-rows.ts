@@ -12,12 +12,15 @@ export function checkHeaders(cells: string[], file: string, line: number): strin
     else duplicates.push(`${quotedHeader(name)} (columns ${first} and ${index + 1})`);
   });
   if (duplicates.length > 0) {
-    throw new InputError(`${file} line ${line}: duplicate column${duplicates.length > 1 ? 's' : ''} ${duplicates.join(', ')}`, {
-      code: 'input-duplicate-headers',
-      file,
-      line,
-      hint: 'Each column needs its own name: rename or remove the repeated one.',
-    });
+    throw new InputError(
+      `${file} line ${line}: duplicate column${duplicates.length > 1 ? 's' : ''} ${duplicates.join(', ')}`,
+      {
+        code: 'input-duplicate-headers',
+        file,
+        line,
+        hint: 'Each column needs its own name: rename or remove the repeated one.',
+      },
+    );
   }
   return headers;
 }

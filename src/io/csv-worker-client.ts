@@ -53,7 +53,9 @@ export class WorkerCsvParser {
     this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));
     // (the way out, should a worker fail where the main thread would not: out of memory on a hostile file, say)
     const wayOut = 'MEMBERCTL_CSV_WORKER=never parses on the main thread';
-    this.#worker.on('error', (error) => this.#fail(new Error(`the CSV parsing worker failed: ${error.message}; ${wayOut}`)));
+    this.#worker.on('error', (error) =>
+      this.#fail(new Error(`the CSV parsing worker failed: ${error.message}; ${wayOut}`)),
+    );
     this.#worker.on('exit', (code) => this.#fail(new Error(`the CSV parsing worker exited (code ${code}); ${wayOut}`)));
     void this.#handOver();
   }
@@ -103,7 +105,13 @@ export class WorkerCsvParser {
     }
     let headers: string[] | undefined;
     try {
-      if (reply.headers) headers = checkHeaderLine(this.#file, reply.headers, reply.headerLines.start, this.#utf8?.claim(reply.headerLines.end));
+      if (reply.headers)
+        headers = checkHeaderLine(
+          this.#file,
+          reply.headers,
+          reply.headerLines.start,
+          this.#utf8?.claim(reply.headerLines.end),
+        );
       if (reply.type === 'input-error') {
         if (reply.lastLine !== undefined) this.#utf8?.claim(reply.lastLine);
         throw new InputError(reply.message, { code: reply.code, file: reply.file, line: reply.line, hint: reply.hint });
@@ -130,7 +138,8 @@ export class WorkerCsvParser {
   async #handOver(): Promise<void> {
     try {
       for (;;) {
-        while (this.#unanswered >= AHEAD && !this.#closed) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+        while (this.#unanswered >= AHEAD && !this.#closed)
+          await new Promise<void>((resolve) => (this.#slotFreed = resolve));
         if (this.#closed) return;
         const chunk = await this.bytes.next();
         if (this.#closed) return;
@@ -189,9 +198,17 @@ const WORKER_MIN_BYTES = 2 * 1024 * 1024;
  * second core. MEMBERCTL_CSV_WORKER=always|never overrides the choice (tests, and a way out should a worker
  * misbehave).
  */
-export function csvWorkerEntry(totalBytes: number | undefined, wanted: boolean, mode: string | undefined = process.env.MEMBERCTL_CSV_WORKER): URL | undefined {
+export function csvWorkerEntry(
+  totalBytes: number | undefined,
+  wanted: boolean,
+  mode: string | undefined = process.env.MEMBERCTL_CSV_WORKER,
+): URL | undefined {
   if (mode === 'never') return undefined;
-  if (mode !== 'always' && (!wanted || availableParallelism() < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES)) return undefined;
+  if (
+    mode !== 'always' &&
+    (!wanted || availableParallelism() < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES)
+  )
+    return undefined;
   // run from the sources (the test runner), the worker is the compiled one: a worker thread cannot load TypeScript
   const here = import.meta.url;
   const entry = here.endsWith('.ts') ? new URL('../../dist/io/csv-worker.js', here) : new URL('./csv-worker.js', here);

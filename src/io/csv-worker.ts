@@ -25,16 +25,28 @@ function headersOnce(): string[] | undefined {
 port.on('message', (message: ToWorker) => {
   let reply: FromWorker;
   try {
-    if (message.type === 'chunk') core.parse(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
+    if (message.type === 'chunk')
+      core.parse(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
     else core.end();
     const { records, ends } = core.take();
     const packed = packRecords(records, ends);
     reply = { type: 'parsed', headers: headersOnce(), headerLines: core.headerLines, packed, ended: core.ended };
     port.postMessage(reply, transferables(packed));
   } catch (error) {
-    reply = error instanceof InputError
-      ? { type: 'input-error', message: error.message, code: error.code, file: error.file, line: error.line, hint: error.hint, headers: headersOnce(), headerLines: core.headerLines, lastLine: core.take().ends.at(-1) }
-      : { type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    reply =
+      error instanceof InputError
+        ? {
+            type: 'input-error',
+            message: error.message,
+            code: error.code,
+            file: error.file,
+            line: error.line,
+            hint: error.hint,
+            headers: headersOnce(),
+            headerLines: core.headerLines,
+            lastLine: core.take().ends.at(-1),
+          }
+        : { type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
     port.postMessage(reply);
   }
 });

@@ -40,9 +40,13 @@ export async function openInputBytes(options: OpenBytesOptions): Promise<InputBy
   const first = await raw.next().catch(abandon);
   const gzip = first !== undefined && first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
   if (options.gzip && !gzip && first !== undefined) {
-    abandon(new InputError(`${file}: is not gzip data, although its name ends in .gz`, {
-      code: 'input-gzip', file, hint: 'Rename the file without .gz, or compress it with gzip.',
-    }));
+    abandon(
+      new InputError(`${file}: is not gzip data, although its name ends in .gz`, {
+        code: 'input-gzip',
+        file,
+        hint: 'Rename the file without .gz, or compress it with gzip.',
+      }),
+    );
   }
   const chunks = gzip ? gunzipped(first!, raw, file) : { next: withFirst(first, raw), destroy: () => undefined };
   return handOut(raw, chunks);
@@ -73,7 +77,9 @@ async function openRaw(options: OpenBytesOptions): Promise<RawInput> {
     raw = handle.createReadStream({ highWaterMark: 64 * 1024 });
   }
   // stdin is not ours to destroy when we stop early
-  const iterator = (stdin ? raw.iterator({ destroyOnReturn: false }) : raw[Symbol.asyncIterator]()) as AsyncIterator<Buffer | string>;
+  const iterator = (stdin ? raw.iterator({ destroyOnReturn: false }) : raw[Symbol.asyncIterator]()) as AsyncIterator<
+    Buffer | string
+  >;
   let bytesRead = 0;
   return {
     async next() {
@@ -183,7 +189,11 @@ async function openFile(path: string, file: string): Promise<FileHandle> {
   const stat = await handle.stat();
   if (stat.isDirectory()) {
     await handle.close();
-    throw new InputError(`${file} is a directory, not a file`, { code: 'input-unreadable', file, hint: DIRECTORY_HINT });
+    throw new InputError(`${file} is a directory, not a file`, {
+      code: 'input-unreadable',
+      file,
+      hint: DIRECTORY_HINT,
+    });
   }
   return handle;
 }
@@ -214,11 +224,14 @@ function openFailure(error: unknown, file: string): InputError {
   const code = (error as NodeJS.ErrnoException).code;
   const known: Record<string, [string, string]> = {
     ENOENT: ['not found', 'Check the path; relative paths start from the current directory.'],
-    EACCES: ['permission denied', 'Check the file\'s permissions (ls -l), or run as a user who may read it.'],
-    EPERM: ['permission denied', 'Check the file\'s permissions (ls -l), or run as a user who may read it.'],
+    EACCES: ['permission denied', "Check the file's permissions (ls -l), or run as a user who may read it."],
+    EPERM: ['permission denied', "Check the file's permissions (ls -l), or run as a user who may read it."],
     EISDIR: ['is a directory, not a file', DIRECTORY_HINT],
   };
-  const [reason, hint] = known[code ?? ''] ?? [`cannot be opened (${(error as Error).message})`, 'Check the path and the file.'];
+  const [reason, hint] = known[code ?? ''] ?? [
+    `cannot be opened (${(error as Error).message})`,
+    'Check the path and the file.',
+  ];
   return new InputError(`${file}: ${reason}`, { code: 'input-unreadable', file, hint, cause: error });
 }
 
@@ -227,13 +240,23 @@ function readFailure(error: unknown, file: string, gzip: boolean): InputError {
   const e = error as NodeJS.ErrnoException;
   if (gzip && (e.code?.startsWith('Z_') || /unexpected end of file|incorrect header check/i.test(e.message))) {
     const truncated = /unexpected end of file/i.test(e.message);
-    return new InputError(`${file}: ${truncated ? 'the gzip data ends early (truncated download?)' : 'is not valid gzip data'}`, {
-      code: 'input-gzip',
-      file,
-      hint: truncated ? 'Fetch the file again; `gzip -t FILE` checks it.' : 'Only a file ending in .gz is gunzipped: rename it if it is not compressed.',
-      cause: error,
-    });
+    return new InputError(
+      `${file}: ${truncated ? 'the gzip data ends early (truncated download?)' : 'is not valid gzip data'}`,
+      {
+        code: 'input-gzip',
+        file,
+        hint: truncated
+          ? 'Fetch the file again; `gzip -t FILE` checks it.'
+          : 'Only a file ending in .gz is gunzipped: rename it if it is not compressed.',
+        cause: error,
+      },
+    );
   }
   if (e.code === 'EISDIR') return openFailure(error, file);
-  return new InputError(`${file}: read failed (${e.message})`, { code: 'input-unreadable', file, hint: 'Check the file and the disk.', cause: error });
+  return new InputError(`${file}: read failed (${e.message})`, {
+    code: 'input-unreadable',
+    file,
+    hint: 'Check the file and the disk.',
+    cause: error,
+  });
 }

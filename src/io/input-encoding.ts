@@ -22,7 +22,19 @@ export interface TextEncoding {
   bom: boolean;
 }
 
-const COMMON = ['utf-8', 'windows-1252', 'latin1', 'iso-8859-15', 'utf-16le', 'utf-16be', 'macintosh', 'windows-1250', 'cp850', 'shift_jis', 'gb18030'];
+const COMMON = [
+  'utf-8',
+  'windows-1252',
+  'latin1',
+  'iso-8859-15',
+  'utf-16le',
+  'utf-16be',
+  'macintosh',
+  'windows-1250',
+  'cp850',
+  'shift_jis',
+  'gb18030',
+];
 
 /** The --encoding value, checked: a name iconv-lite knows, else a usage error with a did-you-mean. */
 export function checkEncodingName(name: string): string {
@@ -31,7 +43,10 @@ export function checkEncodingName(name: string): string {
   // utf16le → utf-16le: the spelling a BOM is compared with
   if (iconv().encodingExists(lower as string)) return lower.replace(/^utf(16|32)(le|be)$/, 'utf-$1$2');
   const squeezed = (name.trim().toLowerCase() as string).replace(/[^a-z0-9]/g, '');
-  const nearest = COMMON.map((known) => ({ known, d: levenshtein(squeezed, known.replace(/[^a-z0-9]/g, '')).steps })).sort((a, b) => a.d - b.d)[0]!;
+  const nearest = COMMON.map((known) => ({
+    known,
+    d: levenshtein(squeezed, known.replace(/[^a-z0-9]/g, '')).steps,
+  })).sort((a, b) => a.d - b.d)[0]!;
   const suggestion = nearest.d <= 2 ? nearest.known : undefined;
   throw new UsageError(`--encoding ${name}: unknown encoding${suggestion ? ` (did you mean ${suggestion}?)` : ''}`, {
     code: 'encoding',
@@ -49,17 +64,27 @@ export function sniffHead(head: Buffer, name: string): HeadKind {
   const lower = name.toLowerCase();
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { kind: 'text', encoding: 'utf-8', bom: true };
   // UTF-32LE's BOM starts with UTF-16LE's, so it is looked for first (a UTF-16LE text starting with U+0000 is not a CSV)
-  if (head.subarray(0, 4).equals(Buffer.from([0xff, 0xfe, 0, 0]))) return { kind: 'text', encoding: 'utf-32le', bom: true };
-  if (head.subarray(0, 4).equals(Buffer.from([0, 0, 0xfe, 0xff]))) return { kind: 'text', encoding: 'utf-32be', bom: true };
+  if (head.subarray(0, 4).equals(Buffer.from([0xff, 0xfe, 0, 0])))
+    return { kind: 'text', encoding: 'utf-32le', bom: true };
+  if (head.subarray(0, 4).equals(Buffer.from([0, 0, 0xfe, 0xff])))
+    return { kind: 'text', encoding: 'utf-32be', bom: true };
   if (head[0] === 0xff && head[1] === 0xfe) return { kind: 'text', encoding: 'utf-16le', bom: true };
   if (head[0] === 0xfe && head[1] === 0xff) return { kind: 'text', encoding: 'utf-16be', bom: true };
   if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return zipKind(head, lower);
   // no text starts with zero bytes only: read on, /dev/zero would never end (NDJSON) or end as a 16 MB "record"
   if (head.length > 0 && !head.some((byte) => byte !== 0)) {
-    return { kind: 'binary', what: `not text: its first ${head.length} bytes are all zero (NUL)`, hint: 'A file of NUL bytes is one whose writing never finished (a crash, a full disk, a copy cut short): export it again. A device such as /dev/zero is not an input.' };
+    return {
+      kind: 'binary',
+      what: `not text: its first ${head.length} bytes are all zero (NUL)`,
+      hint: 'A file of NUL bytes is one whose writing never finished (a crash, a full disk, a copy cut short): export it again. A device such as /dev/zero is not an input.',
+    };
   }
   if (head.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))) {
-    return { kind: 'binary', what: 'an Excel 97–2003 workbook (.xls), which memberctl does not read', hint: 'In Excel: File → Save As → Excel Workbook (.xlsx) or CSV UTF-8, then read that file.' };
+    return {
+      kind: 'binary',
+      what: 'an Excel 97–2003 workbook (.xls), which memberctl does not read',
+      hint: 'In Excel: File → Save As → Excel Workbook (.xlsx) or CSV UTF-8, then read that file.',
+    };
   }
   const utf32 = utf32WithoutBom(head);
   if (utf32) return { kind: 'wide-no-bom', encoding: utf32 };
@@ -99,15 +124,36 @@ function utf32WithoutBom(head: Buffer): 'utf-32le' | 'utf-32be' | undefined {
 function zipKind(head: Buffer, lower: string): HeadKind {
   const text = head.toString('latin1');
   if (text.includes('application/vnd.oasis.opendocument.spreadsheet') || lower.endsWith('.ods')) {
-    return { kind: 'binary', what: 'an OpenDocument spreadsheet (.ods), which memberctl does not read', hint: 'Save it as .xlsx or CSV (LibreOffice: File → Save As), then read that file.' };
+    return {
+      kind: 'binary',
+      what: 'an OpenDocument spreadsheet (.ods), which memberctl does not read',
+      hint: 'Save it as .xlsx or CSV (LibreOffice: File → Save As), then read that file.',
+    };
   }
   if (lower.endsWith('.numbers') || text.includes('Index/Document.iwa')) {
-    return { kind: 'binary', what: 'an Apple Numbers document, which memberctl does not read', hint: 'In Numbers: File → Export To → Excel or CSV, then read that file.' };
+    return {
+      kind: 'binary',
+      what: 'an Apple Numbers document, which memberctl does not read',
+      hint: 'In Numbers: File → Export To → Excel or CSV, then read that file.',
+    };
   }
-  if (text.includes('xl/') || text.includes('[Content_Types].xml') || lower.endsWith('.xlsx') || lower.endsWith('.xlsm')) {
-    return { kind: 'binary', what: 'an Excel workbook (.xlsx)', hint: 'Read it with --format xlsx (or name it .xlsx): memberctl reads its first sheet, or the one --sheet NAME names.' };
+  if (
+    text.includes('xl/') ||
+    text.includes('[Content_Types].xml') ||
+    lower.endsWith('.xlsx') ||
+    lower.endsWith('.xlsm')
+  ) {
+    return {
+      kind: 'binary',
+      what: 'an Excel workbook (.xlsx)',
+      hint: 'Read it with --format xlsx (or name it .xlsx): memberctl reads its first sheet, or the one --sheet NAME names.',
+    };
   }
-  return { kind: 'binary', what: 'a zip archive, not a CSV, JSON or NDJSON file', hint: 'Unzip it and read the file inside.' };
+  return {
+    kind: 'binary',
+    what: 'a zip archive, not a CSV, JSON or NDJSON file',
+    hint: 'Unzip it and read the file inside.',
+  };
 }
 
 /** The error for a file that is not text where text was expected, named for what it is. */
@@ -122,7 +168,10 @@ export function isWideUnicode(name: string): boolean {
 
 export function noBomError(file: string, encoding: string): InputError {
   return new InputError(`${file} looks like ${encoding.toUpperCase()} text without a byte order mark`, {
-    code: 'input-encoding', file, line: 1, hint: `Read it with --encoding ${encoding}.`,
+    code: 'input-encoding',
+    file,
+    line: 1,
+    hint: `Read it with --encoding ${encoding}.`,
   });
 }
 
@@ -136,7 +185,7 @@ export function decodeToUtf8(bytes: InputBytes, encoding: string): InputBytes {
       if (pending.length > 0) return pending.pop();
       while (!ended) {
         const chunk = await bytes.next();
-        const text = chunk === undefined ? decoder.end() ?? '' : decoder.write(chunk);
+        const text = chunk === undefined ? (decoder.end() ?? '') : decoder.write(chunk);
         if (chunk === undefined) ended = true;
         if (text.length > 0) return Buffer.from(text, 'utf8');
       }

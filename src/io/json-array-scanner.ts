@@ -12,7 +12,8 @@ import type { SourceRecord } from './source.js';
 export const Phase = { Start: 0, Value: 1, Element: 2, Done: 3 } as const;
 
 const BOM = [0xef, 0xbb, 0xbf];
-const NOT_ARRAY_HINT = 'A .json file holds one array of members: [{"memberId": ...}, ...]. One object per line is NDJSON: name it .ndjson or pass --format ndjson.';
+const NOT_ARRAY_HINT =
+  'A .json file holds one array of members: [{"memberId": ...}, ...]. One object per line is NDJSON: name it .ndjson or pass --format ndjson.';
 
 export class JsonArrayScanner {
   phase: number = Phase.Start;
@@ -65,9 +66,15 @@ export class JsonArrayScanner {
       }
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
       if (phase === Phase.Value) {
-        if (c === 0x5d) phase = Phase.Done; // "[]", or a trailing comma: nothing is lost
+        if (c === 0x5d)
+          phase = Phase.Done; // "[]", or a trailing comma: nothing is lost
         else if (c === 0x2c) {
-          this.ready.push({ record: ++this.record, line, raw: '', error: { message: 'an empty element (two commas in a row)', hint: 'remove the extra comma' } });
+          this.ready.push({
+            record: ++this.record,
+            line,
+            raw: '',
+            error: { message: 'an empty element (two commas in a row)', hint: 'remove the extra comma' },
+          });
         } else {
           phase = Phase.Element;
           this.startLine = line;
@@ -86,7 +93,9 @@ export class JsonArrayScanner {
         phase = Phase.Value;
       } else {
         failure = new InputError(`${this.file} line ${line}: unexpected content after the end of the array`, {
-          code: 'input-json', file: this.file, line,
+          code: 'input-json',
+          file: this.file,
+          line,
           hint: 'A .json file holds exactly one array; for one object per line use .ndjson or --format ndjson.',
         });
         break;
@@ -101,11 +110,24 @@ export class JsonArrayScanner {
   /** At the end of the input: the error for an array that never closed, if it did not. */
   end(): InputError | undefined {
     const { file, line, phase, startLine } = this;
-    if (phase === Phase.Start) return new InputError(`${file} is empty: no JSON array`, { code: 'input-empty', file, line: 1, hint: NOT_ARRAY_HINT });
+    if (phase === Phase.Start)
+      return new InputError(`${file} is empty: no JSON array`, {
+        code: 'input-empty',
+        file,
+        line: 1,
+        hint: NOT_ARRAY_HINT,
+      });
     if (phase === Phase.Done) return undefined;
-    const where = phase === Phase.Element ? `inside the element that starts at line ${startLine}` : this.afterComma ? 'after a comma' : 'after "["';
+    const where =
+      phase === Phase.Element
+        ? `inside the element that starts at line ${startLine}`
+        : this.afterComma
+          ? 'after a comma'
+          : 'after "["';
     return new InputError(`${file} line ${line}: the file ends inside the array, ${where}: truncated?`, {
-      code: 'input-truncated', file, line: phase === Phase.Element ? startLine : line,
+      code: 'input-truncated',
+      file,
+      line: phase === Phase.Element ? startLine : line,
       hint: 'The array must end with "]". Export or download the file again; a string or bracket left open also swallows the rest of the file.',
     });
   }
@@ -137,5 +159,10 @@ export class JsonArrayScanner {
 
 function notAnArray(file: string, line: number, c: number): InputError {
   const what = c === 0x7b ? 'an object' : c === 0x22 ? 'a string' : `"${String.fromCharCode(c)}"`;
-  return new InputError(`${file} line ${line}: the top level is ${what}, not an array`, { code: 'input-json', file, line, hint: NOT_ARRAY_HINT });
+  return new InputError(`${file} line ${line}: the top level is ${what}, not an array`, {
+    code: 'input-json',
+    file,
+    line,
+    hint: NOT_ARRAY_HINT,
+  });
 }

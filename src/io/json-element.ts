@@ -13,7 +13,12 @@ export function joinParts(parts: Buffer[]): Buffer {
 export function parseJsonRecord(record: number, line: number, bytes: Buffer): SourceRecord {
   if (!isUtf8(bytes)) {
     const at = firstInvalidByte(bytes);
-    return { record, line, raw: bytes.toString('utf8'), error: invalidUtf8Error({ byte: bytes[at]!, line: line + countNewlines(bytes.subarray(0, at)) }) };
+    return {
+      record,
+      line,
+      raw: bytes.toString('utf8'),
+      error: invalidUtf8Error({ byte: bytes[at]!, line: line + countNewlines(bytes.subarray(0, at)) }),
+    };
   }
   const text = bytes.toString('utf8');
   let value: unknown;
@@ -23,7 +28,13 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
     return { record, line, raw: text, error: jsonError(text, line, (error as Error).message) };
   }
   // Kept as text, like a record that is not JSON: nothing downstream walks the deep value.
-  if (mayNestDeeperThan(text, MAX_JSON_DEPTH) && nestedDeeperThan(value, MAX_JSON_DEPTH)) return { record, line, raw: text, error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' } };
+  if (mayNestDeeperThan(text, MAX_JSON_DEPTH) && nestedDeeperThan(value, MAX_JSON_DEPTH))
+    return {
+      record,
+      line,
+      raw: text,
+      error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' },
+    };
   return { record, line, raw: value };
 }
 
@@ -32,7 +43,10 @@ export function oversizeRecord(record: number, line: number, what: string): Sour
     record,
     line,
     raw: '',
-    error: { message: `${what} is larger than ${maxSizeText()}`, hint: 'a member is a few KB at most: check the export' },
+    error: {
+      message: `${what} is larger than ${maxSizeText()}`,
+      hint: 'a member is a few KB at most: check the export',
+    },
   };
 }
 
@@ -49,5 +63,8 @@ function jsonError(text: string, line: number, message: string): { message: stri
     .replace(/\s*(?:in JSON )?at position \d+/, '')
     .replace(/\s*\(line \d+ column \d+\)/, '')
     .replace(/, ".*" is not valid JSON$/s, '');
-  return { message: `not valid JSON${where ? ` (${where})` : ''}: ${shortMessage}`, hint: 'property names and strings take double quotes; no trailing commas' };
+  return {
+    message: `not valid JSON${where ? ` (${where})` : ''}: ${shortMessage}`,
+    hint: 'property names and strings take double quotes; no trailing commas',
+  };
 }

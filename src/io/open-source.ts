@@ -8,7 +8,16 @@ import { openCsv } from './csv-reader.js';
 import { csvWorkerEntry } from './csv-worker-client.js';
 import { openInputBytes, type InputBytes } from './input-bytes.js';
 import { formatFromName, sniffFormat } from './input-format.js';
-import { checkEncodingName, checkedUtf8, decodeToUtf8, isWideUnicode, notTextError, sniffHead, noBomError, type TextEncoding } from './input-encoding.js';
+import {
+  checkEncodingName,
+  checkedUtf8,
+  decodeToUtf8,
+  isWideUnicode,
+  notTextError,
+  sniffHead,
+  noBomError,
+  type TextEncoding,
+} from './input-encoding.js';
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
 import { Utf8LineChecker } from './utf8-check.js';
@@ -25,12 +34,18 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
   const file = options.path === '-' ? 'stdin' : options.path;
   const named = formatFromName(options.path);
   if (options.sheet !== undefined && (options.format ?? named.format) !== 'xlsx') {
-    throw new UsageError(`--sheet applies to workbooks only (.xlsx; ${file} is not one)`, { code: 'xlsx-only-option', hint: 'For a workbook with another name, add --format xlsx.' });
+    throw new UsageError(`--sheet applies to workbooks only (.xlsx; ${file} is not one)`, {
+      code: 'xlsx-only-option',
+      hint: 'For a workbook with another name, add --format xlsx.',
+    });
   }
   const raw = await openInputBytes({ path: options.path, file, gzip: named.gzip, stdin: options.stdin });
   let opened: Opened;
   try {
-    opened = (options.format ?? named.format) === 'xlsx' ? await openWorkbook(raw, file, options) : await openText(raw, file, options, named.format);
+    opened =
+      (options.format ?? named.format) === 'xlsx'
+        ? await openWorkbook(raw, file, options)
+        : await openText(raw, file, options, named.format);
   } catch (error) {
     await raw.close();
     throw error;
@@ -83,11 +98,19 @@ interface Opened {
 
 async function openWorkbook(raw: InputBytes, file: string, options: SourceOptions): Promise<Opened> {
   if (options.delimiter !== undefined || options.encoding !== undefined) {
-    throw new UsageError(`--${options.delimiter !== undefined ? 'delimiter' : 'encoding'} applies to text input only (${file} is a workbook)`, { code: 'csv-only-option' });
+    throw new UsageError(
+      `--${options.delimiter !== undefined ? 'delimiter' : 'encoding'} applies to text input only (${file} is a workbook)`,
+      { code: 'csv-only-option' },
+    );
   }
   await checkWorkbookHead(raw, file, options.path);
   const workbook = await openXlsx(Readable.from(chunksOf(raw)), file, options.sheet);
-  return { format: 'xlsx', encoding: { name: 'utf-8', bom: false }, headers: workbook.headers, batches: workbook.records };
+  return {
+    format: 'xlsx',
+    encoding: { name: 'utf-8', bom: false },
+    headers: workbook.headers,
+    batches: workbook.records,
+  };
 }
 
 /**
@@ -102,15 +125,23 @@ async function checkWorkbookHead(raw: InputBytes, file: string, path: string): P
   const wide = kind.encoding !== undefined && isWideUnicode(kind.encoding);
   if (wide || !head.some((byte) => byte < 0x09)) {
     const encoding = kind.kind === 'wide-no-bom' ? ` --encoding ${kind.encoding}` : '';
-    throw new InputError(`${file} is ${wide ? `${kind.encoding!.slice(0, 6).toUpperCase()} ` : ''}text, not an Excel workbook (.xlsx)`, {
-      code: 'input-xlsx',
-      file,
-      hint: `Read it as text with --format csv${encoding} (Excel's "CSV" and "Unicode text" are text files), or save it from Excel as .xlsx.`,
-    });
+    throw new InputError(
+      `${file} is ${wide ? `${kind.encoding!.slice(0, 6).toUpperCase()} ` : ''}text, not an Excel workbook (.xlsx)`,
+      {
+        code: 'input-xlsx',
+        file,
+        hint: `Read it as text with --format csv${encoding} (Excel's "CSV" and "Unicode text" are text files), or save it from Excel as .xlsx.`,
+      },
+    );
   }
 }
 
-async function openText(raw: InputBytes, file: string, options: SourceOptions, named: InputFormat | undefined): Promise<Opened> {
+async function openText(
+  raw: InputBytes,
+  file: string,
+  options: SourceOptions,
+  named: InputFormat | undefined,
+): Promise<Opened> {
   const encoding = await textEncoding(raw, file, options);
   const utf8 = encoding.name === 'utf-8' ? new Utf8LineChecker() : undefined;
   const bytes = utf8 ? checkedUtf8(raw, utf8) : decodeToUtf8(raw, encoding.name);
@@ -121,8 +152,19 @@ async function openText(raw: InputBytes, file: string, options: SourceOptions, n
     throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
   }
   if (format === 'csv') {
-    const csv = await openCsv(bytes, file, { delimiter: options.delimiter, utf8, worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true) });
-    return { format, encoding, headers: csv.headers, delimiter: csv.delimiter, batches: csv.records as AsyncGenerator<SourceRecord[]>, utf8 };
+    const csv = await openCsv(bytes, file, {
+      delimiter: options.delimiter,
+      utf8,
+      worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true),
+    });
+    return {
+      format,
+      encoding,
+      headers: csv.headers,
+      delimiter: csv.delimiter,
+      batches: csv.records as AsyncGenerator<SourceRecord[]>,
+      utf8,
+    };
   }
   // a JSON reader checks each record's bytes itself: only the first bad byte is kept
   utf8?.firstOnly();
@@ -156,10 +198,13 @@ async function textEncoding(bytes: InputBytes, file: string, options: SourceOpti
     return { name: given, bom: false };
   }
   if (given !== undefined && kind.encoding !== undefined && kind.encoding !== given) {
-    throw new UsageError(`${file} starts with a ${kind.encoding.toUpperCase()} byte order mark, but --encoding says ${given}`, {
-      code: 'encoding',
-      hint: `Leave --encoding out (the mark tells), or give --encoding ${kind.encoding}.`,
-    });
+    throw new UsageError(
+      `${file} starts with a ${kind.encoding.toUpperCase()} byte order mark, but --encoding says ${given}`,
+      {
+        code: 'encoding',
+        hint: `Leave --encoding out (the mark tells), or give --encoding ${kind.encoding}.`,
+      },
+    );
   }
   return { name: given ?? kind.encoding ?? 'utf-8', bom: kind.bom };
 }

@@ -16,7 +16,8 @@ export function resourceCause(error: unknown): string | undefined {
     const code = (e as { code?: unknown }).code;
     const detail = ((e as { details?: { cause?: unknown } }).details ?? {}).cause;
     for (const candidate of [code, detail]) {
-      if (typeof candidate === 'string' && (RESOURCE_CODES.has(candidate) || candidate.startsWith('SQLITE_IOERR'))) return candidate;
+      if (typeof candidate === 'string' && (RESOURCE_CODES.has(candidate) || candidate.startsWith('SQLITE_IOERR')))
+        return candidate;
     }
   }
   return undefined;

@@ -47,7 +47,10 @@ export interface OutputPath {
  * Refuses, before the input is read, an output that is the input ('-': whatever standard input is), an output
  * that another output also names, and a symlinked output.
  */
-export async function checkOutputPaths(inputs: readonly string[], outputs: readonly (OutputPath | undefined)[]): Promise<void> {
+export async function checkOutputPaths(
+  inputs: readonly string[],
+  outputs: readonly (OutputPath | undefined)[],
+): Promise<void> {
   const seen: { flag: string; path: string; key: string }[] = [];
   for (const input of inputs) {
     const info = await statOrUndefined(input);
@@ -58,14 +61,20 @@ export async function checkOutputPaths(inputs: readonly string[], outputs: reado
     const info = await inspectTarget(output.path, output.flag);
     if (info && !info.isFile()) continue; // /dev/null may be named by every output
     // a file not there yet is known by its real folder and name: two outputs may still name the same new file
-    const key = info ? `${info.dev}:${info.ino}` : join(await realpath(dirname(output.path)).catch(() => resolve(dirname(output.path))), basename(output.path));
+    const key = info
+      ? `${info.dev}:${info.ino}`
+      : join(await realpath(dirname(output.path)).catch(() => resolve(dirname(output.path))), basename(output.path));
     const same = seen.find((other) => other.key === key);
     if (same) {
-      const what = same.flag === 'the input' ? `is the input ${same.path}` : `is the same file as ${same.flag} ${same.path}`;
-      throw new UsageError(`${output.flag} ${output.path} ${what}${output.path === same.path ? '' : ' (a link to it)'}: writing it would destroy that file`, {
-        code: 'output-is-input',
-        hint: `Give ${output.flag} a file of its own, e.g. ${suggestion(output.path)}.`,
-      });
+      const what =
+        same.flag === 'the input' ? `is the input ${same.path}` : `is the same file as ${same.flag} ${same.path}`;
+      throw new UsageError(
+        `${output.flag} ${output.path} ${what}${output.path === same.path ? '' : ' (a link to it)'}: writing it would destroy that file`,
+        {
+          code: 'output-is-input',
+          hint: `Give ${output.flag} a file of its own, e.g. ${suggestion(output.path)}.`,
+        },
+      );
     }
     seen.push({ ...output, key });
   }
@@ -93,7 +102,12 @@ export async function openOutputFile(path: string, purpose: string, options: Out
 }
 
 /** Writes a whole small file (a report, a template) the same safe way. */
-export async function writeOutputFile(path: string, purpose: string, text: string, options: OutputOptions = {}): Promise<void> {
+export async function writeOutputFile(
+  path: string,
+  purpose: string,
+  text: string,
+  options: OutputOptions = {},
+): Promise<void> {
   const file = await openOutputFile(path, purpose, options);
   try {
     file.writeLine(text.endsWith('\n') ? text.slice(0, -1) : text);
@@ -104,7 +118,14 @@ export async function writeOutputFile(path: string, purpose: string, text: strin
   }
 }
 
-function lineWriter(handle: FileHandle, path: string, purpose: string, temp: string | undefined, noClobber: boolean, encode?: (text: string) => string | Buffer): LineWriter {
+function lineWriter(
+  handle: FileHandle,
+  path: string,
+  purpose: string,
+  temp: string | undefined,
+  noClobber: boolean,
+  encode?: (text: string) => string | Buffer,
+): LineWriter {
   let failure: unknown;
   // one write at a time, in order; a caller that does not wait still has its lines written after the earlier ones
   let writing: Promise<void> = Promise.resolve();
@@ -120,7 +141,10 @@ function lineWriter(handle: FileHandle, path: string, purpose: string, temp: str
     pending = [];
     pendingBytes = 0;
     writing = writing.then(async () => {
-      if (failure === undefined) await (typeof chunk === 'string' ? handle.write(chunk) : handle.write(chunk)).catch((error: unknown) => void (failure ??= error));
+      if (failure === undefined)
+        await (typeof chunk === 'string' ? handle.write(chunk) : handle.write(chunk)).catch(
+          (error: unknown) => void (failure ??= error),
+        );
     });
     return writing.then(() => {
       if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');
@@ -194,7 +218,8 @@ async function inspectTarget(path: string, what: string): Promise<Stats | undefi
     }
     info = target;
   }
-  if (info.isDirectory()) throw new UsageError(`${what} ${path} is a folder`, { code: 'output-file', hint: 'Give a file name inside it.' });
+  if (info.isDirectory())
+    throw new UsageError(`${what} ${path} is a folder`, { code: 'output-file', hint: 'Give a file name inside it.' });
   return info;
 }
 
@@ -218,7 +243,8 @@ async function removeStaleTemps(path: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isSafeInteger(pid) && pid > 0 && !isAlive(pid)) await unlink(join(dirname(path), name)).catch(() => undefined);
+    if (Number.isSafeInteger(pid) && pid > 0 && !isAlive(pid))
+      await unlink(join(dirname(path), name)).catch(() => undefined);
   }
 }
 
@@ -232,7 +258,10 @@ function isAlive(pid: number): boolean {
 }
 
 function fileExists(path: string): UsageError {
-  return new UsageError(`cannot write ${path}: the file exists`, { code: 'output-exists', hint: 'pass --force to overwrite it, or choose another file' });
+  return new UsageError(`cannot write ${path}: the file exists`, {
+    code: 'output-exists',
+    hint: 'pass --force to overwrite it, or choose another file',
+  });
 }
 
 function suggestion(path: string): string {
@@ -255,15 +284,22 @@ export function cannotWrite(path: string, purpose: string, error: unknown, step:
   if (error instanceof InputError || error instanceof UsageError) return error as InputError;
   const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   const hint =
-    cause === 'ENOSPC' ? 'The disk is full: free some space, or write the file elsewhere.'
-    : cause === 'EFBIG' ? 'The file grew past the size limit (ulimit -f or the file system): write it elsewhere or raise the limit.'
-    : step === 'open' ? 'Check that the folder exists and is writable.' : 'Check free disk space and permissions.';
+    cause === 'ENOSPC'
+      ? 'The disk is full: free some space, or write the file elsewhere.'
+      : cause === 'EFBIG'
+        ? 'The file grew past the size limit (ulimit -f or the file system): write it elsewhere or raise the limit.'
+        : step === 'open'
+          ? 'Check that the folder exists and is writable.'
+          : 'Check free disk space and permissions.';
   const words = CAUSE_WORDS[cause];
-  return new InputError(`${step === 'open' ? 'cannot write' : 'writing'} ${purpose} file ${path}${step === 'open' ? '' : ' failed'}: ${cause}${words ? ` (${words})` : ''}`, {
-    code: 'output-file',
-    file: path,
-    hint,
-    details: { cause },
-    cause: error,
-  });
+  return new InputError(
+    `${step === 'open' ? 'cannot write' : 'writing'} ${purpose} file ${path}${step === 'open' ? '' : ' failed'}: ${cause}${words ? ` (${words})` : ''}`,
+    {
+      code: 'output-file',
+      file: path,
+      hint,
+      details: { cause },
+      cause: error,
+    },
+  );
 }

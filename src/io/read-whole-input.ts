@@ -8,7 +8,11 @@ import { openInputBytes } from './input-bytes.js';
 export type WholeInput = { kind: 'text'; text: string; file: string } | { kind: 'too-large'; file: string };
 
 /** `label` names the input in errors (default: the path, or "stdin"). */
-export async function readWholeInput(path: string, limitBytes: number, options: { label?: string; stdin?: NodeJS.ReadableStream } = {}): Promise<WholeInput> {
+export async function readWholeInput(
+  path: string,
+  limitBytes: number,
+  options: { label?: string; stdin?: NodeJS.ReadableStream } = {},
+): Promise<WholeInput> {
   const file = options.label ?? (path === '-' ? 'stdin' : path);
   const stdin = options.stdin;
   const bytes = await openInputBytes({ path, file, gzip: false, stdin });

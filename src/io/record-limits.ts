@@ -17,7 +17,8 @@ export function maxSizeText(): string {
  * windows-1252 is named, not latin1: it reads ISO-8859-1 text the same except bytes 0x80–0x9F, which are
  * control characters in latin1 (never in a member's name) and €, ’, “, Š… in windows-1252.
  */
-export const NOT_UTF8_HINT = 'Name its encoding: --encoding windows-1252 (Excel\'s "CSV" on Windows; it reads latin1 / ISO-8859-1 too)';
+export const NOT_UTF8_HINT =
+  'Name its encoding: --encoding windows-1252 (Excel\'s "CSV" on Windows; it reads latin1 / ISO-8859-1 too)';
 
 /** A record holding bytes that are not UTF-8; the hint is said once for the file (invalidUtf8Warning), not per record. */
 export function invalidUtf8Error(bad: Pick<BadByte, 'line' | 'byte'>): NonNullable<SourceRecord['error']> {
@@ -27,7 +28,10 @@ export function invalidUtf8Error(bad: Pick<BadByte, 'line' | 'byte'>): NonNullab
 /** The one message about a file that is not (all) UTF-8, once it is read: `records` were counted invalid for it. */
 export function invalidUtf8Warning(file: string, { first, mixed }: InvalidUtf8Summary, records: number): string {
   const where = `line ${first.line} has byte ${hexByte(first.byte)} at byte offset ${first.offset}`;
-  const counted = records === 1 ? '(the only record with such bytes, counted invalid)' : `(the first of ${records} records with such bytes, each counted invalid)`;
+  const counted =
+    records === 1
+      ? '(the only record with such bytes, counted invalid)'
+      : `(the first of ${records} records with such bytes, each counted invalid)`;
   if (mixed) {
     return `${file} mixes UTF-8 with another encoding: ${where} ${counted}. No --encoding reads both (it would garble the UTF-8 text): fix those records (--rejects lists them) and read them again`;
   }

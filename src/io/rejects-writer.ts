@@ -64,9 +64,16 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   const width = options.headers?.length ?? 0;
   const encoding = format === 'csv' ? options.encoding : undefined;
   const bom = encoding !== undefined && (encoding.bom || isWideUnicode(encoding.name));
-  const encoder = encoding && (encoding.name !== 'utf-8' || bom) ? iconv().getEncoder(encoding.name, { addBOM: bom }) : undefined;
+  const encoder =
+    encoding && (encoding.name !== 'utf-8' || bom) ? iconv().getEncoder(encoding.name, { addBOM: bom }) : undefined;
   const file = await openOutputFile(path, 'rejects', encoder ? { encode: (text) => encoder.write(text) } : {});
-  if (format === 'ndjson') return { format, write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)), close: () => file.close(), abort: () => file.abort() };
+  if (format === 'ndjson')
+    return {
+      format,
+      write: (entry) => file.writeLine(ndjsonLine(entry, headers, width)),
+      close: () => file.close(),
+      abort: () => file.abort(),
+    };
   return csvRejects(file, headers!, width, options.delimiter ?? ',');
 }
 
@@ -80,10 +87,11 @@ function csvRejects(file: LineWriter, headers: readonly string[], width: number,
       if (Array.isArray(entry.input)) {
         cells = entry.input.slice(0, headers.length).map((c) => (c === undefined || c === null ? '' : String(c)));
         const extra = entry.input.slice(width);
-        if (extra.length > 0) reason += ` (cells beyond the header: ${extra.map((c) => JSON.stringify(String(c))).join(', ')})`;
+        if (extra.length > 0)
+          reason += ` (cells beyond the header: ${extra.map((c) => JSON.stringify(String(c))).join(', ')})`;
       } else {
         // a record that could not be split into cells: its raw text goes in the first column, to be fixed by hand
-        cells = [typeof entry.input === 'string' ? entry.input : JSON.stringify(entry.input) ?? ''];
+        cells = [typeof entry.input === 'string' ? entry.input : (JSON.stringify(entry.input) ?? '')];
       }
       while (cells.length < headers.length) cells.push('');
       return file.writeLine(csvLine([...cells, entry.stage, reason], delimiter));
@@ -95,7 +103,14 @@ function csvRejects(file: LineWriter, headers: readonly string[], width: number,
 
 function ndjsonLine(entry: RejectEntry, headers: readonly string[] | undefined, width: number): string {
   const { record, line, memberId, stage, reason } = entry;
-  return JSON.stringify({ record, line, memberId: memberId ?? null, stage, reason, input: readableInput(entry.input, headers, width) });
+  return JSON.stringify({
+    record,
+    line,
+    memberId: memberId ?? null,
+    stage,
+    reason,
+    input: readableInput(entry.input, headers, width),
+  });
 }
 
 /** CSV cells become {header: cell} (a prototype-less map: headers are data), so the line reads on its own. */
@@ -110,5 +125,7 @@ function readableInput(input: unknown, headers: readonly string[] | undefined, w
 function withoutRejectsColumns(headers: readonly string[]): readonly string[] {
   const n = headers.length;
   const norm = (h: string) => h.toLowerCase().trim();
-  return n >= 2 && norm(headers[n - 2]!) === 'stage' && norm(headers[n - 1]!) === 'error' ? headers.slice(0, -2) : headers;
+  return n >= 2 && norm(headers[n - 2]!) === 'stage' && norm(headers[n - 1]!) === 'error'
+    ? headers.slice(0, -2)
+    : headers;
 }

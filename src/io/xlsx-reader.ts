@@ -30,8 +30,18 @@ interface RowLike {
   values: unknown[] | Record<string, unknown>;
 }
 
-export async function openXlsx(input: NodeJS.ReadableStream, file: string, sheetName: string | undefined): Promise<WorkbookRecords> {
-  const reader = new (excel().stream.xlsx.WorkbookReader)(input as never, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+export async function openXlsx(
+  input: NodeJS.ReadableStream,
+  file: string,
+  sheetName: string | undefined,
+): Promise<WorkbookRecords> {
+  const reader = new (excel().stream.xlsx.WorkbookReader)(input as never, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    entries: 'ignore',
+  });
   const sheets = reader[Symbol.asyncIterator]();
   const seen: string[] = [];
   let rows: AsyncIterator<RowLike> | undefined;
@@ -55,8 +65,11 @@ export async function openXlsx(input: NodeJS.ReadableStream, file: string, sheet
     const like = sheetName === undefined ? undefined : seen.find((name) => loose(name) === loose(sheetName));
     const named = `${file}: no sheet named "${sheetName}"${like ? ` (did you mean "${like}"?)` : ''}`;
     throw new InputError(sheetName === undefined ? `${file}: the workbook has no sheet` : named, {
-      code: 'input-sheet', file,
-      hint: seen.length ? `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}; choose one with --sheet NAME.` : 'Check that the file is an Excel workbook.',
+      code: 'input-sheet',
+      file,
+      hint: seen.length
+        ? `Its sheets: ${seen.map((s) => `"${s}"`).join(', ')}; choose one with --sheet NAME.`
+        : 'Check that the file is an Excel workbook.',
     });
   }
   const next = async (): Promise<RowLike | undefined> => {
@@ -75,7 +88,13 @@ export async function openXlsx(input: NodeJS.ReadableStream, file: string, sheet
       break;
     }
   }
-  if (!headerRow) throw new InputError(`${file}: sheet "${sheet}" is empty: no header row`, { code: 'input-empty', file, line: 1, hint: 'The first row of the sheet names the columns (memberId, isActive, createdAt, …).' });
+  if (!headerRow)
+    throw new InputError(`${file}: sheet "${sheet}" is empty: no header row`, {
+      code: 'input-empty',
+      file,
+      line: 1,
+      hint: 'The first row of the sheet names the columns (memberId, isActive, createdAt, …).',
+    });
   const headers = cellsOf(headerRow).map((h) => h.trim());
   while (headers.length > 0 && headers[headers.length - 1] === '') headers.pop();
   const width = headers.length;
@@ -92,7 +111,10 @@ export async function openXlsx(input: NodeJS.ReadableStream, file: string, sheet
         const extra = cells.slice(width).filter((c) => c !== '');
         if (extra.length > 0) {
           entry.raw = cells;
-          entry.error = { message: `${extra.length} cell${extra.length > 1 ? 's' : ''} beyond the header's ${width} columns`, hint: 'Give the column a header, or clear the cells.' };
+          entry.error = {
+            message: `${extra.length} cell${extra.length > 1 ? 's' : ''} beyond the header's ${width} columns`,
+            hint: 'Give the column a header, or clear the cells.',
+          };
         }
         batch.push(entry);
         if (batch.length >= BATCH_ROWS) {
@@ -123,7 +145,13 @@ function cellText(value: unknown): string {
   if (typeof value === 'number') return numberText(value);
   if (value instanceof Date) return dateText(value);
   if (typeof value === 'object') {
-    const v = value as { result?: unknown; richText?: { text: string }[]; text?: unknown; error?: string; sharedString?: number };
+    const v = value as {
+      result?: unknown;
+      richText?: { text: string }[];
+      text?: unknown;
+      error?: string;
+      sharedString?: number;
+    };
     if ('result' in v) return cellText(v.result);
     if (v.richText) return v.richText.map((part) => part.text).join('');
     if (v.text !== undefined) return cellText(v.text);
@@ -148,6 +176,9 @@ function dateText(date: Date): string {
 
 function unreadable(file: string, error: unknown): InputError {
   return new InputError(`${file}: not a readable Excel workbook (${(error as Error).message})`, {
-    code: 'input-xlsx', file, hint: 'Open it in Excel and save it again as .xlsx, or as CSV.', cause: error,
+    code: 'input-xlsx',
+    file,
+    hint: 'Open it in Excel and save it again as .xlsx, or as CSV.',
+    cause: error,
   });
 }

@@ -28,14 +28,18 @@ function isLocalName(host: string): boolean {
 /** Why this admin request is refused, or undefined when it may go on. */
 export function adminRefusal(req: IncomingMessage): string | undefined {
   const host = req.headers.host ?? '';
-  if (!isLocalName(host)) return `the admin API answers only to localhost or an IP address, not Host "${host}" (DNS rebinding is refused)`;
+  if (!isLocalName(host))
+    return `the admin API answers only to localhost or an IP address, not Host "${host}" (DNS rebinding is refused)`;
   const origin = req.headers.origin;
-  if (origin !== undefined && !sameOrigin(origin, host)) return `the admin API refuses cross-site requests (Origin ${origin})`;
+  if (origin !== undefined && !sameOrigin(origin, host))
+    return `the admin API refuses cross-site requests (Origin ${origin})`;
   const site = req.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return `the admin API refuses cross-site requests (Sec-Fetch-Site: ${site})`;
+  if (site === 'cross-site' || site === 'same-site')
+    return `the admin API refuses cross-site requests (Sec-Fetch-Site: ${site})`;
   if (!READ_ONLY.has(req.method ?? 'GET')) {
     const mime = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-    if (mime !== 'application/json') return 'a call that changes the sandbox needs Content-Type: application/json (curl -H "content-type: application/json")';
+    if (mime !== 'application/json')
+      return 'a call that changes the sandbox needs Content-Type: application/json (curl -H "content-type: application/json")';
   }
   return undefined;
 }

@@ -49,7 +49,12 @@ export class CapacityGate {
   }
 
   snapshot(): CapacitySnapshot {
-    return { serving: this.#serving, waiting: this.#waiting.length, maxWaiting: this.#maxWaiting, refused: this.#refused };
+    return {
+      serving: this.#serving,
+      waiting: this.#waiting.length,
+      maxWaiting: this.#maxWaiting,
+      refused: this.#refused,
+    };
   }
 
   /** POST /_sandbox/reset: the counters start again (requests being served or waiting stay). */

@@ -44,7 +44,8 @@ export type RouteHandler = (
   params: string[],
 ) => Promise<void> | void;
 
-export const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+export const sleep = (ms: number) =>
+  ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 /**
  * Carries out a fault decided for this request (throw, drop the connection, or a status), the same way on every
@@ -65,8 +66,10 @@ export function carryOutFault(
   }
   if (decision.kind !== 'status') return false;
   record.fault = decision.reason;
-  const headers: Record<string, string> = decision.retryAfter !== undefined ? { 'retry-after': String(decision.retryAfter) } : {};
-  if (decision.status === 401) headers['www-authenticate'] = 'Bearer error="invalid_token", error_description="scripted fault"';
+  const headers: Record<string, string> =
+    decision.retryAfter !== undefined ? { 'retry-after': String(decision.retryAfter) } : {};
+  if (decision.status === 401)
+    headers['www-authenticate'] = 'Bearer error="invalid_token", error_description="scripted fault"';
   answer(decision.status, decision.reason, headers);
   return true;
 }

@@ -46,7 +46,11 @@ export class FaultEngine {
   }
 
   get current(): SandboxFaults {
-    return { ...this.settings, rejectMemberIds: [...this.settings.rejectMemberIds], failNext: [...this.settings.failNext] };
+    return {
+      ...this.settings,
+      rejectMemberIds: [...this.settings.rejectMemberIds],
+      failNext: [...this.settings.failNext],
+    };
   }
 
   /** PATCH semantics: only the given fields change. */
@@ -96,14 +100,24 @@ export class FaultEngine {
   decide(endpoint: ApiEndpoint, draw: FaultDraw, now = Date.now()): FaultDecision {
     const limited = this.rateLimited(now);
     if (limited !== undefined) {
-      return { kind: 'status', status: 429, retryAfter: limited, reason: `rate limit of ${this.settings.rateLimit} requests per second exceeded` };
+      return {
+        kind: 'status',
+        status: 429,
+        retryAfter: limited,
+        reason: `rate limit of ${this.settings.rateLimit} requests per second exceeded`,
+      };
     }
     const scripted = this.takeScripted(endpoint);
     if (scripted) {
       if (scripted.throw) return { kind: 'throw' };
       if (scripted.drop === 'before-apply') return { kind: 'drop-before-apply' };
       if (scripted.drop === 'after-apply') return { kind: 'none', dropAfterApply: true };
-      return { kind: 'status', status: scripted.status!, retryAfter: scripted.retryAfter, reason: 'scripted fault (failNext)' };
+      return {
+        kind: 'status',
+        status: scripted.status!,
+        retryAfter: scripted.retryAfter,
+        reason: 'scripted fault (failNext)',
+      };
     }
     if (draw.failRoll < this.settings.failRate) {
       return { kind: 'status', status: 503, reason: `injected failure (fail rate ${this.settings.failRate})` };

@@ -18,8 +18,10 @@ export function checkContentType(header: string | undefined, extra: string[] = [
   if (!header) return { ok: false, reason: 'missing Content-Type (expected application/json)' };
   const [type = '', ...params] = header.split(';').map((part) => part.trim());
   const media = type.toLowerCase();
-  const json = media === 'application/json' || media === 'text/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(media);
-  if (!json && !extra.includes(media)) return { ok: false, reason: `unsupported Content-Type ${type || '(empty)'} (expected application/json)` };
+  const json =
+    media === 'application/json' || media === 'text/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(media);
+  if (!json && !extra.includes(media))
+    return { ok: false, reason: `unsupported Content-Type ${type || '(empty)'} (expected application/json)` };
   for (const param of params) {
     const [name = '', value = ''] = param.split('=').map((part) => part.trim().replace(/^"|"$/g, ''));
     if (name.toLowerCase() === 'charset' && !['utf-8', 'utf8'].includes(value.toLowerCase())) {
@@ -61,7 +63,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     };
     const onEnd = () => {
       cleanup();
-      resolve(tooLarge ? { kind: 'too-large', bytes, drained: true } : { kind: 'ok', body: Buffer.concat(chunks, bytes) });
+      resolve(
+        tooLarge ? { kind: 'too-large', bytes, drained: true } : { kind: 'ok', body: Buffer.concat(chunks, bytes) },
+      );
     };
     const onError = () => {
       cleanup();
@@ -95,7 +99,12 @@ export async function drainBody(req: IncomingMessage): Promise<boolean> {
   return result.kind === 'ok' || result.drained;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

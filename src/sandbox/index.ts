@@ -12,7 +12,13 @@ import type { MemberUpsertItem } from '../schemas/index.js';
 import type { SandboxContext } from './context.js';
 import { CapacityGate } from './capacity.js';
 import { FaultEngine } from './faults.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, SandboxConfigError, type SandboxFaults, type SandboxOptions } from './options.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_ITEMS,
+  SandboxConfigError,
+  type SandboxFaults,
+  type SandboxOptions,
+} from './options.js';
 import { loadStore, removeStaleTemps } from './persistence.js';
 import { Persister } from './persister.js';
 import { StoreLog } from './store-log.js';
@@ -67,7 +73,8 @@ function tokensFrom(options: SandboxOptions) {
   const pushToken = options.pushToken ?? generatePushToken();
   const jwt = checkJwt(memberToken, Math.floor(Date.now() / 1000));
   if (!jwt.ok) throw new SandboxConfigError(`the member token given is not usable: ${jwt.reason}`);
-  if ('reason' in bearerToken(`Bearer ${pushToken}`)) throw new SandboxConfigError('the push token given is not a valid bearer token (token68 characters only)');
+  if ('reason' in bearerToken(`Bearer ${pushToken}`))
+    throw new SandboxConfigError('the push token given is not a valid bearer token (token68 characters only)');
   return { memberToken, pushToken, strict: options.strictTokens ?? false };
 }
 
@@ -77,7 +84,8 @@ async function openDataFile(store: SandboxStore, dataFile: string, log: (line: s
   await access(dirname(dataFile), constants.W_OK).catch(() => {
     throw new SandboxConfigError(`cannot write the store file's folder ${dirname(dataFile)} (missing or read-only)`);
   });
-  for (const name of await removeStaleTemps(dataFile)) log(`removed ${name}, a temp file left by a sandbox that stopped mid-write`);
+  for (const name of await removeStaleTemps(dataFile))
+    log(`removed ${name}, a temp file left by a sandbox that stopped mid-write`);
   await loadStore(store, dataFile);
   const opened = await StoreLog.open(dataFile, store);
   store.onChange = (line) => opened.log.add(line);
@@ -158,7 +166,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       capacity.admit();
       return next;
     },
-    stats: () => stats.snapshot({ members: store.members.size, erasedMembers: store.erased.size, subscriptions: store.subscriptions.size }, capacity.snapshot()),
+    stats: () =>
+      stats.snapshot(
+        { members: store.members.size, erasedMembers: store.erased.size, subscriptions: store.subscriptions.size },
+        capacity.snapshot(),
+      ),
     requests: (limit) => stats.recent(limit),
     flush: () => persister.flush(),
     close: () =>

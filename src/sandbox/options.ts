@@ -71,7 +71,17 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_QUEUE_LIMIT = 16;
 
 export function defaultFaults(): SandboxFaults {
-  return { latencyMs: 0, failRate: 0, rateLimit: 0, dropRate: 0, rejectMemberIds: [], failNext: [], skippedAsNull: false, capacity: 0, queueLimit: DEFAULT_QUEUE_LIMIT };
+  return {
+    latencyMs: 0,
+    failRate: 0,
+    rateLimit: 0,
+    dropRate: 0,
+    rejectMemberIds: [],
+    failNext: [],
+    skippedAsNull: false,
+    capacity: 0,
+    queueLimit: DEFAULT_QUEUE_LIMIT,
+  };
 }
 
 export class SandboxConfigError extends Error {
@@ -94,17 +104,22 @@ function count(value: unknown, name: string): number {
 
 function scripted(value: unknown, index: number): ScriptedFault {
   const where = `failNext[${index}]`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SandboxConfigError(`${where} must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new SandboxConfigError(`${where} must be an object`);
   const step = value as Record<string, unknown>;
   for (const key of Object.keys(step)) {
-    if (!['endpoint', 'status', 'retryAfter', 'drop', 'throw'].includes(key)) throw new SandboxConfigError(`${where}.${key} is not a fault field`);
+    if (!['endpoint', 'status', 'retryAfter', 'drop', 'throw'].includes(key))
+      throw new SandboxConfigError(`${where}.${key} is not a fault field`);
   }
   if (step.endpoint !== undefined && step.endpoint !== 'import' && step.endpoint !== 'push') {
     throw new SandboxConfigError(`${where}.endpoint must be "import" or "push"`);
   }
   const kinds = [step.status !== undefined, step.drop !== undefined, step.throw === true].filter(Boolean).length;
   if (kinds !== 1) throw new SandboxConfigError(`${where} needs exactly one of status, drop, throw`);
-  if (step.status !== undefined && (!Number.isInteger(step.status) || (step.status as number) < 400 || (step.status as number) > 599)) {
+  if (
+    step.status !== undefined &&
+    (!Number.isInteger(step.status) || (step.status as number) < 400 || (step.status as number) > 599)
+  ) {
     throw new SandboxConfigError(`${where}.status must be an HTTP error status (400-599)`);
   }
   if (step.drop !== undefined && step.drop !== 'after-apply' && step.drop !== 'before-apply') {
@@ -116,18 +131,31 @@ function scripted(value: unknown, index: number): ScriptedFault {
 
 /** Checks a partial fault object (from flags or JSON) and merges it over `base`. */
 export function mergeFaults(base: SandboxFaults, input: unknown): SandboxFaults {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new SandboxConfigError('faults must be a JSON object');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new SandboxConfigError('faults must be a JSON object');
   const patch = input as Record<string, unknown>;
   const next: SandboxFaults = { ...base };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     switch (key) {
-      case 'latencyMs': next.latencyMs = count(value, key); break;
-      case 'failRate': next.failRate = rate(value, key); break;
-      case 'dropRate': next.dropRate = rate(value, key); break;
-      case 'rateLimit': next.rateLimit = count(value, key); break;
-      case 'capacity': next.capacity = count(value, key); break;
-      case 'queueLimit': next.queueLimit = count(value, key); break;
+      case 'latencyMs':
+        next.latencyMs = count(value, key);
+        break;
+      case 'failRate':
+        next.failRate = rate(value, key);
+        break;
+      case 'dropRate':
+        next.dropRate = rate(value, key);
+        break;
+      case 'rateLimit':
+        next.rateLimit = count(value, key);
+        break;
+      case 'capacity':
+        next.capacity = count(value, key);
+        break;
+      case 'queueLimit':
+        next.queueLimit = count(value, key);
+        break;
       case 'skippedAsNull':
         if (typeof value !== 'boolean') throw new SandboxConfigError('skippedAsNull must be true or false');
         next.skippedAsNull = value;

@@ -134,7 +134,8 @@ export async function loadStore(store: SandboxStore, file: string): Promise<bool
     if (ended) throw fail('data after the end trailer');
     if (record.member !== undefined) {
       const member = record.member as { memberId?: unknown };
-      if (typeof member !== 'object' || member === null || typeof member.memberId !== 'string') throw fail('member without memberId');
+      if (typeof member !== 'object' || member === null || typeof member.memberId !== 'string')
+        throw fail('member without memberId');
       // The line is `{"member":<json>}`: keep the member's JSON text as written, no re-serialisation.
       store.members.set(member.memberId, text.startsWith('{"member":') ? text.slice(10, -1) : JSON.stringify(member));
       seen.members++;

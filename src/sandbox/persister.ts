@@ -27,10 +27,15 @@ export class Persister {
   /** The store changed: make sure a write follows soon. */
   schedule(): void {
     if (!this.file || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush().catch((error: Error) => this.log(`could not save the sandbox store to ${this.file}: ${error.message}`));
-    }, Math.max(this.delayMs, this.lastDurationMs * 4));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.flush().catch((error: Error) =>
+          this.log(`could not save the sandbox store to ${this.file}: ${error.message}`),
+        );
+      },
+      Math.max(this.delayMs, this.lastDurationMs * 4),
+    );
     this.timer.unref();
   }
 

@@ -23,8 +23,20 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { method: 'POST', pattern: /^\/member\/v1\/members\/import$/, template: '/member/v1/members/import', handler: importMembers, api: true },
-  { method: 'POST', pattern: /^\/push\/v1\/customers\/([^/]+)\/subscription$/, template: '/push/v1/customers/{customerId}/subscription', handler: subscribeDevice, api: true },
+  {
+    method: 'POST',
+    pattern: /^\/member\/v1\/members\/import$/,
+    template: '/member/v1/members/import',
+    handler: importMembers,
+    api: true,
+  },
+  {
+    method: 'POST',
+    pattern: /^\/push\/v1\/customers\/([^/]+)\/subscription$/,
+    template: '/push/v1/customers/{customerId}/subscription',
+    handler: subscribeDevice,
+    api: true,
+  },
   ...DEPRECATED_ENDPOINTS.map((endpoint) => ({ ...endpoint, handler: deprecatedHandler(endpoint) })),
   { method: 'GET', pattern: /^\/v1\/games$/, template: '/v1/games', handler: gamesHandler },
   ...ADMIN_ROUTES,
@@ -32,7 +44,13 @@ const ROUTES: Route[] = [
 
 const isMemberArea = (path: string) => path.startsWith('/member/');
 
-function sendFailure(res: ServerResponse, path: string, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendFailure(
+  res: ServerResponse,
+  path: string,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return void res.destroy();
   if (isMemberArea(path)) sendError(res, status, message, null, headers);
   else sendProblem(res, status, message, path, {}, headers);
@@ -55,13 +73,25 @@ export function createRequestHandler(ctx: SandboxContext) {
     const record: RequestRecord = {
       seq: ctx.stats.started(),
       receivedAt: Date.now(),
-      endpoint: route ? `${route.method} ${route.template}` : candidates.length > 0 ? `${method} ${candidates[0]!.template}` : 'unmatched',
+      endpoint: route
+        ? `${route.method} ${route.template}`
+        : candidates.length > 0
+          ? `${method} ${candidates[0]!.template}`
+          : 'unmatched',
       items: 0,
     };
     if (route?.api) record.draw = ctx.faults.draw();
     res.once('close', () => {
       const { seq, receivedAt, endpoint, items, fault } = record;
-      ctx.stats.finished({ seq, receivedAt, answeredAt: Date.now(), endpoint, items, fault, status: res.writableFinished ? res.statusCode : 0 });
+      ctx.stats.finished({
+        seq,
+        receivedAt,
+        answeredAt: Date.now(),
+        endpoint,
+        items,
+        fault,
+        status: res.writableFinished ? res.statusCode : 0,
+      });
     });
     try {
       const refusal = path.startsWith('/_sandbox') ? adminRefusal(req) : undefined;
@@ -73,16 +103,30 @@ export function createRequestHandler(ctx: SandboxContext) {
         req.resume();
         if (candidates.length > 0) {
           const allow = [...new Set(candidates.map((candidate) => candidate.method))].join(', ');
-          return sendProblem(res, 405, `Method ${method} not allowed on ${path}; allowed: ${allow}.`, path, {}, { allow });
+          return sendProblem(
+            res,
+            405,
+            `Method ${method} not allowed on ${path}; allowed: ${allow}.`,
+            path,
+            {},
+            { allow },
+          );
         }
-        return sendProblem(res, 404, `No endpoint ${method} ${path}. See the API description for the paths that exist.`, path);
+        return sendProblem(
+          res,
+          404,
+          `No endpoint ${method} ${path}. See the API description for the paths that exist.`,
+          path,
+        );
       }
       const params = decodeParams(route.pattern.exec(path)!);
       if (!params) return sendFailure(res, path, 400, 'The path holds an invalid percent-encoding.');
       await route.handler(req, res, ctx, record, params);
     } catch (error) {
       if (error instanceof ClientGoneError || res.destroyed) return void res.destroy();
-      ctx.log(`unexpected error on ${method} ${path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      ctx.log(
+        `unexpected error on ${method} ${path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       record.fault ??= 'unexpected error';
       sendFailure(res, path, 500, 'Internal error in the sandbox; the request may not have been applied.');
     }

@@ -139,8 +139,19 @@ export class StatsCollector {
     this.counters.skippedCount += skipped;
   }
 
-  snapshot(store: { members: number; erasedMembers: number; subscriptions: number }, capacity: CapacitySnapshot): SandboxStats {
-    return { ...this.counters, byEndpoint: structuredClone(this.counters.byEndpoint), ordering: { ...this.counters.ordering }, ...store, rssBytes: process.memoryUsage.rss(), cpuMs: cpuMs(), capacity };
+  snapshot(
+    store: { members: number; erasedMembers: number; subscriptions: number },
+    capacity: CapacitySnapshot,
+  ): SandboxStats {
+    return {
+      ...this.counters,
+      byEndpoint: structuredClone(this.counters.byEndpoint),
+      ordering: { ...this.counters.ordering },
+      ...store,
+      rssBytes: process.memoryUsage.rss(),
+      cpuMs: cpuMs(),
+      capacity,
+    };
   }
 
   recent(limit = 1000): RequestLogEntry[] {

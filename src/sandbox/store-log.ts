@@ -66,16 +66,19 @@ export class StoreLog {
    */
   rotate(): () => Promise<void> {
     const covered = this.#generation;
-    this.#chain = this.#chain.catch(() => undefined).then(async () => {
-      await this.#handle?.close();
-      this.#handle = undefined;
-      this.#generation = covered + 1;
-    });
+    this.#chain = this.#chain
+      .catch(() => undefined)
+      .then(async () => {
+        await this.#handle?.close();
+        this.#handle = undefined;
+        this.#generation = covered + 1;
+      });
     return async () => {
       await this.#chain.catch(() => undefined);
       const names = await readdir(dirname(this.file)).catch(() => [] as string[]);
       for (const generation of generations(this.file, names)) {
-        if (generation <= covered) await rm(join(dirname(this.file), `${basename(this.file)}.log.${generation}`), { force: true });
+        if (generation <= covered)
+          await rm(join(dirname(this.file), `${basename(this.file)}.log.${generation}`), { force: true });
       }
     };
   }
@@ -90,7 +93,10 @@ export class StoreLog {
 /** One log file into the store; a last line cut short (the sandbox died inside a write) was never confirmed. */
 async function replay(store: SandboxStore, path: string): Promise<number> {
   let applied = 0;
-  for await (const text of createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+  for await (const text of createInterface({
+    input: createReadStream(path, { encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  })) {
     if (text === '') continue;
     let line: { member?: { memberId: string }; erased?: string; subscription?: Subscription; reset?: true };
     try {

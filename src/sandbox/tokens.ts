@@ -36,7 +36,8 @@ export type AuthResult = { ok: true } | { ok: false; reason: string };
 
 /** Splits "Bearer <token>"; the scheme is case-insensitive (RFC 9110), exactly one space-separated credential. */
 export function bearerToken(header: string | undefined): { token: string } | { reason: string } {
-  if (header === undefined || header.trim() === '') return { reason: 'missing Authorization header (expected "Bearer <token>")' };
+  if (header === undefined || header.trim() === '')
+    return { reason: 'missing Authorization header (expected "Bearer <token>")' };
   const match = /^(\S+)(?: +(.*))?$/.exec(header.trim());
   if (!match || match[1]!.toLowerCase() !== 'bearer') return { reason: 'Authorization scheme must be Bearer' };
   const token = (match[2] ?? '').trim();
@@ -49,7 +50,9 @@ function jsonPart(part: string): Record<string, unknown> | undefined {
   if (!BASE64URL.test(part)) return undefined;
   try {
     const value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -60,14 +63,17 @@ export function checkJwt(token: string, nowSeconds: number): AuthResult {
   const parts = token.split('.');
   if (parts.length !== 3) return { ok: false, reason: 'malformed JWT: expected three dot-separated parts' };
   const header = jsonPart(parts[0]!);
-  if (!header || typeof header.alg !== 'string') return { ok: false, reason: 'malformed JWT: header is not a JSON object with alg' };
+  if (!header || typeof header.alg !== 'string')
+    return { ok: false, reason: 'malformed JWT: header is not a JSON object with alg' };
   const payload = jsonPart(parts[1]!);
   if (!payload) return { ok: false, reason: 'malformed JWT: payload is not a JSON object' };
-  if (parts[2] !== '' && !BASE64URL.test(parts[2]!)) return { ok: false, reason: 'malformed JWT: signature is not base64url' };
+  if (parts[2] !== '' && !BASE64URL.test(parts[2]!))
+    return { ok: false, reason: 'malformed JWT: signature is not base64url' };
   if (payload.exp !== undefined && (typeof payload.exp !== 'number' || payload.exp <= nowSeconds)) {
     return { ok: false, reason: 'token expired' };
   }
-  if (typeof payload.nbf === 'number' && payload.nbf > nowSeconds) return { ok: false, reason: 'token not valid yet (nbf)' };
+  if (typeof payload.nbf === 'number' && payload.nbf > nowSeconds)
+    return { ok: false, reason: 'token not valid yet (nbf)' };
   return { ok: true };
 }
 
@@ -82,13 +88,15 @@ export function authorizeMember(header: string | undefined, policy: TokenPolicy,
   if ('reason' in bearer) return { ok: false, reason: bearer.reason };
   const jwt = checkJwt(bearer.token, Math.floor(now / 1000));
   if (!jwt.ok) return jwt;
-  if (policy.strict && bearer.token !== policy.memberToken) return { ok: false, reason: 'token not issued by this sandbox' };
+  if (policy.strict && bearer.token !== policy.memberToken)
+    return { ok: false, reason: 'token not issued by this sandbox' };
   return { ok: true };
 }
 
 export function authorizePush(header: string | undefined, policy: TokenPolicy): AuthResult {
   const bearer = bearerToken(header);
   if ('reason' in bearer) return { ok: false, reason: bearer.reason };
-  if (policy.strict && bearer.token !== policy.pushToken) return { ok: false, reason: 'token not issued by this sandbox' };
+  if (policy.strict && bearer.token !== policy.pushToken)
+    return { ok: false, reason: 'token not issued by this sandbox' };
   return { ok: true };
 }

@@ -15,7 +15,9 @@ export interface ItemProblem {
 /** Details stay readable and bounded even for a thousand bad items. */
 export const MAX_PROBLEMS = 1000;
 
-export type ValidationResult = { ok: true; items: MemberUpsertItem[] } | { ok: false; message: string; problems: ItemProblem[] };
+export type ValidationResult =
+  | { ok: true; items: MemberUpsertItem[] }
+  | { ok: false; message: string; problems: ItemProblem[] };
 
 const memberIdOf = (value: unknown): string | null => {
   if (typeof value !== 'object' || value === null) return null;
@@ -24,14 +26,23 @@ const memberIdOf = (value: unknown): string | null => {
 };
 
 /** zod says "expected string, received undefined" for a missing field; say "required" as an API would. */
-const humanMessage = (message: string) => (message.endsWith('received undefined') ? 'required field is missing' : message);
+const humanMessage = (message: string) =>
+  message.endsWith('received undefined') ? 'required field is missing' : message;
 
 export function validateImportBody(body: unknown): ValidationResult {
   if (!Array.isArray(body)) {
-    return { ok: false, message: 'The request body must be a JSON array of member items.', problems: [{ index: null, memberId: null, field: '', message: 'expected an array' }] };
+    return {
+      ok: false,
+      message: 'The request body must be a JSON array of member items.',
+      problems: [{ index: null, memberId: null, field: '', message: 'expected an array' }],
+    };
   }
   if (body.length === 0) {
-    return { ok: false, message: 'The request body must hold at least 1 member item.', problems: [{ index: null, memberId: null, field: '', message: 'array is empty' }] };
+    return {
+      ok: false,
+      message: 'The request body must hold at least 1 member item.',
+      problems: [{ index: null, memberId: null, field: '', message: 'array is empty' }],
+    };
   }
   const items: MemberUpsertItem[] = new Array(body.length);
   const problems: ItemProblem[] = [];
@@ -49,7 +60,12 @@ export function validateImportBody(body: unknown): ValidationResult {
       // zod reports unknown keys on the object itself; name the key so the field path says which one.
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
       for (const key of keys) {
-        problems.push({ index, memberId: memberIdOf(body[index]), field: [...path, ...(key ? [key] : [])].join('.'), message: humanMessage(issue.message) });
+        problems.push({
+          index,
+          memberId: memberIdOf(body[index]),
+          field: [...path, ...(key ? [key] : [])].join('.'),
+          message: humanMessage(issue.message),
+        });
       }
     }
   }

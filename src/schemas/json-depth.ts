@@ -38,7 +38,8 @@ export function nestedDeeperThan(value: unknown, levels: number): boolean {
 export function mayNestDeeperThan(text: string, levels: number): boolean {
   let count = 0;
   for (const bracket of ['{', '[']) {
-    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++count > levels) return true;
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1))
+      if (++count > levels) return true;
   }
   return false;
 }

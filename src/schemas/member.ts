@@ -64,7 +64,14 @@ const isStringOrNull = (value: unknown) => typeof value === 'string' || value ==
 
 /** Any JSON value (customProperties values). */
 export const jsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), dataRecord(jsonValueSchema, isJsonValue)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValueSchema),
+    dataRecord(jsonValueSchema, isJsonValue),
+  ]),
 );
 
 /**
@@ -72,27 +79,29 @@ export const jsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
  * (the common case: validate and import check every record). An item it rejects is parsed again by the runtime
  * parser, so the issues, and any parse options such as reportInput, are exactly the runtime's.
  */
-export const memberUpsertItemSchema = z.compile(z.strictObject({
-  memberId: z.string().min(1).max(36),
-  email: nullableMax(256).optional(),
-  firstName: nullableMax(64).optional(),
-  lastName: nullableMax(64).optional(),
-  phone: nullableMax(32).optional(),
-  birthdate: isoDateTime().nullable().optional(),
-  address: addressSchema.optional(),
-  isActive: z.boolean(),
-  createdAt: isoDateTime(),
-  genderId: z.string().nullable().optional(),
-  selectedStoreId: nullableMax(64).optional(),
-  loyaltyProgram: nullableMax(64).optional(),
-  isEmployee: z.boolean().optional(),
-  nationality: nullableMax(64).optional(),
-  metadata: dataRecord(z.string().nullable(), isStringOrNull).nullable().optional(),
-  deceased: z.boolean().nullable().optional(),
-  homeTelephone: nullableMax(32).optional(),
-  isMembershipFeePaid: z.boolean().nullable().optional(),
-  customProperties: dataRecord(jsonValueSchema, isJsonValue, CUSTOM_VALUE_LEVELS).nullable().optional(),
-}));
+export const memberUpsertItemSchema = z.compile(
+  z.strictObject({
+    memberId: z.string().min(1).max(36),
+    email: nullableMax(256).optional(),
+    firstName: nullableMax(64).optional(),
+    lastName: nullableMax(64).optional(),
+    phone: nullableMax(32).optional(),
+    birthdate: isoDateTime().nullable().optional(),
+    address: addressSchema.optional(),
+    isActive: z.boolean(),
+    createdAt: isoDateTime(),
+    genderId: z.string().nullable().optional(),
+    selectedStoreId: nullableMax(64).optional(),
+    loyaltyProgram: nullableMax(64).optional(),
+    isEmployee: z.boolean().optional(),
+    nationality: nullableMax(64).optional(),
+    metadata: dataRecord(z.string().nullable(), isStringOrNull).nullable().optional(),
+    deceased: z.boolean().nullable().optional(),
+    homeTelephone: nullableMax(32).optional(),
+    isMembershipFeePaid: z.boolean().nullable().optional(),
+    customProperties: dataRecord(jsonValueSchema, isJsonValue, CUSTOM_VALUE_LEVELS).nullable().optional(),
+  }),
+);
 
 export const importRequestSchema = z.array(memberUpsertItemSchema).min(1);
 

@@ -65,7 +65,8 @@ export function canonicalJson(value: unknown): string {
     for (let i = 0; i < value.length; i++) {
       const element: unknown = value[i];
       // JSON.stringify writes undefined (and functions) in arrays as null
-      out += (i > 0 ? ',' : '') + (element === undefined || typeof element === 'function' ? 'null' : canonicalJson(element));
+      out +=
+        (i > 0 ? ',' : '') + (element === undefined || typeof element === 'function' ? 'null' : canonicalJson(element));
     }
     return `${out}]`;
   }

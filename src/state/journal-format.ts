@@ -74,8 +74,13 @@ export function forEachInRanges(text: string, visit: (record: number) => void): 
 export function isHeader(value: unknown): value is JournalHeader {
   const v = value as JournalHeader | null;
   return (
-    typeof v === 'object' && v !== null && v.memberctl === 'journal' && typeof v.v === 'number' &&
-    typeof v.input?.path === 'string' && typeof v.input.size === 'number' && typeof v.input.sha256 === 'string'
+    typeof v === 'object' &&
+    v !== null &&
+    v.memberctl === 'journal' &&
+    typeof v.v === 'number' &&
+    typeof v.input?.path === 'string' &&
+    typeof v.input.size === 'number' &&
+    typeof v.input.sha256 === 'string'
   );
 }
 
@@ -83,6 +88,12 @@ export function isEntry(value: unknown): value is JournalEntry {
   const v = value as Record<string, unknown> | null;
   if (typeof v !== 'object' || v === null) return false;
   if (v.t === 'run') return typeof v.n === 'number';
-  return v.t === 'batch' && typeof v.ok === 'string' && typeof v.imp === 'number' && typeof v.upd === 'number' &&
-    Array.isArray(v.skip) && Array.isArray(v.rej);
+  return (
+    v.t === 'batch' &&
+    typeof v.ok === 'string' &&
+    typeof v.imp === 'number' &&
+    typeof v.upd === 'number' &&
+    Array.isArray(v.skip) &&
+    Array.isArray(v.rej)
+  );
 }

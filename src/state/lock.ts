@@ -34,9 +34,16 @@ let exitHookInstalled = false;
 
 /** Takes `${path}.lock` for this process, or throws a UsageError naming the holder. `what`: "journal", "state". */
 export async function acquireLock(path: string, what: string, lockPath = `${path}.lock`): Promise<HeldLock> {
-  const content: LockContent = { pid: process.pid, host: hostname(), at: new Date().toISOString(), id: randomBytes(8).toString('hex') };
+  const content: LockContent = {
+    pid: process.pid,
+    host: hostname(),
+    at: new Date().toISOString(),
+    id: randomBytes(8).toString('hex'),
+  };
   const temp = `${lockPath}.${process.pid}-${content.id}`;
-  await writeFile(temp, JSON.stringify(content), { mode: 0o600 }).catch((error) => Promise.reject(cannotLock(what, path, lockPath, error)));
+  await writeFile(temp, JSON.stringify(content), { mode: 0o600 }).catch((error) =>
+    Promise.reject(cannotLock(what, path, lockPath, error)),
+  );
   try {
     for (let attempt = 0; attempt < 50; attempt++) {
       try {
@@ -131,7 +138,11 @@ function runsMemberctl(pid: number): boolean {
 async function takeOverStale(lockPath: string, seen: LockContent): Promise<void> {
   const breakPath = `${lockPath}.break`;
   const mine = `${breakPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  await writeFile(mine, JSON.stringify({ ...seen, pid: process.pid, host: hostname(), id: randomBytes(8).toString('hex') }), { mode: 0o600 });
+  await writeFile(
+    mine,
+    JSON.stringify({ ...seen, pid: process.pid, host: hostname(), id: randomBytes(8).toString('hex') }),
+    { mode: 0o600 },
+  );
   try {
     await link(mine, breakPath);
   } catch (error) {
@@ -145,7 +156,8 @@ async function takeOverStale(lockPath: string, seen: LockContent): Promise<void>
   }
   try {
     const current = await readHolder(lockPath);
-    if (current !== 'gone' && current !== 'garbled' && current.id === seen.id) await unlink(lockPath).catch(() => undefined);
+    if (current !== 'gone' && current !== 'garbled' && current.id === seen.id)
+      await unlink(lockPath).catch(() => undefined);
   } finally {
     await unlink(breakPath).catch(() => undefined);
     await unlink(mine).catch(() => undefined);
@@ -165,8 +177,17 @@ export async function liveHolder(lockPath: string): Promise<LockHolder | 'garble
 export type LockHolder = Pick<LockContent, 'pid' | 'host' | 'at'>;
 
 /** "STATE is in use by another memberctl (pid …)"; `holding` says what the other run holds ("--shard 1/3"). */
-export function inUse(what: string, path: string, lockPath: string, holder: LockHolder | undefined, holding?: string, why = ''): UsageError {
-  const who = holder ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.at}` : 'its lock file cannot be read';
+export function inUse(
+  what: string,
+  path: string,
+  lockPath: string,
+  holder: LockHolder | undefined,
+  holding?: string,
+  why = '',
+): UsageError {
+  const who = holder
+    ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.at}`
+    : 'its lock file cannot be read';
   return new UsageError(`${what} ${path} is in use by another memberctl (${who}${holding ? `, ${holding}` : ''})`, {
     code: 'locked',
     details: holder ? { pid: holder.pid, host: holder.host, lock: lockPath } : { lock: lockPath },

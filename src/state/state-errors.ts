@@ -5,7 +5,13 @@
  */
 import { InputError } from '../errors.js';
 
-const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_CORRUPT_VTAB', 'SQLITE_CORRUPT_SEQUENCE', 'SQLITE_CORRUPT_INDEX', 'SQLITE_NOTADB']);
+const DAMAGE_CODES = new Set([
+  'SQLITE_CORRUPT',
+  'SQLITE_CORRUPT_VTAB',
+  'SQLITE_CORRUPT_SEQUENCE',
+  'SQLITE_CORRUPT_INDEX',
+  'SQLITE_NOTADB',
+]);
 
 /** True for SQLite's "the file is not what it should be" errors (damaged, or not a database at all). */
 export function isDamage(error: unknown): boolean {

@@ -16,7 +16,8 @@ import { UsageError } from '../errors.js';
 import { acquireLock, inUse, liveHolder, type HeldLock } from './lock.js';
 import { shardLabel, type Shard } from './shard.js';
 
-const SHARDS_APART = 'Runs on one state may overlap only as shards of one count (--shard 0/N, 1/N, …); anything else needs it alone. ';
+const SHARDS_APART =
+  'Runs on one state may overlap only as shards of one count (--shard 0/N, 1/N, …); anything else needs it alone. ';
 
 /** Takes the state's lock for a run with `shard` (or without: the whole state), or throws naming the holder. */
 export async function acquireStateLock(path: string, shard?: Shard): Promise<HeldLock> {
@@ -38,11 +39,13 @@ async function refuseOverlappingRuns(path: string, shard: Shard | undefined): Pr
   const others: { lockPath: string; holding?: string }[] = [];
   if (shard) others.push({ lockPath: `${path}.lock` });
   for (const other of await shardLocks(path)) {
-    if (shard?.count !== other.shard.count) others.push({ lockPath: other.lockPath, holding: `--shard ${other.shard.index}/${other.shard.count}` });
+    if (shard?.count !== other.shard.count)
+      others.push({ lockPath: other.lockPath, holding: `--shard ${other.shard.index}/${other.shard.count}` });
   }
   for (const { lockPath, holding } of others) {
     const holder = await liveHolder(lockPath);
-    if (holder !== undefined) throw inUse('state', path, lockPath, holder === 'garbled' ? undefined : holder, holding, SHARDS_APART);
+    if (holder !== undefined)
+      throw inUse('state', path, lockPath, holder === 'garbled' ? undefined : holder, holding, SHARDS_APART);
   }
 }
 
@@ -54,12 +57,21 @@ async function shardLocks(path: string): Promise<{ lockPath: string; shard: Shar
     names = await readdir(dirname(path));
   } catch (error) {
     const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`cannot lock state ${path}: its folder cannot be listed: ${cause}`, { code: 'lock-failed', details: { cause }, cause: error, hint: 'Check that its folder is readable.' });
+    throw new UsageError(`cannot lock state ${path}: its folder cannot be listed: ${cause}`, {
+      code: 'lock-failed',
+      details: { cause },
+      cause: error,
+      hint: 'Check that its folder is readable.',
+    });
   }
   const found: { lockPath: string; shard: Shard }[] = [];
   for (const name of names) {
-    const match = name.startsWith(prefix) && name.endsWith('.lock') ? /^(\d+)-of-(\d+)$/.exec(name.slice(prefix.length, -'.lock'.length)) : null;
-    if (match) found.push({ lockPath: join(dirname(path), name), shard: { index: Number(match[1]), count: Number(match[2]) } });
+    const match =
+      name.startsWith(prefix) && name.endsWith('.lock')
+        ? /^(\d+)-of-(\d+)$/.exec(name.slice(prefix.length, -'.lock'.length))
+        : null;
+    if (match)
+      found.push({ lockPath: join(dirname(path), name), shard: { index: Number(match[1]), count: Number(match[2]) } });
   }
   return found;
 }

@@ -37,10 +37,13 @@ export function checkOrCreateSchema(db: Database.Database, path: string): void {
   }).immediate();
   const hashName = db.prepare<[], string>("SELECT value FROM state_meta WHERE key = 'item_hash'").pluck().get();
   if (hashName !== ITEM_HASH_NAME) {
-    throw new InputError(`state file ${path} was written with item hash "${hashName}", this memberctl uses "${ITEM_HASH_NAME}"`, {
-      code: 'state-file',
-      file: path,
-      hint: 'Use a new --state file (every member is then sent once), or the memberctl version that wrote it.',
-    });
+    throw new InputError(
+      `state file ${path} was written with item hash "${hashName}", this memberctl uses "${ITEM_HASH_NAME}"`,
+      {
+        code: 'state-file',
+        file: path,
+        hint: 'Use a new --state file (every member is then sent once), or the memberctl version that wrote it.',
+      },
+    );
   }
 }

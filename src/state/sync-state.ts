@@ -86,7 +86,11 @@ export class SyncState {
     const created = !existsSync(path);
     if (created) {
       if (!options.create) {
-        throw new InputError(`no state file at ${path}`, { code: 'state-file', file: path, hint: 'Check the --state path; an import with --changed-only --state creates it.' });
+        throw new InputError(`no state file at ${path}`, {
+          code: 'state-file',
+          file: path,
+          hint: 'Check the --state path; an import with --changed-only --state creates it.',
+        });
       }
       try {
         closeSync(openSync(path, 'a', 0o600)); // SQLite gives its -wal and -shm files the same mode
@@ -110,7 +114,10 @@ export class SyncState {
     }
   }
 
-  private constructor(db: Database.Database, readonly path: string) {
+  private constructor(
+    db: Database.Database,
+    readonly path: string,
+  ) {
     this.db = db;
     try {
       db.pragma('journal_mode = WAL');
@@ -121,9 +128,15 @@ export class SyncState {
       db.close();
       throw error;
     }
-    this.lookupStatement = db.prepare<[string], [string, string]>('SELECT item_hash, text_hash FROM member_state WHERE member_id = ?').raw();
-    this.textHashStatement = db.prepare<[string], string>('SELECT text_hash FROM member_state WHERE member_id = ?').pluck();
-    this.sourceHashStatement = db.prepare<[string], string | null>('SELECT source_hash FROM member_state WHERE member_id = ?').pluck();
+    this.lookupStatement = db
+      .prepare<[string], [string, string]>('SELECT item_hash, text_hash FROM member_state WHERE member_id = ?')
+      .raw();
+    this.textHashStatement = db
+      .prepare<[string], string>('SELECT text_hash FROM member_state WHERE member_id = ?')
+      .pluck();
+    this.sourceHashStatement = db
+      .prepare<[string], string | null>('SELECT source_hash FROM member_state WHERE member_id = ?')
+      .pluck();
     // source_hash is always overwritten, with NULL when the item did not come from a CSV row: a source hash left
     // from an older item would otherwise call that old row unchanged should it come back
     this.upsertStatement = db.prepare(
@@ -139,7 +152,8 @@ export class SyncState {
       // learned first: a member's later row confirmed in this same call must have the last word
       for (const source of learned) learnStatement.run(source.sourceHash, source.memberId);
       const now = Date.now();
-      for (const item of items) this.upsertStatement.run(item.memberId, item.hash, item.textHash, now, item.sourceHash ?? null);
+      for (const item of items)
+        this.upsertStatement.run(item.memberId, item.hash, item.textHash, now, item.sourceHash ?? null);
       this.stampStatement.run(new Date(now).toISOString());
     });
   }
@@ -215,15 +229,30 @@ export class SyncState {
 
   member(memberId: string): MemberStateRow | undefined {
     const row = this.db
-      .prepare<[string], { item_hash: string; updated_at: number }>('SELECT item_hash, updated_at FROM member_state WHERE member_id = ?')
+      .prepare<[string], { item_hash: string; updated_at: number }>(
+        'SELECT item_hash, updated_at FROM member_state WHERE member_id = ?',
+      )
       .get(memberId);
     return row && { memberId, hash: row.item_hash, updatedAt: new Date(row.updated_at).toISOString() };
   }
 
-  summary(): { members: number; lastUpdate: string | null; target: string | null; absent: number; lastGoodRows: number | null } {
+  summary(): {
+    members: number;
+    lastUpdate: string | null;
+    target: string | null;
+    absent: number;
+    lastGoodRows: number | null;
+  } {
     const members = this.db.prepare<[], number>('SELECT count(*) FROM member_state').pluck().get() ?? 0;
-    const meta = (key: string) => this.db.prepare<[string], string>('SELECT value FROM state_meta WHERE key = ?').pluck().get(key) ?? null;
-    return { members, lastUpdate: meta('last_update'), target: meta('target'), absent: this.nightly.absentCount(), lastGoodRows: this.nightly.lastGoodRun()?.rows ?? null };
+    const meta = (key: string) =>
+      this.db.prepare<[string], string>('SELECT value FROM state_meta WHERE key = ?').pluck().get(key) ?? null;
+    return {
+      members,
+      lastUpdate: meta('last_update'),
+      target: meta('target'),
+      absent: this.nightly.absentCount(),
+      lastGoodRows: this.nightly.lastGoodRun()?.rows ?? null,
+    };
   }
 
   /**
@@ -251,7 +280,9 @@ export class SyncState {
     return this.db.transaction(() => {
       const removed = this.db.prepare('DELETE FROM member_state').run().changes;
       // nothing is known of any target now: the next import binds the state to its own
-      this.db.prepare("DELETE FROM state_meta WHERE key IN ('last_update', 'target', 'last_good_rows', 'last_good_at')").run();
+      this.db
+        .prepare("DELETE FROM state_meta WHERE key IN ('last_update', 'target', 'last_good_rows', 'last_good_at')")
+        .run();
       return removed;
     })();
   }

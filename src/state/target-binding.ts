@@ -13,7 +13,10 @@ import { UsageError } from '../errors.js';
 export const EPHEMERAL_SANDBOX = 'a local sandbox (ephemeral)';
 
 export function targetName(target: { baseUrl: URL; sandbox?: { dataFile?: string } }): string {
-  if (target.sandbox) return target.sandbox.dataFile ? `a local sandbox with data file ${resolve(target.sandbox.dataFile)}` : EPHEMERAL_SANDBOX;
+  if (target.sandbox)
+    return target.sandbox.dataFile
+      ? `a local sandbox with data file ${resolve(target.sandbox.dataFile)}`
+      : EPHEMERAL_SANDBOX;
   return `${target.baseUrl.origin}${target.baseUrl.pathname}`.replace(/\/+$/, '');
 }
 

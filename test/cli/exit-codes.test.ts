@@ -5,22 +5,52 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES, exitCodeFor, exitCodesHelp, exitCodesMarkdown, type ExitCodeCommand } from '../../src/cli/exit-codes.js';
+import {
+  EXIT_CODES,
+  exitCodeFor,
+  exitCodesHelp,
+  exitCodesMarkdown,
+  type ExitCodeCommand,
+} from '../../src/cli/exit-codes.js';
 import { helpOf } from './help-of.js';
 import { importCategory } from '../../src/core/import/index.js';
 import type { ImportSummary } from '../../src/core/import/index.js';
-import { CredentialsError, InputError, InterruptedError, NotConfirmedError, RequestRefusedError, UsageError } from '../../src/errors.js';
+import {
+  CredentialsError,
+  InputError,
+  InterruptedError,
+  NotConfirmedError,
+  RequestRefusedError,
+  UsageError,
+} from '../../src/errors.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
 describe('the exit-code table', () => {
   it('gives each category its own code, the numbers scripts already rely on', () => {
     const codes = Object.fromEntries(Object.entries(EXIT_CODES).map(([category, row]) => [category, row.code]));
-    expect(codes).toEqual({ ok: 0, internal: 1, usage: 2, partial: 3, 'not-confirmed': 4, credentials: 5, cancelled: 130 });
+    expect(codes).toEqual({
+      ok: 0,
+      internal: 1,
+      usage: 2,
+      partial: 3,
+      'not-confirmed': 4,
+      credentials: 5,
+      cancelled: 130,
+    });
   });
 
   it('maps what errors say became of the run', () => {
-    expect([new UsageError('x'), new InputError('x'), new RequestRefusedError(409, 'x'), new NotConfirmedError('x'), new InterruptedError(), new CredentialsError('x')].map((e) => exitCodeFor(e.category))).toEqual([2, 2, 3, 4, 4, 5]);
+    expect(
+      [
+        new UsageError('x'),
+        new InputError('x'),
+        new RequestRefusedError(409, 'x'),
+        new NotConfirmedError('x'),
+        new InterruptedError(),
+        new CredentialsError('x'),
+      ].map((e) => exitCodeFor(e.category)),
+    ).toEqual([2, 2, 3, 4, 4, 5]);
   });
 
   it('maps an import summary by the worst bucket', () => {
@@ -34,14 +64,22 @@ describe('the exit-code table', () => {
   });
 
   it('is what every --help lists, and no help writes exit codes of its own', () => {
-    const helps: [string[], ExitCodeCommand][] = [[[], 'memberctl'], [['import'], 'import'], [['validate'], 'validate'], [['subscribe'], 'subscribe'], [['config', 'check'], 'config check']];
+    const helps: [string[], ExitCodeCommand][] = [
+      [[], 'memberctl'],
+      [['import'], 'import'],
+      [['validate'], 'validate'],
+      [['subscribe'], 'subscribe'],
+      [['config', 'check'], 'config check'],
+    ];
     for (const [path, name] of helps) {
       const help = helpOf(path);
       expect(help).toContain(exitCodesHelp(name));
       expect(help.split('Exit codes').length, `memberctl ${path.join(' ')} --help`).toBe(2);
     }
     // subscribe lists 130 too: the codes are right-aligned so the meanings line up
-    expect(exitCodesHelp('subscribe')).toMatch(/^Exit codes:\n {4}0 {2}subscribed\n[\s\S]*\n {2}130 {2}Ctrl-C at a prompt \(nothing sent\)$/);
+    expect(exitCodesHelp('subscribe')).toMatch(
+      /^Exit codes:\n {4}0 {2}subscribed\n[\s\S]*\n {2}130 {2}Ctrl-C at a prompt \(nothing sent\)$/,
+    );
     expect(exitCodesHelp('import')).toBe(
       'Exit codes:\n    0  every record imported or updated (or unchanged)\n    2  usage error or unreadable input\n    3  some invalid, skipped or rejected, none failed\n    4  some not confirmed (safe to run again)\n    5  credentials refused\n  130  Ctrl-C while waiting for the input (nothing sent)',
     );
@@ -56,7 +94,9 @@ describe('the exit-code table', () => {
 
   it('is the only place in src/cli that names an exit-code number', () => {
     const dir = join(root, 'src', 'cli', 'commands');
-    const offenders = readdirSync(dir).filter((file) => /exitCode\s*=\s*\d|ExitCode\./.test(readFileSync(join(dir, file), 'utf8')));
+    const offenders = readdirSync(dir).filter((file) =>
+      /exitCode\s*=\s*\d|ExitCode\./.test(readFileSync(join(dir, file), 'utf8')),
+    );
     expect(offenders).toEqual([]);
   });
 });

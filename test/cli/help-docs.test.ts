@@ -12,7 +12,11 @@ const root = join(import.meta.dirname, '..', '..');
 
 function markdown(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? markdown(join(dir, entry.name)) : entry.name.endsWith('.md') ? [readFileSync(join(dir, entry.name), 'utf8')] : [],
+    entry.isDirectory()
+      ? markdown(join(dir, entry.name))
+      : entry.name.endsWith('.md')
+        ? [readFileSync(join(dir, entry.name), 'utf8')]
+        : [],
   );
 }
 
@@ -25,13 +29,17 @@ describe('the reference in docs/', () => {
   const all = commands(buildProgram({ exitCode: 0 }));
 
   it('names every command', () => {
-    const missing = all.filter(({ path }) => path.length > 0 && !docs.includes(`memberctl ${path.join(' ')}`)).map(({ path }) => path.join(' '));
+    const missing = all
+      .filter(({ path }) => path.length > 0 && !docs.includes(`memberctl ${path.join(' ')}`))
+      .map(({ path }) => path.join(' '));
     expect(missing).toEqual([]);
   });
 
   it('names every long flag of every command', () => {
     const missing = all.flatMap(({ path, command }) =>
-      command.options.filter((option) => option.long && !docs.includes(option.long)).map((option) => `memberctl ${path.join(' ')} ${option.long}`),
+      command.options
+        .filter((option) => option.long && !docs.includes(option.long))
+        .map((option) => `memberctl ${path.join(' ')} ${option.long}`),
     );
     expect(missing, 'document these flags in docs/reference/ (or the guide or page that owns them)').toEqual([]);
   });

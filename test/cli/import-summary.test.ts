@@ -7,13 +7,36 @@ import type { Output } from '../../src/cli/output.js';
 
 function summary(fields: Partial<ImportSummary>): ImportSummary {
   const empty = { invalid: [], skipped: [], rejected: [], failed: [] };
-  return { rows: 0, invalid: 0, unchanged: 0, importedCount: 0, updatedCount: 0, skipped: [], rejected: 0, failed: 0, batches: 0, requests: 0, retries: 0, durationMs: 10, topReasons: empty, finalBatchSize: 500, warnings: 0, ...fields };
+  return {
+    rows: 0,
+    invalid: 0,
+    unchanged: 0,
+    importedCount: 0,
+    updatedCount: 0,
+    skipped: [],
+    rejected: 0,
+    failed: 0,
+    batches: 0,
+    requests: 0,
+    retries: 0,
+    durationMs: 10,
+    topReasons: empty,
+    finalBatchSize: 500,
+    warnings: 0,
+    ...fields,
+  };
 }
 
 function render(s: ImportSummary, withUnchanged = false): { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const output: Output = { color: new Chalk({ level: 0 }), out: (t) => void stdout.push(t), err: (t) => void stderr.push(t), warn: (t) => void stderr.push(t), stderrIsTTY: false };
+  const output: Output = {
+    color: new Chalk({ level: 0 }),
+    out: (t) => void stdout.push(t),
+    err: (t) => void stderr.push(t),
+    warn: (t) => void stderr.push(t),
+    stderrIsTTY: false,
+  };
   renderImportSummary(s, { file: 'members.csv', target: 'https://api.example.com/', withUnchanged }, output);
   return { stdout, stderr };
 }
@@ -23,21 +46,29 @@ const verdict = (s: ImportSummary, withUnchanged = false) => render(s, withUncha
 describe('the import summary', () => {
   it('one banner, naming the file and the target once', () => {
     const { stdout, stderr } = render(summary({ rows: 2, importedCount: 2, batches: 1, requests: 1 }));
-    expect(stdout.filter((line) => line.includes('members.csv'))).toEqual(['Import of members.csv to https://api.example.com/']);
+    expect(stdout.filter((line) => line.includes('members.csv'))).toEqual([
+      'Import of members.csv to https://api.example.com/',
+    ]);
     expect(stderr).toEqual([]);
   });
 
   it('"1 record", never "1 records"', () => {
     expect(verdict(summary({ rows: 1, failed: 1 }))).toMatch(/^1 record not confirmed\./);
     expect(verdict(summary({ rows: 1, rejected: 1 }))).toMatch(/^Done, 1 record not imported/);
-    expect(verdict(summary({ rows: 1, failed: 1, stopReason: 'credentials' }))).toBe('Stopped: the server refused the credentials; 1 record not confirmed.');
+    expect(verdict(summary({ rows: 1, failed: 1, stopReason: 'credentials' }))).toBe(
+      'Stopped: the server refused the credentials; 1 record not confirmed.',
+    );
     expect(verdict(summary({ rows: 3, failed: 3 }))).toMatch(/^3 records not confirmed\./);
   });
 
   it('nothing sent is not "every record imported or updated"', () => {
-    expect(verdict(summary({ rows: 5, unchanged: 5 }), true)).toBe('Done: every record unchanged since the last confirmed run; nothing was sent.');
+    expect(verdict(summary({ rows: 5, unchanged: 5 }), true)).toBe(
+      'Done: every record unchanged since the last confirmed run; nothing was sent.',
+    );
     expect(verdict(summary({ rows: 0 }))).toBe('Done: the input held no records; nothing was sent.');
-    expect(verdict(summary({ rows: 5, unchanged: 2, updatedCount: 3 }), true)).toBe('Done: every record imported, updated or unchanged.');
+    expect(verdict(summary({ rows: 5, unchanged: 2, updatedCount: 3 }), true)).toBe(
+      'Done: every record imported, updated or unchanged.',
+    );
     expect(verdict(summary({ rows: 5, importedCount: 5 }))).toBe('Done: every record imported or updated.');
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { invalidSubscriptionError, missingError, platformList, problemText, problemsHint } from '../../src/cli/render/subscribe-problems.js';
+import {
+  invalidSubscriptionError,
+  missingError,
+  platformList,
+  problemText,
+  problemsHint,
+} from '../../src/cli/render/subscribe-problems.js';
 import type { SubscriptionProblem } from '../../src/core/subscribe/index.js';
 
 const installation51: SubscriptionProblem = { field: 'installationId', kind: 'too-long', length: 51, limit: 50 };
@@ -9,18 +15,26 @@ describe('subscribe problems in words', () => {
   it('each length problem names its field, its limit and the length, as the value was given', () => {
     expect(problemText(installation51)).toBe('--installation-id is 51 characters long; the API allows 1 to 50');
     expect(problemText(installation51, 'prompt')).toBe('installation id is 51 characters long; the API allows 1 to 50');
-    expect(problemText(installation51, { blobKey: 'installation_id' })).toBe('installation id ("installation_id" in the --from blob) is 51 characters long; the API allows 1 to 50');
+    expect(problemText(installation51, { blobKey: 'installation_id' })).toBe(
+      'installation id ("installation_id" in the --from blob) is 51 characters long; the API allows 1 to 50',
+    );
     expect(problemText(token256)).toBe('--token-handle is 256 characters long; the API allows 1 to 255');
-    expect(problemText({ field: 'tokenHandle', kind: 'empty', length: 0, limit: 255 })).toBe('--token-handle is empty (the API needs 1 to 255 characters)');
+    expect(problemText({ field: 'tokenHandle', kind: 'empty', length: 0, limit: 255 })).toBe(
+      '--token-handle is empty (the API needs 1 to 255 characters)',
+    );
     expect(problemText({ field: 'customerId', kind: 'empty' })).toBe('CUSTOMER_ID is empty');
   });
 
   it('a near-miss platform gets "did you mean", with the everyday word it was near', () => {
-    expect(problemText({ field: 'platform', kind: 'unknown', value: 'iso', suggestion: { platform: 'Apns', alias: 'ios' } })).toBe(
-      '--platform "iso" is not a platform; did you mean Apns (ios)?',
+    expect(
+      problemText({ field: 'platform', kind: 'unknown', value: 'iso', suggestion: { platform: 'Apns', alias: 'ios' } }),
+    ).toBe('--platform "iso" is not a platform; did you mean Apns (ios)?');
+    expect(problemText({ field: 'platform', kind: 'unknown', value: 'apn', suggestion: { platform: 'Apns' } })).toBe(
+      '--platform "apn" is not a platform; did you mean Apns?',
     );
-    expect(problemText({ field: 'platform', kind: 'unknown', value: 'apn', suggestion: { platform: 'Apns' } })).toBe('--platform "apn" is not a platform; did you mean Apns?');
-    expect(problemText({ field: 'platform', kind: 'unknown', value: 'windows' })).toBe('--platform "windows" is not a platform');
+    expect(problemText({ field: 'platform', kind: 'unknown', value: 'windows' })).toBe(
+      '--platform "windows" is not a platform',
+    );
     expect(problemText({ field: 'platform', kind: 'unknown', value: '  ' })).toBe('--platform is empty');
   });
 
@@ -33,7 +47,8 @@ describe('subscribe problems in words', () => {
 
   it('the platform list names the aliases the guide uses', () => {
     const list = platformList();
-    for (const word of ['Apns (ios', 'FcmV1 (android)', 'Hms (huawei', 'Fcm (legacy Android, deprecated)']) expect(list).toContain(word);
+    for (const word of ['Apns (ios', 'FcmV1 (android)', 'Hms (huawei', 'Fcm (legacy Android, deprecated)'])
+      expect(list).toContain(word);
     expect(list).not.toContain('(Android (deprecated))');
   });
 
@@ -48,8 +63,12 @@ describe('subscribe problems in words', () => {
     const error = invalidSubscriptionError([installation51]);
     expect(error.category).toBe('usage');
     expect(error.code).toBe('invalid-subscription');
-    expect(error.message).toBe('invalid subscription, nothing sent: --installation-id is 51 characters long; the API allows 1 to 50');
+    expect(error.message).toBe(
+      'invalid subscription, nothing sent: --installation-id is 51 characters long; the API allows 1 to 50',
+    );
     expect(error.details).toEqual({ problems: [installation51] });
-    expect(missingError(['platform', 'customerId']).message).toBe('missing CUSTOMER_ID, --platform (no terminal to ask on; nothing sent)');
+    expect(missingError(['platform', 'customerId']).message).toBe(
+      'missing CUSTOMER_ID, --platform (no terminal to ask on; nothing sent)',
+    );
   });
 });

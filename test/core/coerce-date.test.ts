@@ -9,13 +9,18 @@ const pad = (n: number, width: number) => String(n).padStart(width, '0');
 describe('toDateTime on a plain date (yyyy-mm-dd)', () => {
   it('accepts exactly the days the schema accepts as midnight UTC, leap years included', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), (y, m, d) => {
-        const cell = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
-        const schemaSays = schemaDateTime.safeParse(`${cell}T00:00:00.000Z`).success;
-        const result = toDateTime(cell);
-        expect(result instanceof Problem).toBe(!schemaSays);
-        if (schemaSays) expect(result).toBe(`${cell}T00:00:00.000Z`);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        (y, m, d) => {
+          const cell = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+          const schemaSays = schemaDateTime.safeParse(`${cell}T00:00:00.000Z`).success;
+          const result = toDateTime(cell);
+          expect(result instanceof Problem).toBe(!schemaSays);
+          if (schemaSays) expect(result).toBe(`${cell}T00:00:00.000Z`);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -39,7 +39,7 @@ describe('adaptive concurrency limit', () => {
     expect(limit.current).toBe(16);
   });
 
-  it('in slow start, grows on the new limit\'s own answers: earlier ones, sent into a shorter queue, do not hide a queue', () => {
+  it("in slow start, grows on the new limit's own answers: earlier ones, sent into a shorter queue, do not hide a queue", () => {
     const limit = new AdaptiveLimit({ initial: 16, max: 64 });
     const first = Array.from({ length: 16 }, () => limit.attempt());
     const second = Array.from({ length: 16 }, () => limit.attempt()); // left as the first were answered
@@ -78,7 +78,12 @@ describe('adaptive concurrency limit', () => {
   });
 
   it('backs off by 30% on a 503, a 429, a 504 or a timeout, once per round trip however many arrive together', () => {
-    for (const overload of [{ ms: 5, status: 503 }, { ms: 5, status: 429 }, { ms: 5, status: 504 }, { ms: 30_000, reason: 'timeout' }]) {
+    for (const overload of [
+      { ms: 5, status: 503 },
+      { ms: 5, status: 429 },
+      { ms: 5, status: 504 },
+      { ms: 30_000, reason: 'timeout' },
+    ]) {
       const limit = new AdaptiveLimit({ initial: 20, max: 32 });
       roundTrip(limit, overload); // 20 overloads from requests sent under the same limit: one cut
       expect(limit.current).toBe(14);

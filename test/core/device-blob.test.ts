@@ -7,7 +7,8 @@ const read = (text: string) => {
   if (blob.fieldProblems.length > 0) throw new Error(`field problems: ${JSON.stringify(blob.fieldProblems)}`);
   return blob;
 };
-const values = (json: unknown) => Object.fromEntries(Object.entries(read(JSON.stringify(json)).values).map(([field, v]) => [field, v.value]));
+const values = (json: unknown) =>
+  Object.fromEntries(Object.entries(read(JSON.stringify(json)).values).map(([field, v]) => [field, v.value]));
 
 describe('parseDeviceBlob: the keys apps print', () => {
   it('reads the API names', () => {
@@ -18,7 +19,9 @@ describe('parseDeviceBlob: the keys apps print', () => {
     });
   });
 
-  it.each(BLOB_KEYS.tokenHandle.keys)('token from %s', (key) => expect(values({ [key]: 'tok' }).tokenHandle).toBe('tok'));
+  it.each(BLOB_KEYS.tokenHandle.keys)('token from %s', (key) =>
+    expect(values({ [key]: 'tok' }).tokenHandle).toBe('tok'),
+  );
   it.each(BLOB_KEYS.platform.keys)('platform from %s', (key) => expect(values({ [key]: 'ios' }).platform).toBe('ios'));
   it.each([...BLOB_KEYS.installationId.keys, ...BLOB_KEYS.installationId.fallback])('installation id from %s', (key) =>
     expect(values({ [key]: 'inst' }).installationId).toBe('inst'),
@@ -32,13 +35,24 @@ describe('parseDeviceBlob: the keys apps print', () => {
   });
 
   it('keeps the extra fields out and says which keys it saw', () => {
-    const blob = read(JSON.stringify({ userId: 'u1', appVersion: '3.2', deviceToken: 't', os: 'iOS', installationId: 'i', accessToken: 'secret' }));
+    const blob = read(
+      JSON.stringify({
+        userId: 'u1',
+        appVersion: '3.2',
+        deviceToken: 't',
+        os: 'iOS',
+        installationId: 'i',
+        accessToken: 'secret',
+      }),
+    );
     expect(blob.values.tokenHandle).toEqual({ value: 't', key: 'deviceToken' });
     expect(blob.keysSeen).toEqual(['userId', 'appVersion', 'deviceToken', 'os', 'installationId', 'accessToken']);
   });
 
   it('looks one object down when the top level has none, and names the path', () => {
-    const blob = read(JSON.stringify({ event: 'push_registered', device: { pushToken: 't', platform: 'huawei', installId: 'h1' } }));
+    const blob = read(
+      JSON.stringify({ event: 'push_registered', device: { pushToken: 't', platform: 'huawei', installId: 'h1' } }),
+    );
     expect(blob.values).toEqual({
       tokenHandle: { value: 't', key: 'device.pushToken' },
       platform: { value: 'huawei', key: 'device.platform' },
@@ -61,7 +75,9 @@ describe('parseDeviceBlob: the keys apps print', () => {
   });
 
   it('reads the JSON object inside a pasted log line', () => {
-    const blob = read('2026-11-25T12:00:01Z INFO push: registered {"deviceToken":"t","os":"android","installation_id":"p1"} (12 ms)');
+    const blob = read(
+      '2026-11-25T12:00:01Z INFO push: registered {"deviceToken":"t","os":"android","installation_id":"p1"} (12 ms)',
+    );
     expect(blob.values.platform?.value).toBe('android');
     expect(blob.ignoredChars).toBe(51); // the 43 characters before the object and the 8 after it
   });
@@ -74,19 +90,29 @@ describe('parseDeviceBlob: never a guess', () => {
   };
 
   it('two different tokens are an error naming both keys', () => {
-    expect(problems('{"apnsToken": "aa", "fcmToken": "bb"}')).toEqual([{ kind: 'ambiguous', field: 'tokenHandle', keys: ['apnsToken', 'fcmToken'] }]);
-    expect(problems('{"device": {"token": "aa"}, "auth": {"token": "bb"}}')).toEqual([{ kind: 'ambiguous', field: 'tokenHandle', keys: ['device.token', 'auth.token'] }]);
+    expect(problems('{"apnsToken": "aa", "fcmToken": "bb"}')).toEqual([
+      { kind: 'ambiguous', field: 'tokenHandle', keys: ['apnsToken', 'fcmToken'] },
+    ]);
+    expect(problems('{"device": {"token": "aa"}, "auth": {"token": "bb"}}')).toEqual([
+      { kind: 'ambiguous', field: 'tokenHandle', keys: ['device.token', 'auth.token'] },
+    ]);
   });
 
   it('the same value twice, or two spellings of one platform, is no conflict', () => {
     expect(values({ token: 'aa', deviceToken: 'aa' }).tokenHandle).toBe('aa');
     expect(values({ os: 'iOS', platform: 'Apns' }).platform).toBe('iOS');
-    expect(problems('{"os": "iOS", "platform": "android"}')).toEqual([{ kind: 'ambiguous', field: 'platform', keys: ['os', 'platform'] }]);
+    expect(problems('{"os": "iOS", "platform": "android"}')).toEqual([
+      { kind: 'ambiguous', field: 'platform', keys: ['os', 'platform'] },
+    ]);
   });
 
   it('a token that is not text is named with what it is', () => {
-    expect(problems('{"token": {"value": "x"}}')).toEqual([{ kind: 'not-text', field: 'tokenHandle', key: 'token', got: 'object' }]);
-    expect(problems('{"platform": 3}')).toEqual([{ kind: 'not-text', field: 'platform', key: 'platform', got: 'number' }]);
+    expect(problems('{"token": {"value": "x"}}')).toEqual([
+      { kind: 'not-text', field: 'tokenHandle', key: 'token', got: 'object' },
+    ]);
+    expect(problems('{"platform": 3}')).toEqual([
+      { kind: 'not-text', field: 'platform', key: 'platform', got: 'number' },
+    ]);
   });
 
   it.each([
@@ -99,7 +125,8 @@ describe('parseDeviceBlob: never a guess', () => {
     ['"just a token"', { kind: 'not-object', got: 'string' }],
   ])('%j → %j', (text, problem) => expect(problems(text)).toEqual([problem]));
 
-  it('a byte-order mark is not content', () => expect(read('\uFEFF{"token": "t"}').values.tokenHandle?.value).toBe('t'));
+  it('a byte-order mark is not content', () =>
+    expect(read('\uFEFF{"token": "t"}').values.tokenHandle?.value).toBe('t'));
 });
 
 describe('mergeBlob: flags win', () => {
@@ -116,7 +143,9 @@ describe('mergeBlob: flags win', () => {
   it("a field's problem in the blob is moot when a flag gives that field", () => {
     const blob = parseDeviceBlob('{"apnsToken": "a", "fcmToken": "b", "os": "ios"}');
     if (blob.kind !== 'read') throw new Error('not read');
-    expect(mergeBlob({ customerId: 'c' }, blob).problems).toEqual([{ kind: 'ambiguous', field: 'tokenHandle', keys: ['apnsToken', 'fcmToken'] }]);
+    expect(mergeBlob({ customerId: 'c' }, blob).problems).toEqual([
+      { kind: 'ambiguous', field: 'tokenHandle', keys: ['apnsToken', 'fcmToken'] },
+    ]);
     expect(mergeBlob({ customerId: 'c', tokenHandle: 'a' }, blob).problems).toEqual([]);
   });
 });

@@ -19,7 +19,13 @@ describe('import: adaptive concurrency against a server of limited capacity', ()
     const limits: number[] = [];
     const onEvent = (event: ImportEvent) => void (event.type === 'progress' && limits.push(event.progress.concurrency));
     // every member twice: the second row waits for the first, whatever the limit does
-    const summary = await runImport({ candidates: candidates(1600, { memberOf: (r) => `m${((r - 1) % 800) + 1}` }), transport: watch, batchSize: 50, maxConcurrency: 6, onEvent });
+    const summary = await runImport({
+      candidates: candidates(1600, { memberOf: (r) => `m${((r - 1) % 800) + 1}` }),
+      transport: watch,
+      batchSize: 50,
+      maxConcurrency: 6,
+      onEvent,
+    });
     await api.close();
 
     expect(bucketSum(summary)).toBe(1600);

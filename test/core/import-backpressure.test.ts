@@ -9,7 +9,15 @@ import { runImport, type ImportResponse, type ImportTransport } from '../../src/
 import type { Candidate } from '../../src/core/candidate.js';
 
 async function* rows(n: number): AsyncGenerator<Candidate> {
-  for (let r = 1; r <= n; r++) yield { record: r, line: r + 1, memberId: `m${r}`, raw: {}, valid: true, item: { memberId: `m${r}`, isActive: true, createdAt: '2024-01-02T03:04:05Z' } };
+  for (let r = 1; r <= n; r++)
+    yield {
+      record: r,
+      line: r + 1,
+      memberId: `m${r}`,
+      raw: {},
+      valid: true,
+      item: { memberId: `m${r}`, isActive: true, createdAt: '2024-01-02T03:04:05Z' },
+    };
 }
 
 /**
@@ -67,12 +75,19 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     expect(worst).toBeLessThanOrEqual(2 * summary.concurrency.max); // ...never more than the highest limit's
   });
 
-  it('calls the hook for responses that arrive during a slow one, and for a member\'s row before its next row is sent, without waiting for it to resolve', async () => {
+  it("calls the hook for responses that arrive during a slow one, and for a member's row before its next row is sent, without waiting for it to resolve", async () => {
     // members m1..m50, each on 4 rows (in four passes over the members), 10 records per batch
     async function* repeated(): AsyncGenerator<Candidate> {
       for (let r = 1; r <= 200; r++) {
         const memberId = `m${((r - 1) % 50) + 1}`;
-        yield { record: r, line: r + 1, memberId, raw: {}, valid: true, item: { memberId, isActive: true, createdAt: '2024-01-02T03:04:05Z' } };
+        yield {
+          record: r,
+          line: r + 1,
+          memberId,
+          raw: {},
+          valid: true,
+          item: { memberId, isActive: true, createdAt: '2024-01-02T03:04:05Z' },
+        };
       }
     }
     const sentAt = new Map<number, number>(); // record → when its request was sent
@@ -88,7 +103,8 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
       batchSize: 10,
       concurrency: 4,
       onEvent: (event) => {
-        if (event.type === 'batch-sent') for (let r = event.firstRecord; r <= event.lastRecord; r++) sentAt.set(r, ++tick);
+        if (event.type === 'batch-sent')
+          for (let r = event.firstRecord; r <= event.lastRecord; r++) sentAt.set(r, ++tick);
       },
       hooks: {
         onSettled: async (batch) => {

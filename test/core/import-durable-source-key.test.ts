@@ -28,11 +28,18 @@ function openState(): SyncState {
 
 const headers = ['memberId', 'email', 'isActive', 'createdAt'];
 const mapper = createRecordMapper('csv', headers, { file: 'crm.csv' });
-const row = (record: number, memberId: string, email: string): SourceRecord => ({ record, line: record + 1, raw: [memberId, email, 'true', '2024-01-05T09:00:00Z'] });
+const row = (record: number, memberId: string, email: string): SourceRecord => ({
+  record,
+  line: record + 1,
+  raw: [memberId, email, 'true', '2024-01-05T09:00:00Z'],
+});
 const sourceHashOf = (record: SourceRecord) => textHash(mapper.sourceKey!(record)!.key);
 
 /** One run's view: beforeMap, then (when it does not decide) map and beforeSend, as the pipeline does. */
-function decide(hooks: ReturnType<typeof buildHooks>['hooks'], record: SourceRecord): { decision: string; json?: string } {
+function decide(
+  hooks: ReturnType<typeof buildHooks>['hooks'],
+  record: SourceRecord,
+): { decision: string; json?: string } {
   if (hooks.beforeMap?.(record) === 'unchanged') return { decision: 'unchanged (source)' };
   const candidate = mapper.toCandidate(record);
   if (!candidate.valid) throw new Error('test rows are valid');
@@ -44,11 +51,13 @@ const confirmed = (record: SourceRecord, json: string): SettledBatch => ({
   lastRecord: record.record,
   importedCount: 1,
   updatedCount: 0,
-  records: [{ record: record.record, line: record.line, memberId: (record.raw as string[])[0]!, outcome: 'confirmed', json }],
+  records: [
+    { record: record.record, line: record.line, memberId: (record.raw as string[])[0]!, outcome: 'confirmed', json },
+  ],
 });
 
 describe('--changed-only by source key', () => {
-  it('a row whose cells and mapping match its member\'s last confirmed row is unchanged before it is mapped', async () => {
+  it("a row whose cells and mapping match its member's last confirmed row is unchanged before it is mapped", async () => {
     const state = openState();
     const sourceKey = mapper.sourceKey;
     const first = buildHooks({ state, changedOnly: true, sourceKey });
@@ -76,7 +85,9 @@ describe('--changed-only by source key', () => {
     expect(state.lookupSourceHash('m1')).toBeNull(); // learned, written with the next commit or at the end
     run.flush();
     expect(state.lookupSourceHash('m1')).toBe(sourceHashOf(padded));
-    expect(decide(buildHooks({ state, changedOnly: true, sourceKey: mapper.sourceKey }).hooks, padded).decision).toBe('unchanged (source)');
+    expect(decide(buildHooks({ state, changedOnly: true, sourceKey: mapper.sourceKey }).hooks, padded).decision).toBe(
+      'unchanged (source)',
+    );
     state.close();
   });
 
@@ -93,7 +104,9 @@ describe('--changed-only by source key', () => {
     await jsonRun.hooks.onSettled!(confirmed(r, JSON.stringify(other)));
     expect(state.lookupSourceHash('m1')).toBeNull();
     // the old CSV row again: the server holds the JSON item, so it is sent
-    expect(decide(buildHooks({ state, changedOnly: true, sourceKey: mapper.sourceKey }).hooks, r).decision).toBe('send');
+    expect(decide(buildHooks({ state, changedOnly: true, sourceKey: mapper.sourceKey }).hooks, r).decision).toBe(
+      'send',
+    );
     state.close();
   });
 
@@ -141,7 +154,11 @@ describe('--changed-only by source key', () => {
     expect(key(createRecordMapper('csv', headers, { file: 'crm.csv', mapping }))).not.toBe(key(mapper));
     expect(mapper.sourceKey!({ ...cells, error: { message: 'bad bytes' } })).toBeUndefined();
     // cells that hold the separator themselves cannot pass for other cells
-    const nul = (a: string, b: string): SourceRecord => ({ record: 1, line: 2, raw: ['m1', a, b, '2024-01-05T09:00:00Z'] });
+    const nul = (a: string, b: string): SourceRecord => ({
+      record: 1,
+      line: 2,
+      raw: ['m1', a, b, '2024-01-05T09:00:00Z'],
+    });
     expect(mapper.sourceKey!(nul('x\0y', 'z'))!.key).not.toBe(mapper.sourceKey!(nul('x', 'y\0z'))!.key);
     expect(createRecordMapper('ndjson', undefined, { file: 'x.ndjson' }).sourceKey).toBeUndefined();
   });

@@ -22,10 +22,32 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const item = (memberId: string, email = `${memberId}@example.com`): MemberUpsertItem => ({ memberId, isActive: true, createdAt: '2024-01-01T00:00:00Z', email });
-const valid = (record: number, it: MemberUpsertItem) => ({ record, line: record + 1, memberId: it.memberId, raw: {}, valid: true as const, item: it });
+const item = (memberId: string, email = `${memberId}@example.com`): MemberUpsertItem => ({
+  memberId,
+  isActive: true,
+  createdAt: '2024-01-01T00:00:00Z',
+  email,
+});
+const valid = (record: number, it: MemberUpsertItem) => ({
+  record,
+  line: record + 1,
+  memberId: it.memberId,
+  raw: {},
+  valid: true as const,
+  item: it,
+});
 const ok: Partial<ImportSummary> = { failed: 0 };
-const settledBatch = (records: { record: number; memberId: string; outcome: 'confirmed' | 'skipped' | 'rejected'; reason?: string; json?: string }[], imp: number, upd: number): SettledBatch => ({
+const settledBatch = (
+  records: {
+    record: number;
+    memberId: string;
+    outcome: 'confirmed' | 'skipped' | 'rejected';
+    reason?: string;
+    json?: string;
+  }[],
+  imp: number,
+  upd: number,
+): SettledBatch => ({
   firstRecord: records[0]!.record,
   lastRecord: records[records.length - 1]!.record,
   importedCount: imp,
@@ -45,21 +67,39 @@ describe('journal session', () => {
     const notices: string[] = [];
     const first = await openImportState({ input: file, journal: {} }, (m) => notices.push(m));
     expect(first.journalPath).toBe(`${file}.memberctl-journal`);
-    await first.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }, { record: 2, memberId: 'm2', outcome: 'skipped', reason: 'locked' }], 0, 1));
+    await first.hooks.onSettled!(
+      settledBatch(
+        [
+          { record: 1, memberId: 'm1', outcome: 'confirmed' },
+          { record: 2, memberId: 'm2', outcome: 'skipped', reason: 'locked' },
+        ],
+        0,
+        1,
+      ),
+    );
     expect(await first.finish({ failed: 1 } as ImportSummary)).toEqual({ journalKept: true });
 
     await expect(openImportState({ input: file, journal: {} }, () => undefined)).rejects.toMatchObject({
       category: 'usage',
       code: 'journal-exists',
-      message: expect.stringContaining('2 records settled by 1 earlier run (0 imported, 1 updated, 1 skipped, 0 rejected)'),
+      message: expect.stringContaining(
+        '2 records settled by 1 earlier run (0 imported, 1 updated, 1 skipped, 0 rejected)',
+      ),
       hint: expect.stringMatching(/--resume .* --restart/),
     });
 
     const resumed = await openImportState({ input: file, journal: { resume: true } }, (m) => notices.push(m));
     expect(resumed.resumedRecords).toBe(2);
     expect(notices.at(-1)).toMatch(/^resuming from .*: 2 records settled/);
-    expect(resumed.hooks.beforeSend!(valid(1, item('m1')), JSON.stringify(item('m1')))).toEqual({ kind: 'done', outcome: 'updated' });
-    expect(resumed.hooks.beforeSend!(valid(2, item('m2')), JSON.stringify(item('m2')))).toEqual({ kind: 'done', outcome: 'skipped', reason: 'locked' });
+    expect(resumed.hooks.beforeSend!(valid(1, item('m1')), JSON.stringify(item('m1')))).toEqual({
+      kind: 'done',
+      outcome: 'updated',
+    });
+    expect(resumed.hooks.beforeSend!(valid(2, item('m2')), JSON.stringify(item('m2')))).toEqual({
+      kind: 'done',
+      outcome: 'skipped',
+      reason: 'locked',
+    });
     expect(resumed.hooks.beforeSend!(valid(3, item('m3')), JSON.stringify(item('m3')))).toBe('send');
     expect(resumed.counters.restored).toBe(2);
     expect(await resumed.finish(ok as ImportSummary)).toEqual({ journalKept: false });
@@ -79,7 +119,10 @@ describe('journal session', () => {
       message: expect.stringMatching(/belongs to another file.*has 14 bytes and other content/),
     });
     writeFileSync(file, 'memberId\nBBBBB\n');
-    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ code: 'journal-mismatch', message: expect.stringMatching(/15 bytes$/) });
+    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+      code: 'journal-mismatch',
+      message: expect.stringMatching(/15 bytes$/),
+    });
     // --restart discards it
     const restarted = await openImportState({ input: file, journal: { restart: true, keep: true } }, () => undefined);
     await restarted.finish(ok as ImportSummary);
@@ -88,8 +131,14 @@ describe('journal session', () => {
 
   it('refuses a journal written in another format version (exit 2)', async () => {
     const file = input(tempDir());
-    writeFileSync(`${file}.memberctl-journal`, `${JSON.stringify({ memberctl: 'journal', v: 2, input: { path: file, size: 1, sha256: 'x' }, shard: null, createdAt: '' })}\n`);
-    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'journal-version' });
+    writeFileSync(
+      `${file}.memberctl-journal`,
+      `${JSON.stringify({ memberctl: 'journal', v: 2, input: { path: file, size: 1, sha256: 'x' }, shard: null, createdAt: '' })}\n`,
+    );
+    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+      category: 'usage',
+      code: 'journal-version',
+    });
   });
 
   it('refuses to resume a journal of another shard, and names journals per shard', async () => {
@@ -99,7 +148,14 @@ describe('journal session', () => {
     await s1.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }], 1, 0));
     await s1.finish(undefined);
     await expect(
-      openImportState({ input: file, shard: { index: 2, count: 3 }, journal: { resume: true, path: `${file}.shard-1-of-3.memberctl-journal` } }, () => undefined),
+      openImportState(
+        {
+          input: file,
+          shard: { index: 2, count: 3 },
+          journal: { resume: true, path: `${file}.shard-1-of-3.memberctl-journal` },
+        },
+        () => undefined,
+      ),
     ).rejects.toMatchObject({ code: 'journal-mismatch', message: expect.stringContaining('--shard 1/3') });
   });
 
@@ -124,7 +180,9 @@ describe('journal session', () => {
   it('a fresh journal nothing was written to is removed even when the run failed (nothing to resume)', async () => {
     const file = input(tempDir());
     const session = await openImportState({ input: file, journal: {} }, () => undefined);
-    expect(await session.finish({ failed: 5, stopReason: 'credentials' } as ImportSummary)).toEqual({ journalKept: false });
+    expect(await session.finish({ failed: 5, stopReason: 'credentials' } as ImportSummary)).toEqual({
+      journalKept: false,
+    });
     expect(existsSync(`${file}.memberctl-journal`)).toBe(false);
   });
 
@@ -134,11 +192,20 @@ describe('journal session', () => {
     expect(session.journalPath).toBeUndefined();
     expect(notices[0]).toMatch(/standard input: no journal/);
     for (const journal of [{ resume: true }, { path: 'x' }, { keep: true }]) {
-      await expect(openImportState({ input: '-', journal }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'journal-stdin' });
+      await expect(openImportState({ input: '-', journal }, () => undefined)).rejects.toMatchObject({
+        category: 'usage',
+        code: 'journal-stdin',
+      });
     }
-    await expect(openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage' });
-    await expect(openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage' });
-    await expect(openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'changed-only-state' });
+    await expect(
+      openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined),
+    ).rejects.toMatchObject({ category: 'usage' });
+    await expect(
+      openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined),
+    ).rejects.toMatchObject({ category: 'usage' });
+    await expect(
+      openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined),
+    ).rejects.toMatchObject({ category: 'usage', code: 'changed-only-state' });
   });
 
   it('a named pipe (import <(zcat …)) is read once, like standard input: no journal, no hashing that would consume it', async () => {
@@ -153,12 +220,17 @@ describe('journal session', () => {
     const session = await openImportState({ input: fifo, journal: {} }, (m) => notices.push(m));
     expect(session.journalPath).toBeUndefined();
     expect(notices[0]).toMatch(/export\.csv \(a pipe\): no journal is kept/);
-    await expect(openImportState({ input: fifo, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({ category: 'usage', code: 'journal-stdin' });
+    await expect(openImportState({ input: fifo, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+      category: 'usage',
+      code: 'journal-stdin',
+    });
   });
 
   it('an unwritable journal place fails before anything is sent, naming --journal and --no-journal', async () => {
     const file = input(tempDir());
-    await expect(openImportState({ input: file, journal: { path: join(file, 'cannot', 'be') } }, () => undefined)).rejects.toMatchObject({
+    await expect(
+      openImportState({ input: file, journal: { path: join(file, 'cannot', 'be') } }, () => undefined),
+    ).rejects.toMatchObject({
       category: 'usage',
       code: 'journal',
       hint: expect.stringMatching(/--journal PATH.*--no-journal/),
@@ -181,16 +253,43 @@ describe('hooks', () => {
 
   it('--changed-only: unchanged members are not sent; state changes only on confirmation', async () => {
     const state = SyncState.open(join(tempDir(), 's.db'), { create: true });
-    state.commit([{ memberId: 'same', hash: itemHash(item('same')), textHash: textHash(JSON.stringify(item('same'))) }, { memberId: 'changed', hash: itemHash(item('changed', 'old@example.com')), textHash: textHash(JSON.stringify(item('changed', 'old@example.com'))) }, { memberId: 'skipme', hash: itemHash(item('skipme', 'old@x')), textHash: textHash(JSON.stringify(item('skipme', 'old@x'))) }]);
+    state.commit([
+      { memberId: 'same', hash: itemHash(item('same')), textHash: textHash(JSON.stringify(item('same'))) },
+      {
+        memberId: 'changed',
+        hash: itemHash(item('changed', 'old@example.com')),
+        textHash: textHash(JSON.stringify(item('changed', 'old@example.com'))),
+      },
+      {
+        memberId: 'skipme',
+        hash: itemHash(item('skipme', 'old@x')),
+        textHash: textHash(JSON.stringify(item('skipme', 'old@x'))),
+      },
+    ]);
     const { hooks } = buildHooks({ state, changedOnly: true });
     expect(hooks.beforeSend!(valid(1, item('same')), JSON.stringify(item('same')))).toBe('unchanged');
     // key order does not matter
-    const reordered = { email: 'same@example.com', createdAt: '2024-01-01T00:00:00Z', isActive: true, memberId: 'same' };
+    const reordered = {
+      email: 'same@example.com',
+      createdAt: '2024-01-01T00:00:00Z',
+      isActive: true,
+      memberId: 'same',
+    };
     expect(hooks.beforeSend!(valid(2, reordered), JSON.stringify(reordered))).toBe('unchanged');
     expect(hooks.beforeSend!(valid(3, item('changed')), JSON.stringify(item('changed')))).toBe('send');
     expect(hooks.beforeSend!(valid(4, item('new')), JSON.stringify(item('new')))).toBe('send');
     expect(hooks.beforeSend!(valid(5, item('skipme')), JSON.stringify(item('skipme')))).toBe('send');
-    await hooks.onSettled!(settledBatch([{ record: 3, memberId: 'changed', outcome: 'confirmed' }, { record: 4, memberId: 'new', outcome: 'confirmed' }, { record: 5, memberId: 'skipme', outcome: 'skipped', reason: 'locked' }], 1, 1));
+    await hooks.onSettled!(
+      settledBatch(
+        [
+          { record: 3, memberId: 'changed', outcome: 'confirmed' },
+          { record: 4, memberId: 'new', outcome: 'confirmed' },
+          { record: 5, memberId: 'skipme', outcome: 'skipped', reason: 'locked' },
+        ],
+        1,
+        1,
+      ),
+    );
     expect(state.lookup('changed')?.hash).toBe(itemHash(item('changed')));
     expect(state.lookup('new')?.hash).toBe(itemHash(item('new')));
     expect(state.lookup('skipme')?.hash).toBe(itemHash(item('skipme', 'old@x'))); // skipped: not marked as sent
@@ -220,9 +319,13 @@ describe('hooks', () => {
     expect(hooks.beforeSend!(valid(10, earlier), JSON.stringify(earlier))).toBe('send');
     // row 20 equals last night's item, but row 10 will overwrite the server's copy first: it must go too
     expect(hooks.beforeSend!(valid(20, last), JSON.stringify(last))).toBe('send');
-    await hooks.onSettled!(settledBatch([{ record: 10, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(earlier) }], 0, 1));
+    await hooks.onSettled!(
+      settledBatch([{ record: 10, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(earlier) }], 0, 1),
+    );
     expect(state.lookup('x')?.hash).toBe(itemHash(earlier));
-    await hooks.onSettled!(settledBatch([{ record: 20, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(last) }], 0, 1));
+    await hooks.onSettled!(
+      settledBatch([{ record: 20, memberId: 'x', outcome: 'confirmed', json: JSON.stringify(last) }], 0, 1),
+    );
     expect(state.lookup('x')?.hash).toBe(itemHash(last));
     expect(hooks.beforeSend!(valid(30, last), JSON.stringify(last))).toBe('unchanged');
     state.close();

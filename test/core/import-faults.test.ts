@@ -24,7 +24,13 @@ describe('import pipeline: refusals and stops', () => {
     box = await sandbox({ faults: { rejectMemberIds: bad } });
     const api = client(box);
     const written: { record: number; stage: string; reason: string }[] = [];
-    const summary = await runImport({ candidates: candidates(1000), transport: api, batchSize: 100, concurrency: 4, rejects: { write: (e) => void written.push(e) } });
+    const summary = await runImport({
+      candidates: candidates(1000),
+      transport: api,
+      batchSize: 100,
+      concurrency: 4,
+      rejects: { write: (e) => void written.push(e) },
+    });
     await api.close();
     expect(summary.rejected).toBe(4);
     expect(summary.importedCount).toBe(996);
@@ -44,7 +50,13 @@ describe('import pipeline: refusals and stops', () => {
     box = await sandbox({ maxItems: 40 });
     const api = client(box);
     const events: ImportEvent[] = [];
-    const summary = await runImport({ candidates: candidates(1000), transport: api, batchSize: 100, concurrency: 2, onEvent: collect(events) });
+    const summary = await runImport({
+      candidates: candidates(1000),
+      transport: api,
+      batchSize: 100,
+      concurrency: 2,
+      onEvent: collect(events),
+    });
     await api.close();
     expect(summary.importedCount).toBe(1000);
     expect(summary.finalBatchSize).toBeLessThanOrEqual(40);
@@ -96,7 +108,9 @@ describe('import pipeline: refusals and stops', () => {
     const summary = await runImport({ candidates: candidates(30), transport: api, batchSize: 10, concurrency: 2 });
     await api.close();
     expect(summary.failed).toBe(30);
-    expect(summary.topReasons.failed).toEqual([{ reason: 'not confirmed: HTTP 503 (gave up after 1 retry)', count: 30 }]);
+    expect(summary.topReasons.failed).toEqual([
+      { reason: 'not confirmed: HTTP 503 (gave up after 1 retry)', count: 30 },
+    ]);
   });
 
   it('honours Retry-After for every request, not only the one that got the 429', async () => {
@@ -118,7 +132,13 @@ describe('import pipeline: refusals and stops', () => {
           };
         }),
     };
-    const summary = await runImport({ candidates: candidates(400), transport, batchSize: 20, concurrency: 4, onEvent: collect([]) });
+    const summary = await runImport({
+      candidates: candidates(400),
+      transport,
+      batchSize: 20,
+      concurrency: 4,
+      onEvent: collect([]),
+    });
     await api.close();
     expect(summary.importedCount).toBe(400);
     expect(limitedAt).toBeDefined();
@@ -143,9 +163,20 @@ describe('import pipeline: refusals and stops', () => {
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const api = new MemberApiClient({ baseUrl: new URL(`http://127.0.0.1:${port}/`), token: 't0ken-abc', connections: 2, timeoutMs: 2000, retry: memberRetryPolicy(0) });
+    const api = new MemberApiClient({
+      baseUrl: new URL(`http://127.0.0.1:${port}/`),
+      token: 't0ken-abc',
+      connections: 2,
+      timeoutMs: 2000,
+      retry: memberRetryPolicy(0),
+    });
     const events: ImportEvent[] = [];
-    const summary = await runImport({ candidates: candidates(10), transport: api, batchSize: 5, onEvent: collect(events) });
+    const summary = await runImport({
+      candidates: candidates(10),
+      transport: api,
+      batchSize: 5,
+      onEvent: collect(events),
+    });
     await api.close();
     expect(summary.failed).toBe(10);
     expect(summary.importedCount).toBe(0);

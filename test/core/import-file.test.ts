@@ -33,7 +33,12 @@ function request(path: string, extra: Partial<ImportRequest> = {}): ImportReques
   };
 }
 
-const target = { baseUrl: new URL('http://127.0.0.1:9/'), token: 't', name: 'http://127.0.0.1:9/', warnings: ['a target warning'] };
+const target = {
+  baseUrl: new URL('http://127.0.0.1:9/'),
+  token: 't',
+  name: 'http://127.0.0.1:9/',
+  warnings: ['a target warning'],
+};
 
 describe('importFile', () => {
   it('opens the input, the rejects file and the client, runs, closes them all, and says what became of the run', async () => {
@@ -41,16 +46,28 @@ describe('importFile', () => {
     const rejectsPath = join(dir, 'mixed-rejects.ndjson');
     const transport = new MemoryTransport({ refuse: new Set(['m7']) });
     const events: ImportFileEvent[] = [];
-    const report = await importFile(request(path, { rejectsPath }), { openTarget: async () => target, connect: () => transport }, (e) => events.push(e));
+    const report = await importFile(
+      request(path, { rejectsPath }),
+      { openTarget: async () => target, connect: () => transport },
+      (e) => events.push(e),
+    );
     expect(report.file).toBe(path);
     expect(report.category).toBe('partial');
     expect(report.summary).toMatchObject({ rows: 10, invalid: 1, rejected: 1, importedCount: 8, failed: 0 });
     expect(report.state).toMatchObject({ resumedRecords: 0, otherShards: 0, refreshed: 0, journalKept: false });
     expect(transport.closed).toBe(true);
     expect(transport.store.size).toBe(8);
-    const rejects = readFileSync(rejectsPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { record: number; stage: string });
-    expect(rejects.map((r) => [r.record, r.stage])).toEqual([[3, 'invalid'], [7, 'rejected']]);
-    expect(events.filter((e) => e.type === 'warning')).toEqual([{ type: 'warning', code: 'target', message: 'a target warning' }]);
+    const rejects = readFileSync(rejectsPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { record: number; stage: string });
+    expect(rejects.map((r) => [r.record, r.stage])).toEqual([
+      [3, 'invalid'],
+      [7, 'rejected'],
+    ]);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([
+      { type: 'warning', code: 'target', message: 'a target warning' },
+    ]);
     expect(events.at(-1)?.type).toBe('finished');
   });
 
@@ -64,7 +81,9 @@ describe('importFile', () => {
   it('a refused target leaves no rejects file half-made and the client unopened', async () => {
     const path = csv('target.csv', 3);
     const rejectsPath = join(dir, 'target-rejects.ndjson');
-    const run = importFile(request(path, { rejectsPath }), { openTarget: async () => Promise.reject(new Error('no token')) });
+    const run = importFile(request(path, { rejectsPath }), {
+      openTarget: async () => Promise.reject(new Error('no token')),
+    });
     await expect(run).rejects.toThrow('no token');
     expect(existsSync(rejectsPath)).toBe(false);
   });
@@ -73,13 +92,16 @@ describe('importFile', () => {
     const path = csv('fail.csv', 8);
     const transport = new MemoryTransport({ failRequest: (n) => n === 1 });
     const state = { input: path, journal: { path: join(dir, 'fail.journal') } };
-    const report = await importFile(request(path, { state }), { openTarget: async () => target, connect: () => transport });
+    const report = await importFile(request(path, { state }), {
+      openTarget: async () => target,
+      connect: () => transport,
+    });
     expect(report.category).toBe('not-confirmed');
     expect(report.summary.failed).toBeGreaterThan(0);
     expect(report.state).toMatchObject({ journalPath: join(dir, 'fail.journal'), journalKept: true });
   });
 
-  it('a full disk on the state\'s last write (the run\'s row count, learned hashes) stops like the others: named, journal kept, --resume exact', async () => {
+  it("a full disk on the state's last write (the run's row count, learned hashes) stops like the others: named, journal kept, --resume exact", async () => {
     const path = csv('final.csv', 10);
     const statePath = join(dir, 'final.state');
     const journal = join(dir, 'final.journal');
@@ -90,14 +112,20 @@ describe('importFile', () => {
     vi.spyOn(SyncState.prototype, 'finishWholeRun').mockImplementationOnce(() => {
       throw stateError(statePath, full);
     });
-    const report = await importFile(request(path, { state }), { openTarget: async () => target, connect: () => transport });
+    const report = await importFile(request(path, { state }), {
+      openTarget: async () => target,
+      connect: () => transport,
+    });
     expect(report.category).toBe('not-confirmed');
     expect(report.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0, stopReason: 'output' });
     expect(report.summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_FULL' });
     expect(report.state).toMatchObject({ journalKept: true, absentFromInput: undefined });
 
     const again = new MemoryTransport();
-    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), { openTarget: async () => target, connect: () => again });
+    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), {
+      openTarget: async () => target,
+      connect: () => again,
+    });
     expect(resumed.category).toBe('partial');
     expect(resumed.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0 });
     expect(resumed.summary.stopReason).toBeUndefined();
@@ -123,10 +151,18 @@ describe('importFile', () => {
       realClose.call(this);
       throw ioError;
     });
-    const report = await importFile(request(path, { state }), { openTarget: async () => target, connect: () => transport });
+    const report = await importFile(request(path, { state }), {
+      openTarget: async () => target,
+      connect: () => transport,
+    });
     expect(report.category).toBe('not-confirmed');
     expect(report.summary).toMatchObject({ rows: 10, invalid: 1, importedCount: 9, failed: 0, stopReason: 'output' });
-    expect(report.summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_IOERR_FSYNC', message: expect.stringContaining(`writing the state file ${statePath} failed: SQLITE_IOERR_FSYNC`) });
+    expect(report.summary.outputError).toMatchObject({
+      kind: 'state',
+      file: statePath,
+      errno: 'SQLITE_IOERR_FSYNC',
+      message: expect.stringContaining(`writing the state file ${statePath} failed: SQLITE_IOERR_FSYNC`),
+    });
     expect(report.state).toMatchObject({ journalKept: true, absentFromInput: 0 });
     expect(existsSync(`${statePath}.lock`)).toBe(false);
     expect(existsSync(`${journal}.lock`)).toBe(false);
@@ -150,17 +186,34 @@ describe('importFile', () => {
       if (++calls === 10) throw stateError(statePath, full);
       return real.call(this, memberId);
     });
-    const report = await importFile(request(path, { state, sending: { batchSize: 4, maxBatchBytes: 1 << 20, concurrency: 1, retries: 0, timeoutMs: 1000, graceMs: 1000 } }), { openTarget: async () => target, connect: () => transport });
+    const report = await importFile(
+      request(path, {
+        state,
+        sending: { batchSize: 4, maxBatchBytes: 1 << 20, concurrency: 1, retries: 0, timeoutMs: 1000, graceMs: 1000 },
+      }),
+      { openTarget: async () => target, connect: () => transport },
+    );
     const { summary } = report;
     expect(report.category).toBe('not-confirmed');
     expect(summary).toMatchObject({ invalid: 1, stopReason: 'output' });
     expect(summary.rows).toBeLessThan(40); // nothing more was read
     expect(summary.outputError).toMatchObject({ kind: 'state', file: statePath, errno: 'SQLITE_FULL' });
-    expect(summary.invalid + summary.unchanged + summary.importedCount + summary.updatedCount + summary.skipped.length + summary.rejected + summary.failed).toBe(summary.rows);
+    expect(
+      summary.invalid +
+        summary.unchanged +
+        summary.importedCount +
+        summary.updatedCount +
+        summary.skipped.length +
+        summary.rejected +
+        summary.failed,
+    ).toBe(summary.rows);
     expect(summary.failed).toBeGreaterThan(0);
     vi.restoreAllMocks();
 
-    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), { openTarget: async () => target, connect: () => transport });
+    const resumed = await importFile(request(path, { state: { ...state, journal: { path: journal, resume: true } } }), {
+      openTarget: async () => target,
+      connect: () => transport,
+    });
     expect(resumed.summary).toMatchObject({ rows: 40, invalid: 1, failed: 0 });
     expect(resumed.summary.stopReason).toBeUndefined();
     expect(transport.store.size).toBe(39);
@@ -172,9 +225,15 @@ describe('importFile', () => {
     const stdin = new PassThrough();
     const stop = new AbortController();
     let asked = false;
-    const run = importFile(request('-', { input: { path: '-', format: 'csv', stdin }, stopSignal: stop.signal }), { openTarget: async () => ((asked = true), target) });
+    const run = importFile(request('-', { input: { path: '-', format: 'csv', stdin }, stopSignal: stop.signal }), {
+      openTarget: async () => ((asked = true), target),
+    });
     setImmediate(() => stop.abort());
-    await expect(run).rejects.toMatchObject({ category: 'cancelled', code: 'interrupted', message: 'interrupted while waiting for stdin: nothing was read or sent' });
+    await expect(run).rejects.toMatchObject({
+      category: 'cancelled',
+      code: 'interrupted',
+      message: 'interrupted while waiting for stdin: nothing was read or sent',
+    });
     expect(asked).toBe(false);
     stdin.end('memberId\nm1\n'); // the input that comes after all is closed unread
   });
@@ -185,7 +244,10 @@ describe('importFile', () => {
     const stop = new AbortController();
     const run = importFile(request(fifo, { stopSignal: stop.signal }), { openTarget: async () => target });
     setImmediate(() => stop.abort());
-    await expect(run).rejects.toMatchObject({ category: 'cancelled', message: `interrupted while waiting for ${fifo}: nothing was read or sent` });
+    await expect(run).rejects.toMatchObject({
+      category: 'cancelled',
+      message: `interrupted while waiting for ${fifo}: nothing was read or sent`,
+    });
     // a writer at last: the open blocked in the thread pool returns (and its empty input is closed unread)
     closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
   });

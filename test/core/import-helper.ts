@@ -14,7 +14,10 @@ export async function sandbox(options: SandboxOptions = {}): Promise<SandboxHand
   return startSandbox({ host: '127.0.0.1', port: 0, ...options });
 }
 
-export function client(box: SandboxHandle, options: { retries?: number; connections?: number; token?: string; timeoutMs?: number } = {}): MemberApiClient {
+export function client(
+  box: SandboxHandle,
+  options: { retries?: number; connections?: number; token?: string; timeoutMs?: number } = {},
+): MemberApiClient {
   const retry = { ...memberRetryPolicy(options.retries ?? 8), minDelayMs: 5, maxDelayMs: 40 };
   return new MemberApiClient({
     baseUrl: new URL(`${box.url}/`),
@@ -32,15 +35,33 @@ export function item(memberId: string, extra: Partial<MemberUpsertItem> = {}): M
 /** Row r (1-based) → a candidate; `memberOf` decides the memberId, `invalidEvery` makes every n-th row invalid. */
 export async function* candidates(
   rows: number,
-  options: { memberOf?: (r: number) => string; invalidEvery?: number; extra?: (r: number) => Partial<MemberUpsertItem> } = {},
+  options: {
+    memberOf?: (r: number) => string;
+    invalidEvery?: number;
+    extra?: (r: number) => Partial<MemberUpsertItem>;
+  } = {},
 ): AsyncGenerator<Candidate> {
   for (let r = 1; r <= rows; r++) {
     const memberId = options.memberOf?.(r) ?? `m${r}`;
     if (options.invalidEvery && r % options.invalidEvery === 0) {
-      yield { record: r, line: r + 1, memberId, raw: { memberId }, valid: false, issues: [{ path: 'email', message: 'must be at most 256 characters', rule: 'too long' }] };
+      yield {
+        record: r,
+        line: r + 1,
+        memberId,
+        raw: { memberId },
+        valid: false,
+        issues: [{ path: 'email', message: 'must be at most 256 characters', rule: 'too long' }],
+      };
       continue;
     }
-    yield { record: r, line: r + 1, memberId, raw: { memberId, r }, valid: true, item: item(memberId, { firstName: `v${r}`, ...options.extra?.(r) }) };
+    yield {
+      record: r,
+      line: r + 1,
+      memberId,
+      raw: { memberId, r },
+      valid: true,
+      item: item(memberId, { firstName: `v${r}`, ...options.extra?.(r) }),
+    };
   }
 }
 

@@ -13,7 +13,10 @@ afterEach(async () => {
 
 describe('import pipeline against the sandbox', () => {
   it('accounts for every record under 10% 503, 429 with Retry-After and resets after apply', async () => {
-    box = await sandbox({ seed: 7, faults: { failRate: 0.1, dropRate: 0.05, failNext: [{ status: 429, retryAfter: 1 }, { status: 503 }] } });
+    box = await sandbox({
+      seed: 7,
+      faults: { failRate: 0.1, dropRate: 0.05, failNext: [{ status: 429, retryAfter: 1 }, { status: 503 }] },
+    });
     const api = client(box, { retries: 10 });
     const written: { stage: string; record: number }[] = [];
     const summary = await runImport({
@@ -48,7 +51,12 @@ describe('import pipeline against the sandbox', () => {
     const watch = new OrderingWatch(client(box));
     // 200 members, each appearing ~10 times at scattered places; a few rows invalid
     const memberOf = (r: number) => `m${(r * 7919) % 200}`;
-    const summary = await runImport({ candidates: candidates(2000, { memberOf, invalidEvery: 53 }), transport: watch, batchSize: 50, concurrency: 8 });
+    const summary = await runImport({
+      candidates: candidates(2000, { memberOf, invalidEvery: 53 }),
+      transport: watch,
+      batchSize: 50,
+      concurrency: 8,
+    });
     expect(watch.violations).toEqual([]);
     // and as the server saw it
     expect(box.stats().ordering).toEqual({ duplicateInBatch: 0, overlapping: 0 });
@@ -68,7 +76,13 @@ describe('import pipeline against the sandbox', () => {
     box = await sandbox();
     const watch = new OrderingWatch(client(box));
     const memberOf = (r: number) => (r % 3 === 0 ? `m${r}` : 'same');
-    const summary = await runImport({ candidates: candidates(600, { memberOf }), transport: watch, batchSize: 100, concurrency: 4, maxHeldRows: 20 });
+    const summary = await runImport({
+      candidates: candidates(600, { memberOf }),
+      transport: watch,
+      batchSize: 100,
+      concurrency: 4,
+      maxHeldRows: 20,
+    });
     expect(watch.violations).toEqual([]);
     expect(box.stats().ordering).toEqual({ duplicateInBatch: 0, overlapping: 0 });
     expect(bucketSum(summary)).toBe(600);
@@ -131,7 +145,8 @@ describe('import pipeline against the sandbox', () => {
       onEvent: collect(events),
       hooks: {
         select: (c) => c.record !== 40, // another shard's record
-        beforeSend: (c) => (c.record <= 3 ? 'unchanged' : c.record === 4 ? { kind: 'done', outcome: 'updated' } : 'send'),
+        beforeSend: (c) =>
+          c.record <= 3 ? 'unchanged' : c.record === 4 ? { kind: 'done', outcome: 'updated' } : 'send',
         onSettled: async (batch) => {
           // nothing of this batch is counted yet when the hook runs
           settledBatches.push(batch);
@@ -154,7 +169,7 @@ describe('import pipeline against the sandbox', () => {
     expect(events.filter((e) => e.type === 'batch-confirmed')).toHaveLength(settledBatches.length);
     expect(events.at(-1)?.type).toBe('finished');
   });
-  it('takes the readers\' chunks: per-member order and accounting as one by one, --limit and shard filter mid-chunk, no chunk read past the limit', async () => {
+  it("takes the readers' chunks: per-member order and accounting as one by one, --limit and shard filter mid-chunk, no chunk read past the limit", async () => {
     box = await sandbox();
     const watch = new OrderingWatch(client(box));
     const all: Candidate[] = [];
@@ -172,7 +187,10 @@ describe('import pipeline against the sandbox', () => {
     const mapped: number[] = [];
     const toCandidate = (record: Candidate) => (mapped.push(record.record), record);
     const summary = await runImport({
-      chunks: { batches: batches() as unknown as CandidateChunks['batches'], toCandidate: toCandidate as unknown as CandidateChunks['toCandidate'] },
+      chunks: {
+        batches: batches() as unknown as CandidateChunks['batches'],
+        toCandidate: toCandidate as unknown as CandidateChunks['toCandidate'],
+      },
       transport: watch,
       batchSize: 40,
       concurrency: 4,

@@ -26,7 +26,12 @@ describe('Batcher', () => {
     expect(batcher.resplit(waiting).map((b) => b.records.map((r) => r.record))).toEqual([[4, 5], [6, 7], [1, 2], [3]]);
     expect(batcher.size).toBe(0);
     // a refused batch: bisect in halves; a 413 split at most at the size
-    const refused = { id: 10, records: [10, 11, 12, 13, 14, 15].map((r) => pending(r)), bytes: 0, attempt: 'first' as const };
+    const refused = {
+      id: 10,
+      records: [10, 11, 12, 13, 14, 15].map((r) => pending(r)),
+      bytes: 0,
+      attempt: 'first' as const,
+    };
     expect(batcher.halves(refused, 'bisect').map((b) => b.records.length)).toEqual([3, 3]);
     expect(batcher.halves(refused, 'split').map((b) => b.records.length)).toEqual([2, 2, 2]);
   });
@@ -34,7 +39,10 @@ describe('Batcher', () => {
   it('closes at the item count', () => {
     const batcher = new Batcher(3, 1 << 20);
     const closed = [1, 2, 3, 4, 5, 6, 7].flatMap((r) => batcher.add(pending(r)));
-    expect(closed.map((b) => b.records.map((r) => r.record))).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(closed.map((b) => b.records.map((r) => r.record))).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     expect(batcher.close()!.records.map((r) => r.record)).toEqual([7]);
   });
 
@@ -121,7 +129,11 @@ describe('accountResponse', () => {
   const batch = [pending(1, 'a'), pending(2, 'b'), pending(3, 'c')];
 
   it('matches skipped entries to records by memberId', () => {
-    const account = accountResponse(batch, { importedCount: 1, updatedCount: 1, skipped: [{ memberId: 'b', reason: 'member erased' }] });
+    const account = accountResponse(batch, {
+      importedCount: 1,
+      updatedCount: 1,
+      skipped: [{ memberId: 'b', reason: 'member erased' }],
+    });
     expect(account.addsUp).toBe(true);
     expect(account.skipped.map((s) => s.record.record)).toEqual([2]);
     expect(account.rest.map((r) => r.record)).toEqual([1, 3]);
@@ -138,7 +150,11 @@ describe('accountResponse', () => {
   });
 
   it('says when a skipped entry names no record of the batch', () => {
-    const account = accountResponse(batch, { importedCount: 2, updatedCount: 0, skipped: [{ memberId: 'zz', reason: null }] });
+    const account = accountResponse(batch, {
+      importedCount: 2,
+      updatedCount: 0,
+      skipped: [{ memberId: 'zz', reason: null }],
+    });
     expect(account.addsUp).toBe(false);
     expect(account.problem).toContain('"zz"');
     expect(account.rest).toHaveLength(3);

@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import type { Candidate } from '../../src/core/candidate.js';
 import { UsageError } from '../../src/errors.js';
 
-export const issuesOf = (c: Candidate) => (c.valid ? [] : c.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+export const issuesOf = (c: Candidate) =>
+  c.valid ? [] : c.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
 
 export const itemOf = (c: Candidate) => {
   if (!c.valid) throw new Error(`invalid: ${issuesOf(c).join('; ')}`);

@@ -13,7 +13,8 @@ const csv = (headers: string[], options: Parameters<typeof createRecordMapper>[2
   const mapper = createRecordMapper('csv', headers, options);
   return (cells: string[], record = 1) => mapper.toCandidate({ record, line: record + 1, raw: cells });
 };
-const json = (raw: unknown) => createRecordMapper('ndjson', undefined, { file: 'm.ndjson' }).toCandidate({ record: 1, line: 1, raw });
+const json = (raw: unknown) =>
+  createRecordMapper('ndjson', undefined, { file: 'm.ndjson' }).toCandidate({ record: 1, line: 1, raw });
 const required = ['memberId', 'isActive', 'createdAt'];
 const okRow = ['m-1', 'yes', '2024-05-01T12:00:00Z'];
 
@@ -29,7 +30,11 @@ describe('header resolution', () => {
   it('dotted headers: lenient prefix and address fields, exact metadata/customProperties keys', () => {
     expect(resolveTarget('Address.Zip Code')).toEqual({ kind: 'address', field: 'zipCode' });
     expect(resolveTarget('address.address_line_1')).toEqual({ kind: 'address', field: 'addressLine1' });
-    expect(resolveTarget('custom_properties.score')).toEqual({ kind: 'customProperties', key: 'score', type: 'string' });
+    expect(resolveTarget('custom_properties.score')).toEqual({
+      kind: 'customProperties',
+      key: 'score',
+      type: 'string',
+    });
     expect(resolveTarget('META-DATA.Tier Level')).toEqual({ kind: 'metadata', key: 'Tier Level' });
     expect(resolveTarget('metadata.a.b')).toEqual({ kind: 'metadata', key: 'a.b' });
     expect(resolveTarget('address.street')).toBeUndefined();
@@ -50,7 +55,9 @@ describe('header resolution', () => {
 
   it('an unknown header is a usage error before any row, naming header, column and suggestion', () => {
     const message = usageMessage(() => csv(['memberId', 'E-mail Address', 'Shoe Size', 'isActive', 'createdAt']));
-    expect(message).toBe('members.csv line 1: unknown columns "E-mail Address" (column 2: did you mean email?), "Shoe Size" (column 3)');
+    expect(message).toBe(
+      'members.csv line 1: unknown columns "E-mail Address" (column 2: did you mean email?), "Shoe Size" (column 3)',
+    );
     expect(usageMessage(() => csv([...required, 'address']))).toContain('use address.<field>');
   });
 
@@ -78,10 +85,13 @@ describe('header resolution', () => {
     ]);
   });
 
-  it('a rejects file\'s trailing stage and error columns are not read', () => {
+  it("a rejects file's trailing stage and error columns are not read", () => {
     const row = csv([...required, 'email', 'stage', 'error']);
     expect(itemOf(row([...okRow, 'a@b.c', 'invalid', 'email: bad']))).toEqual({
-      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z', email: 'a@b.c',
+      memberId: 'm-1',
+      isActive: true,
+      createdAt: '2024-05-01T12:00:00Z',
+      email: 'a@b.c',
     });
     // elsewhere they are ordinary unknown columns
     expect(usageMessage(() => csv(['stage', ...required]))).toContain('"stage"');
@@ -105,14 +115,31 @@ describe('--map', () => {
   );
 
   it('maps other names, drops null columns, types customProperties, warns about unused rules', () => {
-    const mapper = createRecordMapper('csv', ['contact_id', 'E-mail Address', 'Internal Notes', 'Score', 'Tags', 'VIP', 'isActive', 'createdAt'], { file: FILE, mapping });
-    expect(mapper.warnings).toEqual(['mapping file crm-mapping.json: column "Not In File" is not in members.csv\'s header']);
-    const c = mapper.toCandidate({ record: 1, line: 2, raw: ['c-9', 'x@y.z', 'secret', '4.5', '["a",1]', 'Y', '1', '2024-05-01'] });
-    expect(itemOf(c)).toEqual({
-      memberId: 'c-9', email: 'x@y.z', customProperties: { score: 4.5, tags: ['a', 1], vip: true },
-      isActive: true, createdAt: '2024-05-01T00:00:00.000Z',
+    const mapper = createRecordMapper(
+      'csv',
+      ['contact_id', 'E-mail Address', 'Internal Notes', 'Score', 'Tags', 'VIP', 'isActive', 'createdAt'],
+      { file: FILE, mapping },
+    );
+    expect(mapper.warnings).toEqual([
+      'mapping file crm-mapping.json: column "Not In File" is not in members.csv\'s header',
+    ]);
+    const c = mapper.toCandidate({
+      record: 1,
+      line: 2,
+      raw: ['c-9', 'x@y.z', 'secret', '4.5', '["a",1]', 'Y', '1', '2024-05-01'],
     });
-    const bad = mapper.toCandidate({ record: 2, line: 3, raw: ['c-9', 'x@y.z', '', 'lots', '[1,', 'maybe', '1', '2024-05-01'] });
+    expect(itemOf(c)).toEqual({
+      memberId: 'c-9',
+      email: 'x@y.z',
+      customProperties: { score: 4.5, tags: ['a', 1], vip: true },
+      isActive: true,
+      createdAt: '2024-05-01T00:00:00.000Z',
+    });
+    const bad = mapper.toCandidate({
+      record: 2,
+      line: 3,
+      raw: ['c-9', 'x@y.z', '', 'lots', '[1,', 'maybe', '1', '2024-05-01'],
+    });
     expect(issuesOf(bad)).toEqual([
       'customProperties.score: expected a number, got "lots" (column "Score")',
       'customProperties.tags: expected a JSON value (the column\'s type is json), got "[1," (column "Tags")',
@@ -124,27 +151,36 @@ describe('--map', () => {
     expect(usageMessage(() => parseMapping({ columns: { Mail: 'emial' } }, 'm.json'))).toBe(
       'mapping file m.json: columns["Mail"]: unknown field "emial" (did you mean email?)',
     );
-    expect(usageMessage(() => parseMapping({ columns: { X: { field: 'email', type: 'number' } } }, 'm.json'))).toContain(
-      'columns["X"]: "type" applies only to customProperties',
+    expect(
+      usageMessage(() => parseMapping({ columns: { X: { field: 'email', type: 'number' } } }, 'm.json')),
+    ).toContain('columns["X"]: "type" applies only to customProperties');
+    expect(usageMessage(() => parseMapping({ colums: {} }, 'm.json'))).toContain(
+      'mapping file m.json: (top level): unknown key "colums"',
     );
-    expect(usageMessage(() => parseMapping({ colums: {} }, 'm.json'))).toContain('mapping file m.json: (top level): unknown key "colums"');
-    expect(usageMessage(() => parseMapping({ columns: { X: 5 } }, 'm.json'))).toContain('mapping file m.json: columns["X"]');
-    expect(usageMessage(() => parseMapping({ columns: { X: { field: 'customProperties.a', type: 'date' } } }, 'm.json'))).toContain('columns["X"].type: unknown type "date"; expected one of string, number, boolean, json');
+    expect(usageMessage(() => parseMapping({ columns: { X: 5 } }, 'm.json'))).toContain(
+      'mapping file m.json: columns["X"]',
+    );
+    expect(
+      usageMessage(() => parseMapping({ columns: { X: { field: 'customProperties.a', type: 'date' } } }, 'm.json')),
+    ).toContain('columns["X"].type: unknown type "date"; expected one of string, number, boolean, json');
   });
 
   it('reports every problem of a mapping file at once, each with its JSON path and a hint', () => {
     let error: UsageError | undefined;
     try {
-      parseMapping({
-        colums: {},
-        columns: {
-          Mail: 'emial',
-          N: { field: 'email', transform: ['trim', 'lowercse'], feld: 'x' },
-          D: { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'Europe/Olso' },
-          Ok: 'memberId',
+      parseMapping(
+        {
+          colums: {},
+          columns: {
+            Mail: 'emial',
+            N: { field: 'email', transform: ['trim', 'lowercse'], feld: 'x' },
+            D: { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'Europe/Olso' },
+            Ok: 'memberId',
+          },
+          fields: { isActive: { value: true, default: false }, loyaltyProgram: {} },
         },
-        fields: { isActive: { value: true, default: false }, loyaltyProgram: {} },
-      }, 'm.json');
+        'm.json',
+      );
     } catch (caught) {
       error = caught as UsageError;
     }
@@ -161,7 +197,15 @@ describe('--map', () => {
     ]);
     for (const problem of problems) expect(problem.hint).toMatch(/\S/);
     // each hint is about its problem: the field names, the column rule's keys, the zone's section
-    expect(problems.map((p) => /docs\/mapping\.md(#[a-z-]+)?|Targets are/.exec(p.hint!)?.[0])).toEqual(['docs/mapping.md', 'Targets are', 'docs/mapping.md#cell-rules', 'docs/mapping.md#cell-rules', 'docs/mapping.md#timezone', 'docs/mapping.md#fields', 'docs/mapping.md#fields']);
+    expect(problems.map((p) => /docs\/mapping\.md(#[a-z-]+)?|Targets are/.exec(p.hint!)?.[0])).toEqual([
+      'docs/mapping.md',
+      'Targets are',
+      'docs/mapping.md#cell-rules',
+      'docs/mapping.md#cell-rules',
+      'docs/mapping.md#timezone',
+      'docs/mapping.md#fields',
+      'docs/mapping.md#fields',
+    ]);
     expect(error!.code).toBe('mapping-file');
     expect(error!.message).toBe(`${problems[0]!.message} (and 6 more problems)`);
   });
@@ -172,36 +216,66 @@ describe('--map', () => {
       const file = join(dir, 'm.json');
       writeFileSync(file, '{\n  "columns": {\n    "a": "memberId",\n  }\n}\n');
       const rejected = await loadMappingFile(file).catch((error: Error) => error.message);
-      expect(rejected).toMatch(/^mapping file .*m\.json is not valid JSON \(line 4, column 3\): Expected double-quoted property name$/);
-      expect(await loadMappingFile(dir).catch((error: Error) => error.message)).toBe(`mapping file ${dir}: is a directory, not a file`);
+      expect(rejected).toMatch(
+        /^mapping file .*m\.json is not valid JSON \(line 4, column 3\): Expected double-quoted property name$/,
+      );
+      expect(await loadMappingFile(dir).catch((error: Error) => error.message)).toBe(
+        `mapping file ${dir}: is a directory, not a file`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('the CSV-only options are refused for JSON input (a mapping is not: tests in mapping-rules.test.ts)', () => {
-    expect(() => createRecordMapper('ndjson', undefined, { file: 'a.ndjson', nullToken: 'NULL' })).toThrow('--null-token');
+    expect(() => createRecordMapper('ndjson', undefined, { file: 'a.ndjson', nullToken: 'NULL' })).toThrow(
+      '--null-token',
+    );
   });
 });
 
 describe('CSV cells', () => {
-  const headers = [...required, 'email', 'isEmployee', 'deceased', 'birthdate', 'address.city', 'metadata.tier', 'customProperties.score'];
+  const headers = [
+    ...required,
+    'email',
+    'isEmployee',
+    'deceased',
+    'birthdate',
+    'address.city',
+    'metadata.tier',
+    'customProperties.score',
+  ];
   const row = csv(headers);
   const withCells = (...rest: string[]) => row([...okRow, ...rest]);
 
   it('trims, and an empty cell is "not given"', () => {
     expect(itemOf(row(['  m-1 ', ' TRUE ', ' 2024-05-01T12:00:00+02:00 ', '', '  ', '', '']))).toEqual({
-      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00+02:00',
+      memberId: 'm-1',
+      isActive: true,
+      createdAt: '2024-05-01T12:00:00+02:00',
     });
     expect(itemOf(row(okRow))).not.toHaveProperty('address');
   });
 
   it('booleans: true/false/yes/no/y/n/1/0 in any case', () => {
-    for (const [cell, value] of [['true', true], ['Yes', true], ['Y', true], ['1', true], ['FALSE', false], ['no', false], ['n', false], ['0', false]] as const) {
+    for (const [cell, value] of [
+      ['true', true],
+      ['Yes', true],
+      ['Y', true],
+      ['1', true],
+      ['FALSE', false],
+      ['no', false],
+      ['n', false],
+      ['0', false],
+    ] as const) {
       expect(itemOf(withCells('', cell)).isEmployee, cell).toBe(value);
     }
-    expect(issuesOf(withCells('', 'maybe'))).toEqual(['isEmployee: expected true/false, yes/no, y/n or 1/0, got "maybe"']);
-    expect(issuesOf(row(['m-1', 'ja', '2024-05-01T12:00:00Z']))).toEqual(['isActive: expected true/false, yes/no, y/n or 1/0, got "ja"']);
+    expect(issuesOf(withCells('', 'maybe'))).toEqual([
+      'isEmployee: expected true/false, yes/no, y/n or 1/0, got "maybe"',
+    ]);
+    expect(issuesOf(row(['m-1', 'ja', '2024-05-01T12:00:00Z']))).toEqual([
+      'isActive: expected true/false, yes/no, y/n or 1/0, got "ja"',
+    ]);
   });
 
   it('dates: date-times as written, a plain date is midnight UTC, anything else is invalid', () => {
@@ -216,8 +290,13 @@ describe('CSV cells', () => {
 
   it('builds address, metadata and customProperties (text by default)', () => {
     expect(itemOf(withCells('a@b.c', '', '', '', 'Oslo', 'gold', '007'))).toEqual({
-      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z', email: 'a@b.c',
-      address: { city: 'Oslo' }, metadata: { tier: 'gold' }, customProperties: { score: '007' },
+      memberId: 'm-1',
+      isActive: true,
+      createdAt: '2024-05-01T12:00:00Z',
+      email: 'a@b.c',
+      address: { city: 'Oslo' },
+      metadata: { tier: 'gold' },
+      customProperties: { score: '007' },
     });
   });
 
@@ -233,7 +312,10 @@ describe('CSV cells', () => {
       'createdAt: expected an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z) or a date (2024-05-01), got "yesterday"',
     ]);
     expect(c.valid === false && c.issues.map((i) => i.rule)).toEqual([
-      'longer than 256 characters', 'longer than 32 characters', 'required', 'not an ISO 8601 date-time',
+      'longer than 256 characters',
+      'longer than 32 characters',
+      'required',
+      'not an ISO 8601 date-time',
     ]);
   });
 
@@ -247,10 +329,18 @@ describe('CSV cells', () => {
   });
 
   it('--null-token: a cell equal to the token is null (clears a field); null where the API forbids it is invalid', () => {
-    const nullable = csv([...required, 'email', 'address.city', 'metadata.tier', 'customProperties.x', 'isEmployee'], { file: FILE, nullToken: 'NULL' });
+    const nullable = csv([...required, 'email', 'address.city', 'metadata.tier', 'customProperties.x', 'isEmployee'], {
+      file: FILE,
+      nullToken: 'NULL',
+    });
     expect(itemOf(nullable([...okRow, 'NULL', ' NULL ', 'NULL', 'NULL', '']))).toEqual({
-      memberId: 'm-1', isActive: true, createdAt: '2024-05-01T12:00:00Z', email: null,
-      address: { city: null }, metadata: { tier: null }, customProperties: { x: null },
+      memberId: 'm-1',
+      isActive: true,
+      createdAt: '2024-05-01T12:00:00Z',
+      email: null,
+      address: { city: null },
+      metadata: { tier: null },
+      customProperties: { x: null },
     });
     expect(issuesOf(nullable([...okRow, 'null', '', '', '', 'NULL']))).toEqual(['isEmployee: must not be null']);
     expect(itemOf(row([...okRow, 'NULL'])).email).toBe('NULL');
@@ -262,7 +352,9 @@ describe('CSV cells', () => {
     const item = itemOf(mapper([...okRow, 'a', 'b', 'c', 'd', 'e', 'f']));
     expect(Object.keys(item.metadata!)).toEqual(keys);
     expect(Object.keys(item.customProperties!)).toEqual(keys);
-    expect(JSON.parse(JSON.stringify(item)).metadata).toEqual(JSON.parse('{"__proto__":"a","constructor":"b","prototype":"c"}'));
+    expect(JSON.parse(JSON.stringify(item)).metadata).toEqual(
+      JSON.parse('{"__proto__":"a","constructor":"b","prototype":"c"}'),
+    );
     expect(({} as Record<string, unknown>).a).toBeUndefined();
     expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'd')).toBe(false);
   });
@@ -276,8 +368,12 @@ describe('JSON records', () => {
   });
 
   it('never coerce, and say so', () => {
-    expect(issuesOf(json({ ...base, isActive: 'yes' }))).toEqual(['isActive: expected boolean, got string "yes" (JSON values are not coerced)']);
-    expect(issuesOf(json({ ...base, phone: 5551234 }))).toEqual(['phone: expected string, got number 5551234 (JSON values are not coerced)']);
+    expect(issuesOf(json({ ...base, isActive: 'yes' }))).toEqual([
+      'isActive: expected boolean, got string "yes" (JSON values are not coerced)',
+    ]);
+    expect(issuesOf(json({ ...base, phone: 5551234 }))).toEqual([
+      'phone: expected string, got number 5551234 (JSON values are not coerced)',
+    ]);
     expect(issuesOf(json({ ...base, createdAt: '2024-05-01' }))).toEqual([
       'createdAt: expected an ISO 8601 date-time with a time zone (2024-05-01T12:00:00Z), got "2024-05-01"',
     ]);
@@ -285,8 +381,8 @@ describe('JSON records', () => {
 
   it('refuse unknown properties, with a suggestion, at the top level and in address', () => {
     expect(issuesOf(json({ ...base, emial: 'a@b.c', address: { zip: '1' } }))).toEqual([
-      'address.zip: unknown property (did you mean zipCode?): the API\'s upsert item has no such field',
-      'emial: unknown property (did you mean email?): the API\'s upsert item has no such field',
+      "address.zip: unknown property (did you mean zipCode?): the API's upsert item has no such field",
+      "emial: unknown property (did you mean email?): the API's upsert item has no such field",
     ]);
   });
 
@@ -298,7 +394,9 @@ describe('JSON records', () => {
   });
 
   it('keep __proto__ keys as data through parsing', () => {
-    const raw = JSON.parse('{"memberId":"j","isActive":false,"createdAt":"2024-05-01T12:00:00Z","metadata":{"__proto__":"x"},"customProperties":{"constructor":{"prototype":1}}}');
+    const raw = JSON.parse(
+      '{"memberId":"j","isActive":false,"createdAt":"2024-05-01T12:00:00Z","metadata":{"__proto__":"x"},"customProperties":{"constructor":{"prototype":1}}}',
+    );
     const item = itemOf(json(raw));
     expect(JSON.stringify(item)).toBe(JSON.stringify(raw));
     expect(({} as Record<string, unknown>).prototype).toBeUndefined();
@@ -306,14 +404,24 @@ describe('JSON records', () => {
 });
 
 describe('reader errors', () => {
-  it('become invalid candidates with the reader\'s message', () => {
+  it("become invalid candidates with the reader's message", () => {
     const mapper = createRecordMapper('csv', required, { file: FILE });
-    const c = mapper.toCandidate({ record: 3, line: 7, raw: 'a,b,c,d', error: { message: 'row has 4 cells, the header has 3', hint: 'quote cells that contain a comma' } });
+    const c = mapper.toCandidate({
+      record: 3,
+      line: 7,
+      raw: 'a,b,c,d',
+      error: { message: 'row has 4 cells, the header has 3', hint: 'quote cells that contain a comma' },
+    });
     expect(c).toMatchObject({ record: 3, line: 7, valid: false, raw: 'a,b,c,d' });
     expect(c.memberId).toBeUndefined();
     expect(issuesOf(c)).toEqual(['row has 4 cells, the header has 3 — quote cells that contain a comma']);
     // cells the reader could split still give the memberId
-    const cells = mapper.toCandidate({ record: 4, line: 8, raw: [' m-4 ', 'y', 'x', 'surplus'], error: { message: 'too many cells' } });
+    const cells = mapper.toCandidate({
+      record: 4,
+      line: 8,
+      raw: [' m-4 ', 'y', 'x', 'surplus'],
+      error: { message: 'too many cells' },
+    });
     expect(cells.memberId).toBe('m-4');
   });
 });

@@ -27,10 +27,21 @@ export class MemoryTransport implements ImportTransport {
     await Promise.resolve();
     const items = JSON.parse(new TextDecoder().decode(body)) as MemberUpsertItem[];
     if (this.options.failRequest?.(request)) {
-      return { kind: 'failed', status: 503, message: 'HTTP 503: busy (gave up after 2 retries)', retries: 2, cause: { kind: 'http', status: 503, retries: 2, gaveUp: true, reachedServer: true } };
+      return {
+        kind: 'failed',
+        status: 503,
+        message: 'HTTP 503: busy (gave up after 2 retries)',
+        retries: 2,
+        cause: { kind: 'http', status: 503, retries: 2, gaveUp: true, reachedServer: true },
+      };
     }
     const refused = items.find((item) => this.options.refuse?.has(item.memberId));
-    if (refused) return { kind: 'bad-request', status: 400, error: { name: 'ValidationError', message: `member ${refused.memberId} refused`, details: null } };
+    if (refused)
+      return {
+        kind: 'bad-request',
+        status: 400,
+        error: { name: 'ValidationError', message: `member ${refused.memberId} refused`, details: null },
+      };
     let importedCount = 0;
     let updatedCount = 0;
     const skipped: { memberId: string; reason: string }[] = [];
@@ -43,7 +54,11 @@ export class MemoryTransport implements ImportTransport {
       else importedCount++;
       this.store.set(item.memberId, item);
     }
-    return { kind: 'ok', status: 200, result: { importedCount, updatedCount, skipped: skipped.length > 0 ? skipped : null } };
+    return {
+      kind: 'ok',
+      status: 200,
+      result: { importedCount, updatedCount, skipped: skipped.length > 0 ? skipped : null },
+    };
   }
 
   async close(): Promise<void> {

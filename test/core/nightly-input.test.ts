@@ -24,7 +24,10 @@ describe('--empty-as-null', () => {
     expect(plain.valid && 'email' in plain.item).toBe(false);
 
     const clearing = createRecordMapper('csv', HEADERS, { file: 'x.csv', emptyAsNull: true }).toCandidate(row(cells));
-    expect(clearing).toMatchObject({ valid: true, item: { email: null, address: { city: null }, metadata: { tier: null } } });
+    expect(clearing).toMatchObject({
+      valid: true,
+      item: { email: null, address: { city: null }, metadata: { tier: null } },
+    });
     // a field that takes no null (isEmployee) stays "not given" rather than turning the row invalid
     expect(clearing.valid && 'isEmployee' in clearing.item).toBe(false);
   });
@@ -35,13 +38,16 @@ describe('--empty-as-null', () => {
   });
 
   it('changes the --changed-only source key, so a row compared before the option is not called unchanged', () => {
-    const key = (options: object) => createRecordMapper('csv', HEADERS, { file: 'x.csv', ...options }).sourceKey!(row(cells))!.key;
+    const key = (options: object) =>
+      createRecordMapper('csv', HEADERS, { file: 'x.csv', ...options }).sourceKey!(row(cells))!.key;
     expect(key({ emptyAsNull: true })).not.toBe(key({}));
     expect(key({ emptyAsNull: true })).toBe(key({ nullToken: '' }));
   });
 
   it('is refused for JSON input, which says null itself', () => {
-    expect(() => createRecordMapper('ndjson', undefined, { file: 'x.ndjson', emptyAsNull: true })).toThrow(/--empty-as-null applies to CSV input only/);
+    expect(() => createRecordMapper('ndjson', undefined, { file: 'x.ndjson', emptyAsNull: true })).toThrow(
+      /--empty-as-null applies to CSV input only/,
+    );
   });
 });
 
@@ -56,9 +62,16 @@ describe('an export that ends mid-record', () => {
   });
 
   it('warns once read, and with holdUnterminated makes that record invalid instead of sending "Go"', async () => {
-    const path = files.write('cut.csv', 'memberId,isActive,createdAt,metadata.tier\nm1,true,2024-01-01,Gold\nm2,true,2024-01-01,Go');
+    const path = files.write(
+      'cut.csv',
+      'memberId,isActive,createdAt,metadata.tier\nm1,true,2024-01-01,Gold\nm2,true,2024-01-01,Go',
+    );
     const warnings: string[] = [];
-    const stream = await readCandidates({ path, onEndWarning: (message) => warnings.push(message), holdUnterminated: true });
+    const stream = await readCandidates({
+      path,
+      onEndWarning: (message) => warnings.push(message),
+      holdUnterminated: true,
+    });
     const candidates = [];
     for await (const candidate of stream.candidates) candidates.push(candidate);
     expect(candidates.map((c) => c.valid)).toEqual([true, false]);
@@ -69,7 +82,9 @@ describe('an export that ends mid-record', () => {
     // validate says the same (and still finds the record valid: it sends nothing)
     const events: { type: string; message?: string }[] = [];
     await validateFile({ path }, (event) => void events.push(event as { type: string; message?: string }));
-    expect(events.filter((e) => e.type === 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/line 3: the file ends without a line break/)]);
+    expect(events.filter((e) => e.type === 'warning').map((e) => e.message)).toEqual([
+      expect.stringMatching(/line 3: the file ends without a line break/),
+    ]);
   });
 
   it('warns about a header and no records', async () => {
@@ -77,7 +92,9 @@ describe('an export that ends mid-record', () => {
     const warnings: string[] = [];
     const stream = await readCandidates({ path, onEndWarning: (message) => warnings.push(message) });
     for await (const candidate of stream.candidates) expect(candidate).toBeUndefined();
-    expect(warnings).toEqual(['empty.csv line 1: a header and no records: nothing to import'.replace('empty.csv', path)]);
+    expect(warnings).toEqual([
+      'empty.csv line 1: a header and no records: nothing to import'.replace('empty.csv', path),
+    ]);
   });
 });
 

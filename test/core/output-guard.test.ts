@@ -4,12 +4,22 @@ import { outputGuard } from '../../src/core/import/output-guard.js';
 import type { ImportHooks } from '../../src/core/import/types.js';
 import { stateError } from '../../src/state/state-errors.js';
 
-const candidate = { record: 1, line: 2, memberId: 'm1', raw: {}, valid: true as const, item: { memberId: 'm1', isActive: true, createdAt: '2024-01-01T00:00:00Z' } };
+const candidate = {
+  record: 1,
+  line: 2,
+  memberId: 'm1',
+  raw: {},
+  valid: true as const,
+  item: { memberId: 'm1', isActive: true, createdAt: '2024-01-01T00:00:00Z' },
+};
 
 describe('outputGuard', () => {
   it('beforeSend (which writes the learned source hashes in batches): a full state stops the run and the member is sent', () => {
     const guard = outputGuard();
-    const full = stateError('night.state', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
+    const full = stateError(
+      'night.state',
+      Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
+    );
     const hooks: ImportHooks = {
       beforeSend: () => {
         throw full;

@@ -15,7 +15,11 @@ describe('subscribeDevice: the subscribe use case in one call', () => {
     let watching = 0;
     try {
       const report = await subscribeDevice(
-        { draft: { customerId: 'c 1', tokenHandle: ` <${APNS}> ` }, cleanToken: true, target: { baseUrl: server.url, token: 't', timeoutMs: 2000, retry } },
+        {
+          draft: { customerId: 'c 1', tokenHandle: ` <${APNS}> ` },
+          cleanToken: true,
+          target: { baseUrl: server.url, token: 't', timeoutMs: 2000, retry },
+        },
         {
           ask: async (draft) => (asked.push(draft), { ...draft, platform: 'ios', installationId: 'i1' }),
           watchStop: () => (watching++, () => watching--),
@@ -23,18 +27,32 @@ describe('subscribeDevice: the subscribe use case in one call', () => {
         (event) => events.push(event.type),
       );
       expect(asked).toEqual([{ customerId: 'c 1', tokenHandle: ` <${APNS}> ` }]);
-      expect(report).toMatchObject({ kind: 'subscribed', category: 'ok', customerId: 'c 1', installationId: 'i1', platform: 'Apns', retries: 1 });
+      expect(report).toMatchObject({
+        kind: 'subscribed',
+        category: 'ok',
+        customerId: 'c 1',
+        installationId: 'i1',
+        platform: 'Apns',
+        retries: 1,
+      });
       expect(events).toEqual(['cleaned-token', 'sending', 'retry']);
       expect(watching).toBe(0);
       expect(server.received.at(-1)).toMatchObject({ url: '/push/v1/customers/c%201/subscription' });
-      expect(JSON.parse(server.received.at(-1)!.body)).toEqual({ tokenHandle: APNS, platform: 'Apns', installationId: 'i1' });
+      expect(JSON.parse(server.received.at(-1)!.body)).toEqual({
+        tokenHandle: APNS,
+        platform: 'Apns',
+        installationId: 'i1',
+      });
     } finally {
       await server.close();
     }
   });
 
   it('a cancelled question sends nothing: category cancelled', async () => {
-    const report = await subscribeDevice({ draft: { customerId: 'c1' }, target: nowhere }, { ask: async () => 'cancelled' });
+    const report = await subscribeDevice(
+      { draft: { customerId: 'c1' }, target: nowhere },
+      { ask: async () => 'cancelled' },
+    );
     expect(report).toEqual({ kind: 'cancelled', category: 'cancelled' });
   });
 
@@ -59,7 +77,14 @@ describe('subscribeDevice: the subscribe use case in one call', () => {
     const server = await startScriptedServer([reply(401, { title: 'Unauthorized', status: 401 })]);
     const events: SubscribeEvent[] = [];
     try {
-      const report = await subscribeDevice({ draft: { customerId: 'c1', tokenHandle: APNS, platform: 'Fcm', installationId: 'i1' }, target: { ...nowhere, baseUrl: server.url } }, {}, (event) => events.push(event));
+      const report = await subscribeDevice(
+        {
+          draft: { customerId: 'c1', tokenHandle: APNS, platform: 'Fcm', installationId: 'i1' },
+          target: { ...nowhere, baseUrl: server.url },
+        },
+        {},
+        (event) => events.push(event),
+      );
       expect(report).toMatchObject({ kind: 'credentials', category: 'credentials', status: 401 });
       expect(events.map((event) => event.type)).toEqual(['warning', 'warning', 'sending']);
     } finally {

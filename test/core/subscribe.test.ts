@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkSubscription, cleanToken, normalizePlatform, sendSubscription, suggestPlatform, tokenWarnings, type SubscriptionDraft } from '../../src/core/subscribe/index.js';
+import {
+  checkSubscription,
+  cleanToken,
+  normalizePlatform,
+  sendSubscription,
+  suggestPlatform,
+  tokenWarnings,
+  type SubscriptionDraft,
+} from '../../src/core/subscribe/index.js';
 import { pushRetryPolicy } from '../../src/http/retry-policy.js';
 import { reply, startScriptedServer } from '../http/scripted-server.js';
 
@@ -8,11 +16,23 @@ const FCM = `dXk3R2pTQ0e:APA91b${'Hq3fK9xLmN2pQ7rS'.repeat(9)}`;
 
 describe('normalizePlatform', () => {
   it.each([
-    ['apns', 'Apns'], ['APNS', 'Apns'], [' Apns ', 'Apns'], ['fcmv1', 'FcmV1'], ['FCM_V1', 'FcmV1'], ['fcm-v1', 'FcmV1'],
-    ['Fcm V1', 'FcmV1'], ['fcm', 'Fcm'], ['HMS', 'Hms'], ['ios', 'Apns'], ['android', 'FcmV1'], ['huawei', 'Hms'],
+    ['apns', 'Apns'],
+    ['APNS', 'Apns'],
+    [' Apns ', 'Apns'],
+    ['fcmv1', 'FcmV1'],
+    ['FCM_V1', 'FcmV1'],
+    ['fcm-v1', 'FcmV1'],
+    ['Fcm V1', 'FcmV1'],
+    ['fcm', 'Fcm'],
+    ['HMS', 'Hms'],
+    ['ios', 'Apns'],
+    ['android', 'FcmV1'],
+    ['huawei', 'Hms'],
   ])('%s → %s', (typed, expected) => expect(normalizePlatform(typed)).toBe(expected));
 
-  it.each(['', 'gcm', 'fcmv2', 'windows', 'apn'])('rejects %j', (typed) => expect(normalizePlatform(typed)).toBeUndefined());
+  it.each(['', 'gcm', 'fcmv2', 'windows', 'apn'])('rejects %j', (typed) =>
+    expect(normalizePlatform(typed)).toBeUndefined(),
+  );
 });
 
 describe('cleanToken and tokenWarnings', () => {
@@ -59,7 +79,9 @@ describe('suggestPlatform', () => {
     else expect(suggestPlatform(typed)).toEqual(expected);
   });
 
-  it.each(['windows', 'x', '', 'blackberry'])('suggests nothing for %j', (typed) => expect(suggestPlatform(typed)).toBeUndefined());
+  it.each(['windows', 'x', '', 'blackberry'])('suggests nothing for %j', (typed) =>
+    expect(suggestPlatform(typed)).toBeUndefined(),
+  );
 });
 
 /** checkSubscription's result, asserted ready. */
@@ -73,11 +95,18 @@ describe('checkSubscription', () => {
   const draft = { customerId: 'c1', tokenHandle: APNS, platform: 'apns', installationId: 'i1' };
 
   it('normalizes into the request the API takes', () => {
-    expect(checkSubscription(draft)).toEqual({ kind: 'ready', customerId: 'c1', request: { tokenHandle: APNS, platform: 'Apns', installationId: 'i1' }, warnings: [] });
+    expect(checkSubscription(draft)).toEqual({
+      kind: 'ready',
+      customerId: 'c1',
+      request: { tokenHandle: APNS, platform: 'Apns', installationId: 'i1' },
+      warnings: [],
+    });
   });
 
   it('warns that Fcm is deprecated', () => {
-    expect(ready({ ...draft, tokenHandle: FCM, platform: 'FCM' }).warnings.join()).toContain('deprecated in favour of FcmV1');
+    expect(ready({ ...draft, tokenHandle: FCM, platform: 'FCM' }).warnings.join()).toContain(
+      'deprecated in favour of FcmV1',
+    );
   });
 
   it('with cleanToken sends the cleaned token and remembers what was typed', () => {
@@ -89,12 +118,20 @@ describe('checkSubscription', () => {
 
   it('bounds are checked on what is sent: a cleaned token of 255 passes even if typed longer', () => {
     const long = `<${'a'.repeat(255)}>`;
-    expect(checkSubscription({ ...draft, tokenHandle: long })).toEqual({ kind: 'invalid', problems: [{ field: 'tokenHandle', kind: 'too-long', length: 257, limit: 255 }] });
+    expect(checkSubscription({ ...draft, tokenHandle: long })).toEqual({
+      kind: 'invalid',
+      problems: [{ field: 'tokenHandle', kind: 'too-long', length: 257, limit: 255 }],
+    });
     expect(ready({ ...draft, tokenHandle: long }, { cleanToken: true }).request.tokenHandle).toHaveLength(255);
   });
 
   it('returns every problem at once, as data', () => {
-    const checked = checkSubscription({ customerId: '', tokenHandle: 'x'.repeat(256), platform: 'iso', installationId: 'y'.repeat(51) });
+    const checked = checkSubscription({
+      customerId: '',
+      tokenHandle: 'x'.repeat(256),
+      platform: 'iso',
+      installationId: 'y'.repeat(51),
+    });
     expect(checked).toEqual({
       kind: 'invalid',
       problems: [
@@ -115,7 +152,13 @@ describe('checkSubscription', () => {
 });
 
 describe('sendSubscription: why a subscription is not confirmed, from the cause as data', () => {
-  const prepared = () => ready({ customerId: 'c1', tokenHandle: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', platform: 'apns', installationId: 'i1' });
+  const prepared = () =>
+    ready({
+      customerId: 'c1',
+      tokenHandle: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6',
+      platform: 'apns',
+      installationId: 'i1',
+    });
   const retry = { ...pushRetryPolicy(), retries: 1, minDelayMs: 1, maxDelayMs: 2 };
 
   it('a server never reached (connection refused): not confirmed, and known to have stored nothing', async () => {
@@ -123,14 +166,21 @@ describe('sendSubscription: why a subscription is not confirmed, from the cause 
     await closed.close();
     const outcome = await sendSubscription({ baseUrl: closed.url, token: 't', timeoutMs: 2000, retry }, prepared());
     expect(outcome).toMatchObject({ kind: 'not-confirmed', retries: 1, reachedServer: false });
-    expect(outcome.kind === 'not-confirmed' && outcome.problem.detail).toMatch(/ECONNREFUSED.*; gave up after 1 retry$/);
+    expect(outcome.kind === 'not-confirmed' && outcome.problem.detail).toMatch(
+      /ECONNREFUSED.*; gave up after 1 retry$/,
+    );
   });
 
   it('a 503 every time: the status as the title, the retry count in words, and the server may have stored it', async () => {
     const server = await startScriptedServer([], reply(503, 'busy'));
     try {
       const outcome = await sendSubscription({ baseUrl: server.url, token: 't', timeoutMs: 2000, retry }, prepared());
-      expect(outcome).toMatchObject({ kind: 'not-confirmed', status: 503, reachedServer: true, problem: { title: 'HTTP 503', detail: 'busy (text/plain, 4 bytes); gave up after 1 retry' } });
+      expect(outcome).toMatchObject({
+        kind: 'not-confirmed',
+        status: 503,
+        reachedServer: true,
+        problem: { title: 'HTTP 503', detail: 'busy (text/plain, 4 bytes); gave up after 1 retry' },
+      });
     } finally {
       await server.close();
     }

@@ -26,13 +26,23 @@ describe('validateFile', () => {
   it('accounts for every record, streams each invalid one, keeps only a bounded sample and counts reasons', async () => {
     const path = await generated(3000);
     const seen: InvalidRecord[] = [];
-    const stats = await validateFile({ path, sampleSize: 5 }, (event) => void (event.type === 'invalid' && seen.push(event.invalid)));
+    const stats = await validateFile(
+      { path, sampleSize: 5 },
+      (event) => void (event.type === 'invalid' && seen.push(event.invalid)),
+    );
     const invalid = [...Array(3000).keys()].map((i) => i + 1).filter((i) => i % 3 === 0 || i % 5 === 0).length;
     expect(stats).toMatchObject({ file: path, format: 'csv', rows: 3000, valid: 3000 - invalid, invalid });
     expect(seen).toHaveLength(invalid);
     expect(seen.map((s) => s.record)).toEqual([...seen.map((s) => s.record)].sort((a, b) => a - b));
     expect(stats.sample).toHaveLength(5);
-    expect(stats.sample[0]).toEqual({ record: 3, line: 4, memberId: 'm-3', issues: [{ path: 'isActive', message: 'expected true/false, yes/no, y/n or 1/0, got "maybe"', rule: 'not a boolean' }] });
+    expect(stats.sample[0]).toEqual({
+      record: 3,
+      line: 4,
+      memberId: 'm-3',
+      issues: [
+        { path: 'isActive', message: 'expected true/false, yes/no, y/n or 1/0, got "maybe"', rule: 'not a boolean' },
+      ],
+    });
     expect(stats.reasons).toEqual([
       { reason: 'isActive: not a boolean', count: 1000 },
       { reason: 'email: longer than 256 characters', count: 600 },
@@ -44,13 +54,45 @@ describe('validateFile', () => {
     const output = join(dir, 'items.ndjson');
     const rejects = join(dir, 'rejects.ndjson');
     const stats = await validateFile({ path, outputPath: output, rejectsPath: rejects });
-    const items = (await readFile(output, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(items.map((i) => i.memberId)).toEqual(['m-1', 'm-2', 'm-4', 'm-7', 'm-8', 'm-11', 'm-13', 'm-14', 'm-16', 'm-17', 'm-19', 'm-22', 'm-23', 'm-26', 'm-28', 'm-29']);
-    expect(items[0]).toEqual({ memberId: 'm-1', email: 'm1@example.com', isActive: true, createdAt: '2024-05-01T00:00:00.000Z' });
-    const rejected = (await readFile(rejects, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const items = (await readFile(output, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(items.map((i) => i.memberId)).toEqual([
+      'm-1',
+      'm-2',
+      'm-4',
+      'm-7',
+      'm-8',
+      'm-11',
+      'm-13',
+      'm-14',
+      'm-16',
+      'm-17',
+      'm-19',
+      'm-22',
+      'm-23',
+      'm-26',
+      'm-28',
+      'm-29',
+    ]);
+    expect(items[0]).toEqual({
+      memberId: 'm-1',
+      email: 'm1@example.com',
+      isActive: true,
+      createdAt: '2024-05-01T00:00:00.000Z',
+    });
+    const rejected = (await readFile(rejects, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rejected).toHaveLength(stats.invalid);
     expect(rejected[0]).toEqual({
-      record: 3, line: 4, memberId: 'm-3', stage: 'invalid', reason: 'isActive: expected true/false, yes/no, y/n or 1/0, got "maybe"',
+      record: 3,
+      line: 4,
+      memberId: 'm-3',
+      stage: 'invalid',
+      reason: 'isActive: expected true/false, yes/no, y/n or 1/0, got "maybe"',
       input: { memberId: 'm-3', email: 'm3@example.com', isActive: 'maybe', createdAt: '2024-05-01' },
     });
     expect(stats.output).toEqual({ path: output, items: 16 });
@@ -76,10 +118,16 @@ describe('validateFile', () => {
 
   it('input that turns unreadable midway: the error is thrown, and what came before is flushed to --output and --rejects', async () => {
     const path = join(dir, 'cut.json');
-    await writeFile(path, '[{"memberId":"a","isActive":"yes","createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"b","isActive":true,"createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"c","isAct');
+    await writeFile(
+      path,
+      '[{"memberId":"a","isActive":"yes","createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"b","isActive":true,"createdAt":"2024-05-01T00:00:00Z"},\n{"memberId":"c","isAct',
+    );
     const output = join(dir, 'cut-items.ndjson');
     const rejects = join(dir, 'cut-rejects.ndjson');
-    await expect(validateFile({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({ category: 'usage', message: expect.stringContaining('line 3') });
+    await expect(validateFile({ path, outputPath: output, rejectsPath: rejects })).rejects.toMatchObject({
+      category: 'usage',
+      message: expect.stringContaining('line 3'),
+    });
     expect(JSON.parse(await readFile(output, 'utf8')).memberId).toBe('b');
     expect(JSON.parse(await readFile(rejects, 'utf8'))).toMatchObject({ record: 1, memberId: 'a', stage: 'invalid' });
   });
@@ -88,7 +136,10 @@ describe('validateFile', () => {
     const path = join(dir, 'extra.csv');
     await writeFile(path, 'memberId,isActive,createdAt,Shoe Size\nm-1,y,2024-05-01,44\n');
     const warnings: string[] = [];
-    const stats = await validateFile({ path, ignoreUnknownColumns: true }, (event) => void (event.type === 'warning' && warnings.push(event.message)));
+    const stats = await validateFile(
+      { path, ignoreUnknownColumns: true },
+      (event) => void (event.type === 'warning' && warnings.push(event.message)),
+    );
     expect(stats.valid).toBe(1);
     expect(warnings).toEqual([`${path}: ignoring unknown column "Shoe Size" (column 4)`]);
   });
@@ -99,21 +150,27 @@ describe('validateFile, random CSV files (property)', () => {
     const { default: fc } = await import('fast-check');
     const { csvLine } = await import('../../src/io/csv-line.js');
     const headers = ['memberId', 'email', 'isActive', 'createdAt', 'metadata.__proto__', 'customProperties.x'];
-    const cell = fc.oneof(fc.constantFrom('', 'yes', 'n', '2024-05-01', '2024-05-01T10:00:00Z', 'a,b', 'say "hi"', 'two\nlines'), fc.string({ maxLength: 20 }));
+    const cell = fc.oneof(
+      fc.constantFrom('', 'yes', 'n', '2024-05-01', '2024-05-01T10:00:00Z', 'a,b', 'say "hi"', 'two\nlines'),
+      fc.string({ maxLength: 20 }),
+    );
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(cell, { minLength: 6, maxLength: 6 }), { minLength: 1, maxLength: 40 }), async (rows) => {
-        // a row whose cells are all empty is a blank line, which readers skip: keep one cell non-empty
-        const data = rows.map((cells) => (cells.every((c) => c.trim() === '') ? ['m', ...cells.slice(1)] : cells));
-        const path = join(dir, `prop-${run}.csv`);
-        const output = join(dir, `prop-${run++}.ndjson`);
-        await writeFile(path, [headers, ...data].map((cells) => csvLine(cells, ',')).join('\n') + '\n');
-        const stats = await validateFile({ path, outputPath: output });
-        expect(stats.rows).toBe(data.length);
-        expect(stats.valid + stats.invalid).toBe(stats.rows);
-        const written = (await readFile(output, 'utf8')).split('\n').filter(Boolean);
-        expect(written).toHaveLength(stats.valid);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(cell, { minLength: 6, maxLength: 6 }), { minLength: 1, maxLength: 40 }),
+        async (rows) => {
+          // a row whose cells are all empty is a blank line, which readers skip: keep one cell non-empty
+          const data = rows.map((cells) => (cells.every((c) => c.trim() === '') ? ['m', ...cells.slice(1)] : cells));
+          const path = join(dir, `prop-${run}.csv`);
+          const output = join(dir, `prop-${run++}.ndjson`);
+          await writeFile(path, [headers, ...data].map((cells) => csvLine(cells, ',')).join('\n') + '\n');
+          const stats = await validateFile({ path, outputPath: output });
+          expect(stats.rows).toBe(data.length);
+          expect(stats.valid + stats.invalid).toBe(stats.rows);
+          const written = (await readFile(output, 'utf8')).split('\n').filter(Boolean);
+          expect(written).toHaveLength(stats.valid);
+        },
+      ),
       { numRuns: 25 },
     );
   });

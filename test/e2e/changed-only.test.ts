@@ -11,11 +11,25 @@ afterEach(async () => {
   box = undefined;
 });
 
-type Report = { rows: number; invalid: number; unchanged: number; importedCount: number; updatedCount: number; skipped: { memberId: string }[]; rejected: number; failed: number; requests: number };
-const sum = (r: Report) => r.invalid + r.unchanged + r.importedCount + r.updatedCount + r.skipped.length + r.rejected + r.failed;
+type Report = {
+  rows: number;
+  invalid: number;
+  unchanged: number;
+  importedCount: number;
+  updatedCount: number;
+  skipped: { memberId: string }[];
+  rejected: number;
+  failed: number;
+  requests: number;
+};
+const sum = (r: Report) =>
+  r.invalid + r.unchanged + r.importedCount + r.updatedCount + r.skipped.length + r.rejected + r.failed;
 
 function writeMembers(file: string, rows: Map<string, string>): void {
-  writeFileSync(file, `memberId,email,firstName,isActive,createdAt\n${[...rows].map(([id, email]) => `${id},${email},First ${id},true,2024-01-05T09:00:00Z`).join('\n')}\n`);
+  writeFileSync(
+    file,
+    `memberId,email,firstName,isActive,createdAt\n${[...rows].map(([id, email]) => `${id},${email},First ${id},true,2024-01-05T09:00:00Z`).join('\n')}\n`,
+  );
 }
 
 /** A sandbox, the CLI's environment for it, and where the test's CSV and state file go. */
@@ -39,7 +53,10 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     };
     const run = async (...extra: string[]) => {
       const before = applied();
-      const result = await runCli(['import', file, '--changed-only', '--state', state, '--json', '--batch-size', '10', ...extra], env);
+      const result = await runCli(
+        ['import', file, '--changed-only', '--state', state, '--json', '--batch-size', '10', ...extra],
+        env,
+      );
       const report = JSON.parse(result.stdout) as Report;
       expect(sum(report)).toBe(report.rows);
       return { code: result.code, report, sent: applied() - before, stderr: result.stderr };
@@ -92,7 +109,11 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     const human = await runCli(['state', 'show', '--state', state], env);
     expect(human.stdout).toMatch(/members\s+102/);
     const one = await runCli(['state', 'show', 'c50', '--state', state, '--json'], env);
-    expect(JSON.parse(one.stdout)).toMatchObject({ memberId: 'c50', known: true, hash: expect.stringMatching(/^[A-Za-z0-9+/]{22}$/) });
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      memberId: 'c50',
+      known: true,
+      hash: expect.stringMatching(/^[A-Za-z0-9+/]{22}$/),
+    });
     const unknown = await runCli(['state', 'show', 'nobody', '--state', state], env);
     expect(unknown.stdout).toContain('nobody: not in the state (its next row will be sent)');
 

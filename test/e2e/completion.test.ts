@@ -31,9 +31,16 @@ function saved(text: string, name: string): string {
 /** Runs the bash completion function as bash would for the words typed so far; returns COMPREPLY. */
 function bashComplete(file: string, words: string[]): string[] {
   const quoted = words.map((word) => `'${word}'`).join(' ');
-  const out = execFileSync('bash', ['-c', `source '${file}'; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _memberctl; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'bash',
+    [
+      '-c',
+      `source '${file}'; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _memberctl; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   return out.split('\n').filter(Boolean);
 }
 
@@ -42,7 +49,9 @@ describe('memberctl completion', () => {
     const file = saved(await script('bash'), 'memberctl.bash');
     execFileSync('bash', ['-n', file]);
     expect(bashComplete(file, ['memberctl', 'temp'])).toEqual(['template']);
-    expect(bashComplete(file, ['memberctl', ''])).toEqual(expect.arrayContaining(['import', 'validate', 'subscribe', 'config', 'completion']));
+    expect(bashComplete(file, ['memberctl', ''])).toEqual(
+      expect.arrayContaining(['import', 'validate', 'subscribe', 'config', 'completion']),
+    );
     expect(bashComplete(file, ['memberctl', 'config', ''])).toEqual(['show', 'check', 'profiles']);
     expect(bashComplete(file, ['memberctl', 'config', 'check', '--con'])).toEqual(['--connect-timeout']);
     expect(bashComplete(file, ['memberctl', 'template', '--format', ''])).toEqual(['csv', 'json']);
@@ -55,10 +64,17 @@ describe('memberctl completion', () => {
     const bin = mkdtempSync(join(tmpdir(), 'memberctl-bin-'));
     writeFileSync(join(bin, 'memberctl'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
     const { xdg } = configDir({ profiles: { staging: {}, prod: {}, 'prod-eu': {} } });
-    const out = execFileSync('bash', ['-c', `source '${file}'; COMP_WORDS=(memberctl import f.csv --profile pr); COMP_CWORD=4; _memberctl; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-      encoding: 'utf8',
-      env: { ...env, PATH: `${bin}:${process.env.PATH}`, XDG_CONFIG_HOME: xdg },
-    });
+    const out = execFileSync(
+      'bash',
+      [
+        '-c',
+        `source '${file}'; COMP_WORDS=(memberctl import f.csv --profile pr); COMP_CWORD=4; _memberctl; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...env, PATH: `${bin}:${process.env.PATH}`, XDG_CONFIG_HOME: xdg },
+      },
+    );
     expect(out.split('\n').filter(Boolean).sort()).toEqual(['prod', 'prod-eu']);
   });
 
@@ -83,18 +99,28 @@ describe('memberctl completion', () => {
   it('fish: passes fish -n and completes sub-commands and choices', async (context) => {
     const text = await script('fish');
     expect(text).toMatch(/^complete -c memberctl -f -n '.*' -a template -d 'write an import file/m);
-    expect(text).toContain("complete -c memberctl -n '__fish_seen_subcommand_from template' -l format -x -a 'csv json'");
+    expect(text).toContain(
+      "complete -c memberctl -n '__fish_seen_subcommand_from template' -l format -x -a 'csv json'",
+    );
     if (!hasShell('fish')) context.skip();
     const file = saved(text, 'memberctl.fish');
     execFileSync('fish', ['-n', file]);
-    const offered = execFileSync('fish', ['-c', `source '${file}'; complete -C 'memberctl config '`], { encoding: 'utf8' });
-    expect(offered.split('\n').map((line) => line.split('\t')[0]).filter(Boolean).sort()).toEqual(['check', 'profiles', 'show']);
+    const offered = execFileSync('fish', ['-c', `source '${file}'; complete -C 'memberctl config '`], {
+      encoding: 'utf8',
+    });
+    expect(
+      offered
+        .split('\n')
+        .map((line) => line.split('\t')[0])
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['check', 'profiles', 'show']);
   });
 
   it('refuses an unknown shell, naming the ones it knows', async () => {
     const { code, stderr } = await runCli(['completion', 'powershell'], env);
     expect(code).toBe(2);
-    expect(stderr).toContain("Allowed choices are bash, zsh, fish");
+    expect(stderr).toContain('Allowed choices are bash, zsh, fish');
   });
 });
 
@@ -103,7 +129,12 @@ describe('help that teaches', () => {
 
   it('every command shows two or three examples in --help', async () => {
     const missing = paths
-      .map((path) => ({ path, examples: helpOf(path).split('\n').filter((line) => /^\s+\$ .*memberctl /.test(line)).length }))
+      .map((path) => ({
+        path,
+        examples: helpOf(path)
+          .split('\n')
+          .filter((line) => /^\s+\$ .*memberctl /.test(line)).length,
+      }))
       .filter(({ examples }) => examples < 2)
       .map(({ path, examples }) => `memberctl ${path.join(' ')} (${examples} examples)`);
     expect(missing).toEqual([]);
@@ -116,7 +147,10 @@ describe('help that teaches', () => {
   it('suggests the closest flag, for sub-commands and global flags too', { timeout: 120_000 }, async () => {
     const cases: [string[], string][] = [
       [['template', '--formt', 'csv'], "error: unknown option '--formt'\n(Did you mean --format?)"],
-      [['config', 'check', '--conect-timeout', '5'], "error: unknown option '--conect-timeout'\n(Did you mean --connect-timeout?)"],
+      [
+        ['config', 'check', '--conect-timeout', '5'],
+        "error: unknown option '--conect-timeout'\n(Did you mean --connect-timeout?)",
+      ],
       [['config', 'show', '--profle', 'x'], "error: unknown option '--profle'\n(Did you mean --profile?)"],
       [['tempalte'], "error: unknown command 'tempalte'\n(Did you mean template?)"],
       [['config', 'chek'], "error: unknown command 'chek'\n(Did you mean check?)"],

@@ -41,22 +41,34 @@ async function closedPort(): Promise<number> {
 }
 
 function profileEnv(profile: Record<string, unknown>, token: string, mode = 0o600) {
-  const { xdg } = configDir({ defaultProfile: 'staging', profiles: { staging: { tokenFile: 'staging.token', ...profile } } }, {
-    'staging.token': { text: token, mode },
-  });
+  const { xdg } = configDir(
+    { defaultProfile: 'staging', profiles: { staging: { tokenFile: 'staging.token', ...profile } } },
+    {
+      'staging.token': { text: token, mode },
+    },
+  );
   return isolatedEnv({ XDG_CONFIG_HOME: xdg });
 }
 
 describe('config show', () => {
   it('shows each setting with its source: flag > env > profile > default', async () => {
-    const env = profileEnv({ baseUrl: 'https://staging.example.com', batchSize: 200, concurrency: 2, retries: 9 }, GOOD);
+    const env = profileEnv(
+      { baseUrl: 'https://staging.example.com', batchSize: 200, concurrency: 2, retries: 9 },
+      GOOD,
+    );
     env.MEMBERCTL_CONCURRENCY = '8';
     env.MEMBERCTL_RETRIES = '1';
-    const { code, stdout, stderr } = await runCli(['config', 'show', '--json', '--base-url', 'https://flag.example.com'], env);
+    const { code, stdout, stderr } = await runCli(
+      ['config', 'show', '--json', '--base-url', 'https://flag.example.com'],
+      env,
+    );
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const shown = JSON.parse(stdout);
-    expect(shown.profile).toEqual({ name: 'staging', source: expect.stringMatching(/^defaultProfile in .*config\.json$/) });
+    expect(shown.profile).toEqual({
+      name: 'staging',
+      source: expect.stringMatching(/^defaultProfile in .*config\.json$/),
+    });
     expect(shown.settings.baseUrl).toEqual({ value: 'https://flag.example.com', source: 'flag --base-url' });
     expect(shown.settings.concurrency).toEqual({ value: 8, source: 'env MEMBERCTL_CONCURRENCY' });
     expect(shown.settings.batchSize).toEqual({ value: 200, source: 'profile staging' });
@@ -79,7 +91,11 @@ describe('config show', () => {
   it('honours the global --no-color (and NO_COLOR) even when color is forced', async () => {
     const colored = await runCli(['config', 'show'], isolatedEnv({ FORCE_COLOR: '1' }));
     expect(colored.stdout).toContain('\u001b[');
-    for (const [args, extra] of [[['config', 'show', '--no-color'], {}], [['--no-color', 'config', 'show'], {}], [['config', 'show'], { NO_COLOR: '1' }]] as const) {
+    for (const [args, extra] of [
+      [['config', 'show', '--no-color'], {}],
+      [['--no-color', 'config', 'show'], {}],
+      [['config', 'show'], { NO_COLOR: '1' }],
+    ] as const) {
       const plain = await runCli([...args], isolatedEnv({ FORCE_COLOR: '1', ...extra }));
       expect(plain.code).toBe(0);
       expect(plain.stdout).not.toContain('\u001b[');
@@ -96,17 +112,28 @@ describe('config show', () => {
   });
 
   it('lists the profiles, the default one marked', async () => {
-    const { xdg } = configDir({ defaultProfile: 'prod', profiles: { staging: { baseUrl: 'https://staging.example.com' }, prod: { description: 'the real thing' } } });
+    const { xdg } = configDir({
+      defaultProfile: 'prod',
+      profiles: { staging: { baseUrl: 'https://staging.example.com' }, prod: { description: 'the real thing' } },
+    });
     const env = isolatedEnv({ XDG_CONFIG_HOME: xdg });
     const listed = await runCli(['config', 'profiles'], env);
-    expect(listed.stdout.split('\n').filter(Boolean)).toEqual(['  staging   https://staging.example.com', '* prod      the real thing']);
+    expect(listed.stdout.split('\n').filter(Boolean)).toEqual([
+      '  staging   https://staging.example.com',
+      '* prod      the real thing',
+    ]);
     expect((await runCli(['config', 'profiles', '--names'], env)).stdout).toBe('staging\nprod\n');
-    expect((await runCli(['config', 'profiles'], isolatedEnv())).stdout).toMatch(/^no profiles: no config file at .*config\.json/);
+    expect((await runCli(['config', 'profiles'], isolatedEnv())).stdout).toMatch(
+      /^no profiles: no config file at .*config\.json/,
+    );
   });
 
   it('refuses an unknown profile with exit 2 and lists the known ones', async () => {
     const { xdg } = configDir({ profiles: { staging: {}, prod: {} } });
-    const { code, stderr } = await runCli(['--profile', 'prd', 'config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    const { code, stderr } = await runCli(
+      ['--profile', 'prd', 'config', 'show'],
+      isolatedEnv({ XDG_CONFIG_HOME: xdg }),
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('error: unknown profile "prd" (from flag --profile)');
     expect(stderr).toContain('did you mean "prod"?');
@@ -118,7 +145,9 @@ describe('config show', () => {
     const { code, stderr, stdout } = await runCli(['config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toContain(`error: config file ${configPath}: profiles.staging.concurency: unknown key (did you mean "concurrency"?)`);
+    expect(stderr).toContain(
+      `error: config file ${configPath}: profiles.staging.concurency: unknown key (did you mean "concurrency"?)`,
+    );
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
@@ -135,7 +164,10 @@ describe('config show', () => {
     const { configPath } = configDir({ profiles: { ci: { batchSize: 7 } }, defaultProfile: 'ci' });
     const shown = await runCli(['config', 'show', '--json'], isolatedEnv({ MEMBERCTL_CONFIG: configPath }));
     expect(JSON.parse(shown.stdout).settings.batchSize).toEqual({ value: 7, source: 'profile ci' });
-    const missing = await runCli(['config', 'show'], isolatedEnv({ MEMBERCTL_CONFIG: join(configPath, '..', 'nope.json') }));
+    const missing = await runCli(
+      ['config', 'show'],
+      isolatedEnv({ MEMBERCTL_CONFIG: join(configPath, '..', 'nope.json') }),
+    );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/config file .*nope\.json: cannot read it \(ENOENT\)/);
   });
@@ -147,10 +179,14 @@ describe('config check', () => {
     const { code, stdout } = await runCli(['config', 'check'], profileEnv({ baseUrl }, GOOD));
     expect(stdout).toContain('TCP connection to 127.0.0.1');
     expect(stdout).toMatch(/member token for subject import-bot valid until/);
-    expect(stdout).toContain('member token accepted by the import endpoint (HTTP 400 to an empty batch; nothing written)');
+    expect(stdout).toContain(
+      'member token accepted by the import endpoint (HTTP 400 to an empty batch; nothing written)',
+    );
     expect(stdout).toMatch(/verdict: ready, with 1 warning \(exit 0\)/); // the push token is not set
     expect(code).toBe(0);
-    expect(sandbox.requests()).toEqual([expect.objectContaining({ endpoint: 'POST /member/v1/members/import', status: 400, items: 0 })]);
+    expect(sandbox.requests()).toEqual([
+      expect.objectContaining({ endpoint: 'POST /member/v1/members/import', status: 400, items: 0 }),
+    ]);
     expect(sandbox.memberCount()).toBe(0);
     expect(stdout).not.toContain(GOOD);
   });
@@ -168,9 +204,14 @@ describe('config check', () => {
   });
 
   it('warns when the token expires within a day, and when its file is readable by others', async () => {
-    const { code, stdout } = await runCli(['config', 'check', '--json', '--no-probe'], profileEnv({ baseUrl }, EXPIRING, 0o644));
+    const { code, stdout } = await runCli(
+      ['config', 'check', '--json', '--no-probe'],
+      profileEnv({ baseUrl }, EXPIRING, 0o644),
+    );
     expect(code).toBe(0);
-    const warnings = JSON.parse(stdout).checks.filter((c: { status: string }) => c.status === 'warn').map((c: { message: string }) => c.message);
+    const warnings = JSON.parse(stdout)
+      .checks.filter((c: { status: string }) => c.status === 'warn')
+      .map((c: { message: string }) => c.message);
     expect(warnings).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^member token for subject import-bot expires in \d+ minutes/),
@@ -180,7 +221,10 @@ describe('config check', () => {
   });
 
   it('fails with exit 5 when the server refuses the token', async () => {
-    const { code, stdout } = await runCli(['config', 'check'], isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl, MEMBERCTL_TOKEN: REVOKED }));
+    const { code, stdout } = await runCli(
+      ['config', 'check'],
+      isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl, MEMBERCTL_TOKEN: REVOKED }),
+    );
     expect(code).toBe(5);
     expect(stdout).toContain('FAIL  member token refused by the server (HTTP 401)');
     expect(stdout).not.toContain(REVOKED);
@@ -188,7 +232,10 @@ describe('config check', () => {
 
   it('fails with exit 4 when the port is closed', async () => {
     const port = await closedPort();
-    const { code, stdout } = await runCli(['config', 'check'], profileEnv({ baseUrl: `http://127.0.0.1:${port}` }, GOOD));
+    const { code, stdout } = await runCli(
+      ['config', 'check'],
+      profileEnv({ baseUrl: `http://127.0.0.1:${port}` }, GOOD),
+    );
     expect(code).toBe(4);
     expect(stdout).toContain(`FAIL  cannot connect to 127.0.0.1 port ${port} (ECONNREFUSED)`);
     expect(stdout).toMatch(/verdict: not ready: cannot connect .* \(exit 4\)/);
@@ -205,19 +252,28 @@ describe('config check', () => {
     const none = await runCli(['config', 'check'], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
     expect(none.code).toBe(2);
     expect(none.stdout).toContain('FAIL  no base URL');
-    const insecure = await runCli(['config', 'check', '--base-url', 'http://api.example.com'], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+    const insecure = await runCli(
+      ['config', 'check', '--base-url', 'http://api.example.com'],
+      isolatedEnv({ MEMBERCTL_TOKEN: GOOD }),
+    );
     expect(insecure.code).toBe(2);
     expect(insecure.stdout).toContain('refusing to send a bearer token over plain http:// to api.example.com');
   });
 
   it('fails with exit 2 when the base URL has no import endpoint (wrong path prefix)', async () => {
-    const { code, stdout } = await runCli(['config', 'check', '--base-url', `${baseUrl}/wrong/`], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+    const { code, stdout } = await runCli(
+      ['config', 'check', '--base-url', `${baseUrl}/wrong/`],
+      isolatedEnv({ MEMBERCTL_TOKEN: GOOD }),
+    );
     expect(code).toBe(2);
     expect(stdout).toContain('no import endpoint under');
   });
 
   it('fails with exit 5 when no token is set at all', async () => {
-    const { code, stdout } = await runCli(['config', 'check', '--no-probe'], isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl }));
+    const { code, stdout } = await runCli(
+      ['config', 'check', '--no-probe'],
+      isolatedEnv({ MEMBERCTL_BASE_URL: baseUrl }),
+    );
     expect(code).toBe(5);
     expect(stdout).toContain('FAIL  no token at all');
   });
@@ -226,31 +282,62 @@ describe('config check', () => {
 describe('config check over TLS', () => {
   const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 
-  it.skipIf(!hasOpenssl)('fails with exit 4 on an untrusted certificate, and passes once the CA is trusted', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memberctl-tls-'));
-    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"name":"ValidationError","message":"empty"}'));
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const untrusted = await runCli(['config', 'check', '--base-url', url], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
-      expect(untrusted.stdout).toContain('ok    TCP connection to 127.0.0.1');
-      expect(untrusted.stdout).toMatch(/FAIL  TLS handshake with 127\.0\.0\.1 failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\)/);
-      expect(untrusted.code).toBe(4);
+  it.skipIf(!hasOpenssl)(
+    'fails with exit 4 on an untrusted certificate, and passes once the CA is trusted',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'memberctl-tls-'));
+      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '2',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
+      const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+        req.resume();
+        req.on('end', () =>
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end('{"name":"ValidationError","message":"empty"}'),
+        );
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const untrusted = await runCli(['config', 'check', '--base-url', url], isolatedEnv({ MEMBERCTL_TOKEN: GOOD }));
+        expect(untrusted.stdout).toContain('ok    TCP connection to 127.0.0.1');
+        expect(untrusted.stdout).toMatch(
+          /FAIL  TLS handshake with 127\.0\.0\.1 failed \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\)/,
+        );
+        expect(untrusted.code).toBe(4);
 
-      const trusted = await runCli(['config', 'check', '--base-url', url], isolatedEnv({ MEMBERCTL_TOKEN: GOOD, NODE_EXTRA_CA_CERTS: cert }));
-      expect(trusted.stdout).toMatch(/ok    TLS TLSv1\.[23] handshake ok; certificate for 127\.0\.0\.1 valid until/);
-      expect(trusted.stdout).toContain('member token accepted by the import endpoint (HTTP 400');
-      expect(trusted.code).toBe(0);
-    } finally {
-      server.close();
-      server.closeAllConnections();
-    }
-  });
+        const trusted = await runCli(
+          ['config', 'check', '--base-url', url],
+          isolatedEnv({ MEMBERCTL_TOKEN: GOOD, NODE_EXTRA_CA_CERTS: cert }),
+        );
+        expect(trusted.stdout).toMatch(/ok    TLS TLSv1\.[23] handshake ok; certificate for 127\.0\.0\.1 valid until/);
+        expect(trusted.stdout).toContain('member token accepted by the import endpoint (HTTP 400');
+        expect(trusted.code).toBe(0);
+      } finally {
+        server.close();
+        server.closeAllConnections();
+      }
+    },
+  );
 });

@@ -14,11 +14,14 @@ const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const MARKER = join(dir, 'worker-marker.mjs');
-writeFileSync(MARKER, [
-  "import { isMainThread } from 'node:worker_threads';",
-  "import { appendFileSync } from 'node:fs';",
-  "if (!isMainThread) appendFileSync(process.env.WORKER_MARK, 'worker\\n');",
-].join('\n'));
+writeFileSync(
+  MARKER,
+  [
+    "import { isMainThread } from 'node:worker_threads';",
+    "import { appendFileSync } from 'node:fs';",
+    "if (!isMainThread) appendFileSync(process.env.WORKER_MARK, 'worker\\n');",
+  ].join('\n'),
+);
 
 const row = (r: number, name = `Name${r}`) => `m${r},m${r}@example.com,${name},true,2024-01-05T09:00:00Z`;
 const file = (name: string, content: string | Buffer): string => {
@@ -28,32 +31,111 @@ const file = (name: string, content: string | Buffer): string => {
 };
 
 /** One UTF-8 file with most of what a CSV can hold: a BOM, every line end, quotes, blank lines, bad rows, no final line break. */
-const tricky = file('tricky.csv', Buffer.concat([
-  Buffer.from(`\ufeff${HEADER}\r\n${row(1)}\r\n${row(2)}\r${row(3)}\n`),
-  Buffer.from(`m4,m4@example.com,"Quoted ""name""\r\nwith a line, and a comma",true,2024-01-05T09:00:00Z\n\n   \n\t\n`),
-  Buffer.from(`${row(5, 'Ren\u00e9 \u{1F600} \u{10FFFF}')}\r\nm6,not-an-email,N6,maybe,2024-13-45\nm7,short\n${row(8)},extra\n`),
-  Buffer.from(`${row(9, 'Nul\u0000byte')}\nm10,m10@example.com,Bad`), Buffer.from([0xff, 0xfe]), Buffer.from(`,true,2024-01-05T09:00:00Z\n`),
-  Buffer.from(`m11,m11@example.com,"A\nB`), Buffer.from([0xc3]), Buffer.from(`\nC",true,2024-01-05T09:00:00Z\n`),
-  Buffer.from(`m12,m12@example.com,Zo\u00eb,true,2024-01-05T09:00:00Z\n`), Buffer.from(`${row(13, 'Zo\u00eb')}\n`, 'latin1'),
-  Buffer.from(`\n${row(14)}\r\n${row(15)}`),
-]));
-const rows = (count: number, name = (r: number) => `Name${r}`) => Array.from({ length: count }, (_, i) => row(i + 1, name(i + 1)));
+const tricky = file(
+  'tricky.csv',
+  Buffer.concat([
+    Buffer.from(`\ufeff${HEADER}\r\n${row(1)}\r\n${row(2)}\r${row(3)}\n`),
+    Buffer.from(
+      `m4,m4@example.com,"Quoted ""name""\r\nwith a line, and a comma",true,2024-01-05T09:00:00Z\n\n   \n\t\n`,
+    ),
+    Buffer.from(
+      `${row(5, 'Ren\u00e9 \u{1F600} \u{10FFFF}')}\r\nm6,not-an-email,N6,maybe,2024-13-45\nm7,short\n${row(8)},extra\n`,
+    ),
+    Buffer.from(`${row(9, 'Nul\u0000byte')}\nm10,m10@example.com,Bad`),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(`,true,2024-01-05T09:00:00Z\n`),
+    Buffer.from(`m11,m11@example.com,"A\nB`),
+    Buffer.from([0xc3]),
+    Buffer.from(`\nC",true,2024-01-05T09:00:00Z\n`),
+    Buffer.from(`m12,m12@example.com,Zo\u00eb,true,2024-01-05T09:00:00Z\n`),
+    Buffer.from(`${row(13, 'Zo\u00eb')}\n`, 'latin1'),
+    Buffer.from(`\n${row(14)}\r\n${row(15)}`),
+  ]),
+);
+const rows = (count: number, name = (r: number) => `Name${r}`) =>
+  Array.from({ length: count }, (_, i) => row(i + 1, name(i + 1)));
 
 const cases: Array<{ name: string; args: string[]; code: number }> = [
   { name: 'every line end, quotes, blank lines, bad rows and bytes', args: [tricky], code: 3 },
   { name: 'a shard of it, limited', args: [tricky, '--shard', '1/2', '--limit', '9'], code: 3 },
-  { name: '--encoding windows-1252', args: [file('cp1252.csv', Buffer.from([HEADER, ...rows(6, (r) => `Jos\u00e9 ${r} \u00e6`)].join('\r\n'), 'latin1')), '--encoding', 'windows-1252'], code: 0 },
-  { name: 'UTF-16LE with a BOM', args: [file('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${[HEADER, ...rows(5, () => '\u00c5sa \u{1F600}')].join('\r\n')}\r\n`, 'utf16le')]))], code: 0 },
-  { name: 'lone CR line ends with a bad byte three rows down', args: [file('mac.csv', Buffer.concat([Buffer.from(`${HEADER}\r${row(1)}\r${row(2)}\rm3,m3@example.com,X`), Buffer.from([0xe9]), Buffer.from(`,true,2024-01-05T09:00:00Z\r${row(4)}\r`)]))], code: 3 },
+  {
+    name: '--encoding windows-1252',
+    args: [
+      file('cp1252.csv', Buffer.from([HEADER, ...rows(6, (r) => `Jos\u00e9 ${r} \u00e6`)].join('\r\n'), 'latin1')),
+      '--encoding',
+      'windows-1252',
+    ],
+    code: 0,
+  },
+  {
+    name: 'UTF-16LE with a BOM',
+    args: [
+      file(
+        'utf16.csv',
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(`${[HEADER, ...rows(5, () => '\u00c5sa \u{1F600}')].join('\r\n')}\r\n`, 'utf16le'),
+        ]),
+      ),
+    ],
+    code: 0,
+  },
+  {
+    name: 'lone CR line ends with a bad byte three rows down',
+    args: [
+      file(
+        'mac.csv',
+        Buffer.concat([
+          Buffer.from(`${HEADER}\r${row(1)}\r${row(2)}\rm3,m3@example.com,X`),
+          Buffer.from([0xe9]),
+          Buffer.from(`,true,2024-01-05T09:00:00Z\r${row(4)}\r`),
+        ]),
+      ),
+    ],
+    code: 3,
+  },
   {
     // the worker reads further ahead than the main thread: what the not-UTF-8 warning says ("is not UTF-8" or
     // "mixes UTF-8 with another encoding") depends on the records read, not on bytes read ahead of --limit
     name: '--limit before the UTF-8 text of a file that mixes encodings',
-    args: [file('mixed-late.csv', Buffer.concat([Buffer.from(`${HEADER}\n`), Buffer.from(`${row(1, 'Ren\u00e9')}\n`, 'latin1'), Buffer.from(`${rows(4000).slice(1).join('\n')}\n${row(4001, 'Zo\u00eb')}\n`)])), '--limit', '5'],
+    args: [
+      file(
+        'mixed-late.csv',
+        Buffer.concat([
+          Buffer.from(`${HEADER}\n`),
+          Buffer.from(`${row(1, 'Ren\u00e9')}\n`, 'latin1'),
+          Buffer.from(`${rows(4000).slice(1).join('\n')}\n${row(4001, 'Zo\u00eb')}\n`),
+        ]),
+      ),
+      '--limit',
+      '5',
+    ],
     code: 3,
   },
-  { name: 'a quote never closed near the end', args: [file('unclosed.csv', `${[HEADER, ...rows(8)].join('\n')}\nm9,m9@example.com,"oops,true,2024-01-05T09:00:00Z\n${row(10)}\n`)], code: 2 },
-  { name: 'a header that is not UTF-8', args: [file('bad-header.csv', Buffer.concat([Buffer.from('memberId,email,first'), Buffer.from([0xe9]), Buffer.from(`,isActive,createdAt\n${row(1)}\n`)]))], code: 2 },
+  {
+    name: 'a quote never closed near the end',
+    args: [
+      file(
+        'unclosed.csv',
+        `${[HEADER, ...rows(8)].join('\n')}\nm9,m9@example.com,"oops,true,2024-01-05T09:00:00Z\n${row(10)}\n`,
+      ),
+    ],
+    code: 2,
+  },
+  {
+    name: 'a header that is not UTF-8',
+    args: [
+      file(
+        'bad-header.csv',
+        Buffer.concat([
+          Buffer.from('memberId,email,first'),
+          Buffer.from([0xe9]),
+          Buffer.from(`,isActive,createdAt\n${row(1)}\n`),
+        ]),
+      ),
+    ],
+    code: 2,
+  },
 ];
 
 interface Outcome {
@@ -70,7 +152,11 @@ function importWith(mode: 'always' | 'never', name: string, args: string[]): Pro
   mkdirSync(cwd, { recursive: true });
   const mark = join(cwd, 'workers');
   const env = isolatedEnv({ MEMBERCTL_CSV_WORKER: mode, NODE_OPTIONS: `--import ${MARKER}`, WORKER_MARK: mark });
-  const child = spawn(process.execPath, [CLI, 'import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', 'rejects.ndjson'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', 'rejects.ndjson'],
+    { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -108,23 +194,34 @@ describe('a CSV parsed in the worker thread gives what the main thread gives', (
 
   it('a worker that fails is one error naming the way out (parsing on the main thread), exit 1, no hang', async () => {
     const failing = join(dir, 'failing-worker.mjs');
-    writeFileSync(failing, "import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) throw new Error('no worker today');\n");
+    writeFileSync(
+      failing,
+      "import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) throw new Error('no worker today');\n",
+    );
     const env = isolatedEnv({ MEMBERCTL_CSV_WORKER: 'always', NODE_OPTIONS: `--import ${failing}` });
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, 'import', tricky, '--sandbox', '--no-journal'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'import', tricky, '--sandbox', '--no-journal'], {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       child.on('close', (code) => resolve({ code, stderr }));
     });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/the CSV parsing worker failed: no worker today; MEMBERCTL_CSV_WORKER=never parses on the main thread/);
+    expect(r.stderr).toMatch(
+      /the CSV parsing worker failed: no worker today; MEMBERCTL_CSV_WORKER=never parses on the main thread/,
+    );
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('the tricky file: every record in one bucket, the bad ones in the rejects file with their lines', async () => {
     const { report, rejects } = await importWith('always', 'buckets', [tricky]);
     expect(report).toMatchObject({ rows: 15, invalid: 6, importedCount: 9, rejected: 0, failed: 0 });
-    const lines = rejects!.trim().split('\n').map((line) => (JSON.parse(line) as { line: number }).line);
+    const lines = rejects!
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { line: number }).line);
     // m6 (bad values), m7 and m8 (other widths), m10 and m11 (not UTF-8), m13 (latin1)
     expect(lines).toEqual([11, 12, 13, 15, 16, 20]);
   });

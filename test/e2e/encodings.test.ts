@@ -12,7 +12,8 @@ const env = isolatedEnv();
 /** Excel's "CSV" on Windows: windows-1252. Rows 2, 4 and 6 hold an accent; the others are plain ASCII. */
 function excelCsv(name: string, extra = ''): { path: string; offset: number } {
   const lines = [HEADER];
-  for (let r = 1; r <= 6; r++) lines.push(`m${r},m${r}@example.com,${r % 2 === 0 ? 'Ren\u00e9' : 'Rene'}${r},true,2024-01-05T09:00:00Z`);
+  for (let r = 1; r <= 6; r++)
+    lines.push(`m${r},m${r}@example.com,${r % 2 === 0 ? 'Ren\u00e9' : 'Rene'}${r},true,2024-01-05T09:00:00Z`);
   const text = `${lines.join('\n')}\n${extra}`;
   const path = join(dir, name);
   writeFileSync(path, iconv.encode(text, 'windows-1252'));
@@ -29,7 +30,13 @@ describe('input that is not UTF-8, read without --encoding', () => {
     expect(r.stdout).toContain(`${path}: 6 records, 3 valid, 3 invalid`);
     expect(count(`${r.stdout}${r.stderr}`, '--encoding windows-1252')).toBe(1);
     const warning = r.stderr.split('\n').filter((line) => line.includes('--encoding'));
-    expect(warning).toEqual([expect.stringMatching(new RegExp(`^warning: ${path} is not UTF-8: line 3 has byte 0xE9 at byte offset ${offset} \\(the first of 3 records`))]);
+    expect(warning).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^warning: ${path} is not UTF-8: line 3 has byte 0xE9 at byte offset ${offset} \\(the first of 3 records`,
+        ),
+      ),
+    ]);
     const json = JSON.parse((await runCli(['validate', path, '--json'], env)).stdout);
     expect(json).toMatchObject({ rows: 6, valid: 3, invalid: 3, reasons: [{ reason: 'not valid UTF-8', count: 3 }] });
     expect(json.invalidRecords.map((i: { line: number }) => i.line)).toEqual([3, 5, 7]);
@@ -55,7 +62,14 @@ describe('input that is not UTF-8, read without --encoding', () => {
 
   it('a file that mixes UTF-8 and another encoding is named so, without an --encoding that would garble its UTF-8', async () => {
     const { path } = excelCsv('mixed.csv');
-    writeFileSync(path, Buffer.concat([iconv.encode(`${HEADER}\n`, 'utf8'), Buffer.from('m0,m0@example.com,Zo\u00eb,true,2024-01-05T09:00:00Z\n'), iconv.encode('m1,m1@example.com,Ren\u00e9,true,2024-01-05T09:00:00Z\n', 'windows-1252')]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        iconv.encode(`${HEADER}\n`, 'utf8'),
+        Buffer.from('m0,m0@example.com,Zo\u00eb,true,2024-01-05T09:00:00Z\n'),
+        iconv.encode('m1,m1@example.com,Ren\u00e9,true,2024-01-05T09:00:00Z\n', 'windows-1252'),
+      ]),
+    );
     const r = await runCli(['validate', path], env);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/mixes UTF-8 with another encoding/);
@@ -71,23 +85,32 @@ describe('the rejects CSV is fed back as it is', () => {
     ['utf-16le with a BOM', iconv.encode(TEXT, 'utf-16le', { addBOM: true }), [], [0xff, 0xfe], true],
     ['utf-16be without a BOM', iconv.encode(TEXT, 'utf-16be'), ['--encoding', 'utf-16be'], [0xfe, 0xff], true],
     ['windows-1252', iconv.encode(TEXT, 'windows-1252'), ['--encoding', 'windows-1252'], [0x6d], false],
-    ['utf-8 with a BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT)]), [], [0xef, 0xbb, 0xbf], true],
+    [
+      'utf-8 with a BOM',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT)]),
+      [],
+      [0xef, 0xbb, 0xbf],
+      true,
+    ],
     ['utf-8', Buffer.from(TEXT), [], [0x6d], true],
   ];
-  it.each(cases)('%s: read again with the flags that read the input (and, for Unicode, with none)', async (name, bytes, flags, head, unflagged) => {
-    const input = join(dir, `${name.replace(/\W+/g, '-')}.csv`);
-    writeFileSync(input, bytes);
-    const rejects = join(dir, `${name.replace(/\W+/g, '-')}-rejects.csv`);
-    expect((await runCli(['validate', input, ...flags, '--rejects', rejects], env)).code).toBe(3);
-    const { readFileSync } = await import('node:fs');
-    expect([...readFileSync(rejects).subarray(0, head.length)]).toEqual(head);
-    for (const again of unflagged ? [flags, []] : [flags]) {
-      const r = await runCli(['validate', rejects, ...again, '--json'], env);
-      expect(r.stderr, `${name} ${again.join(' ')}`).toBe('');
-      const json = JSON.parse(r.stdout);
-      expect(json).toMatchObject({ rows: 1, invalid: 1 });
-      expect(json.invalidRecords[0].issues.map((i: { path: string }) => i.path)).toEqual(['isActive']);
-      expect(json.invalidRecords[0].memberId).toBe('m-2');
-    }
-  });
+  it.each(cases)(
+    '%s: read again with the flags that read the input (and, for Unicode, with none)',
+    async (name, bytes, flags, head, unflagged) => {
+      const input = join(dir, `${name.replace(/\W+/g, '-')}.csv`);
+      writeFileSync(input, bytes);
+      const rejects = join(dir, `${name.replace(/\W+/g, '-')}-rejects.csv`);
+      expect((await runCli(['validate', input, ...flags, '--rejects', rejects], env)).code).toBe(3);
+      const { readFileSync } = await import('node:fs');
+      expect([...readFileSync(rejects).subarray(0, head.length)]).toEqual(head);
+      for (const again of unflagged ? [flags, []] : [flags]) {
+        const r = await runCli(['validate', rejects, ...again, '--json'], env);
+        expect(r.stderr, `${name} ${again.join(' ')}`).toBe('');
+        const json = JSON.parse(r.stdout);
+        expect(json).toMatchObject({ rows: 1, invalid: 1 });
+        expect(json.invalidRecords[0].issues.map((i: { path: string }) => i.path)).toEqual(['isActive']);
+        expect(json.invalidRecords[0].memberId).toBe('m-2');
+      }
+    },
+  );
 });

@@ -32,25 +32,52 @@ describe('early stop', () => {
   it.each([
     ['a wrong path (404)', 404, /HTTP 404.*base URL/],
     ['a redirect (302)', 302, /redirect.*base URL/],
-  ])('%s: a handful of requests, a one-line diagnosis with --json, the rest failed, exit 4', async (_name, status, expected) => {
-    server = await startScriptedServer([], reply(status, 'nope', status === 302 ? { location: 'https://login.example/' } : {}));
-    const csv = membersCsv(tempDir(), ROWS);
-    const env = isolatedEnv({ MEMBERCTL_TOKEN: 'test-token-0123456789' });
-    const result = await runCli(['import', csv, '--base-url', server.url.href, ...SMALL, '--json', '--no-journal'], env);
-    expect(result.code).toBe(4);
-    expect(server.received.length).toBeLessThanOrEqual(8);
-    const report = JSON.parse(result.stdout);
-    expect(report.failed).toBeGreaterThan(0);
-    expect(bucketSum(report)).toBe(report.rows);
-    expect(diagnosis(result.stderr)).toMatch(expected);
-    expect(diagnosis(result.stderr)).toMatch(/stopped after/);
-  });
+  ])(
+    '%s: a handful of requests, a one-line diagnosis with --json, the rest failed, exit 4',
+    async (_name, status, expected) => {
+      server = await startScriptedServer(
+        [],
+        reply(status, 'nope', status === 302 ? { location: 'https://login.example/' } : {}),
+      );
+      const csv = membersCsv(tempDir(), ROWS);
+      const env = isolatedEnv({ MEMBERCTL_TOKEN: 'test-token-0123456789' });
+      const result = await runCli(
+        ['import', csv, '--base-url', server.url.href, ...SMALL, '--json', '--no-journal'],
+        env,
+      );
+      expect(result.code).toBe(4);
+      expect(server.received.length).toBeLessThanOrEqual(8);
+      const report = JSON.parse(result.stdout);
+      expect(report.failed).toBeGreaterThan(0);
+      expect(bucketSum(report)).toBe(report.rows);
+      expect(diagnosis(result.stderr)).toMatch(expected);
+      expect(diagnosis(result.stderr)).toMatch(/stopped after/);
+    },
+  );
 
   it('failures that differ (a 503 among 404s) do not stop the run', async () => {
-    server = await startScriptedServer([reply(404, 'x'), reply(503, 'x'), reply(404, 'x')], reply(200, { importedCount: 1, updatedCount: 0, skipped: [] }));
+    server = await startScriptedServer(
+      [reply(404, 'x'), reply(503, 'x'), reply(404, 'x')],
+      reply(200, { importedCount: 1, updatedCount: 0, skipped: [] }),
+    );
     const csv = membersCsv(tempDir(), 10);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: 'test-token-0123456789' });
-    const result = await runCli(['import', csv, '--base-url', server.url.href, ...SMALL, '--concurrency', '1', '--retries', '0', '--json', '--no-journal'], env);
+    const result = await runCli(
+      [
+        'import',
+        csv,
+        '--base-url',
+        server.url.href,
+        ...SMALL,
+        '--concurrency',
+        '1',
+        '--retries',
+        '0',
+        '--json',
+        '--no-journal',
+      ],
+      env,
+    );
     expect(result.code).toBe(4);
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: 10, importedCount: 7, failed: 3 });
   });
@@ -59,7 +86,10 @@ describe('early stop', () => {
     sandbox = await startSandbox({ port: 0 });
     const csv = membersCsv(tempDir(), ROWS);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
-    const result = await runCli(['import', csv, '--base-url', sandbox.url.replace('http:', 'https:'), ...SMALL, '--json', '--no-journal'], env);
+    const result = await runCli(
+      ['import', csv, '--base-url', sandbox.url.replace('http:', 'https:'), ...SMALL, '--json', '--no-journal'],
+      env,
+    );
     expect(result.code).toBe(4);
     expect(diagnosis(result.stderr)).toMatch(/TLS/);
   });

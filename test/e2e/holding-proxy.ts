@@ -34,10 +34,14 @@ export async function startHoldingProxy(target: string, hold: (records: number) 
         open.add(res);
         return;
       }
-      const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res).on('finish', () => (answered += records));
-      });
+      const upstream = request(
+        new URL(req.url ?? '/', target),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res).on('finish', () => (answered += records));
+        },
+      );
       upstream.on('error', () => res.destroy());
       upstream.end(body);
     });

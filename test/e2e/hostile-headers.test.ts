@@ -26,7 +26,9 @@ describe('a column name of megabytes', () => {
     const path = csv('long-name.csv', `memberId,isActive,createdAt,${LONG},z`);
     const r = await runCli(['validate', path], env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^error: ${path} line 1: unknown columns "y{60}…" \\(column 4\\), "z" \\(column 5\\)\\n`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^error: ${path} line 1: unknown columns "y{60}…" \\(column 4\\), "z" \\(column 5\\)\\n`),
+    );
     expect(shortLines(r.stderr)).toBe(true);
   });
 

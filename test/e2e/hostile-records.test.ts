@@ -23,7 +23,16 @@ function files(dir: string): Record<string, string[]> {
   writeFileSync(json, `[${[ok('a'), ok('b'), deep, ok('c')].join(',\n')}]\n`);
   const csv = join(dir, 'deep.csv');
   const cell = (text: string) => `"${text.replaceAll('"', '""')}"`;
-  writeFileSync(csv, ['memberId,isActive,createdAt,Blob', 'a,true,2024-05-01,', 'b,true,2024-05-01,[1]', `deep,true,2024-05-01,${cell(nested(DEPTH))}`, 'c,true,2024-05-01,'].join('\n') + '\n');
+  writeFileSync(
+    csv,
+    [
+      'memberId,isActive,createdAt,Blob',
+      'a,true,2024-05-01,',
+      'b,true,2024-05-01,[1]',
+      `deep,true,2024-05-01,${cell(nested(DEPTH))}`,
+      'c,true,2024-05-01,',
+    ].join('\n') + '\n',
+  );
   const map = join(dir, 'map.json');
   writeFileSync(map, JSON.stringify({ columns: { Blob: { field: 'customProperties.blob', type: 'json' } } }));
   return { [ndjson]: [], [json]: [], [csv]: ['--map', map] };
@@ -67,7 +76,10 @@ describe('the sandbox and a deep record', () => {
 
 describe('a record past the size limit', () => {
   it('an NDJSON line that never ends (stdin left open) with --limit 1 ends, naming the limit', async () => {
-    const child = spawn(process.execPath, [CLI, 'validate', '-', '--format', 'ndjson', '--limit', '1', '--json'], { env: isolatedEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'validate', '-', '--format', 'ndjson', '--limit', '1', '--json'], {
+      env: isolatedEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stdin.on('error', () => undefined);
@@ -80,7 +92,10 @@ describe('a record past the size limit', () => {
   }, 60_000);
 
   it('a JSON element that never ends is reported once it crosses the limit, while the input is still open', async () => {
-    const child = spawn(process.execPath, [CLI, 'validate', '-', '--format', 'json', '--limit', '2', '--json'], { env: isolatedEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'validate', '-', '--format', 'json', '--limit', '2', '--json'], {
+      env: isolatedEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stdin.on('error', () => undefined);

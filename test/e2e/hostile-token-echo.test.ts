@@ -49,7 +49,11 @@ function hostile(status: number, body: (token: string) => unknown): Step {
   };
 }
 
-const errorBody = (token: string) => ({ name: `E${token}`, message: `bad token ${token} (${encodeURIComponent(token)})`, details: [{ field: token }] });
+const errorBody = (token: string) => ({
+  name: `E${token}`,
+  message: `bad token ${token} (${encodeURIComponent(token)})`,
+  details: [{ field: token }],
+});
 
 describe('a server that echoes the token everywhere', () => {
   it('import: not on stderr, --json, the rejects file, the report or the JSON log', async () => {
@@ -59,7 +63,11 @@ describe('a server that echoes the token everywhere', () => {
       hostile(302, errorBody),
       hostile(400, errorBody),
       hostile(500, errorBody),
-      hostile(200, (t) => ({ importedCount: 0, updatedCount: 0, skipped: [{ memberId: 'm4', reason: `skipped for ${t}` }] })),
+      hostile(200, (t) => ({
+        importedCount: 0,
+        updatedCount: 0,
+        skipped: [{ memberId: 'm4', reason: `skipped for ${t}` }],
+      })),
       hostile(404, errorBody),
       hostile(301, (t) => t),
     ];
@@ -67,15 +75,41 @@ describe('a server that echoes the token everywhere', () => {
     const rejects = join(dir, 'rejects.csv');
     const report = join(dir, 'report.json');
     const result = await runCli(
-      ['--log-format', 'json', 'import', csv, '--base-url', server.url.href, '--token-file', tokenFile(MEMBER_TOKEN),
-        '--batch-size', '1', '--concurrency', '1', '--retries', '0', '--no-journal', '--rejects', rejects, '--report', report, '--json'],
+      [
+        '--log-format',
+        'json',
+        'import',
+        csv,
+        '--base-url',
+        server.url.href,
+        '--token-file',
+        tokenFile(MEMBER_TOKEN),
+        '--batch-size',
+        '1',
+        '--concurrency',
+        '1',
+        '--retries',
+        '0',
+        '--no-journal',
+        '--rejects',
+        rejects,
+        '--report',
+        report,
+        '--json',
+      ],
       isolatedEnv(),
     );
     expect(server.received.length).toBeGreaterThanOrEqual(6);
     expect(server.received[0]!.headers.authorization).toBe(`Bearer ${MEMBER_TOKEN}`);
-    const everything = [result.stdout, result.stderr, readFileSync(rejects, 'utf8'), readFileSync(report, 'utf8')].join('\n');
+    const everything = [result.stdout, result.stderr, readFileSync(rejects, 'utf8'), readFileSync(report, 'utf8')].join(
+      '\n',
+    );
     expect(readFileSync(rejects, 'utf8')).toContain('redirected');
-    for (const form of [MEMBER_TOKEN, encodeURIComponent(MEMBER_TOKEN), encodeURIComponent(MEMBER_TOKEN).toLowerCase()]) {
+    for (const form of [
+      MEMBER_TOKEN,
+      encodeURIComponent(MEMBER_TOKEN),
+      encodeURIComponent(MEMBER_TOKEN).toLowerCase(),
+    ]) {
       expect(everything).not.toContain(form);
     }
     expect(everything).toContain('[redacted]');
@@ -84,18 +118,35 @@ describe('a server that echoes the token everywhere', () => {
   it('subscribe: not on stderr or in --json, for a redirect and for an error body', async () => {
     const cases: [Step, number][] = [
       [hostile(302, (t) => ({ title: t, detail: t })), 4],
-      [hostile(422, (t) => ({ title: `bad ${t}`, detail: encodeURIComponent(t), instance: t.replaceAll('/', '\\/') })), 3],
+      [
+        hostile(422, (t) => ({ title: `bad ${t}`, detail: encodeURIComponent(t), instance: t.replaceAll('/', '\\/') })),
+        3,
+      ],
     ];
     for (const [step, code] of cases) {
       server = await startScriptedServer([step]);
       const result = await runCli(
-        ['subscribe', 'cust-1', '--token-handle', 'a1b2c3d4e5f6', '--platform', 'apns', '--installation-id', 'i1',
-          '--base-url', server.url.href, '--token-file', tokenFile(PUSH_TOKEN), '--json'],
+        [
+          'subscribe',
+          'cust-1',
+          '--token-handle',
+          'a1b2c3d4e5f6',
+          '--platform',
+          'apns',
+          '--installation-id',
+          'i1',
+          '--base-url',
+          server.url.href,
+          '--token-file',
+          tokenFile(PUSH_TOKEN),
+          '--json',
+        ],
         isolatedEnv(),
       );
       expect(result.code).toBe(code);
       expect(server.received[0]!.headers.authorization).toBe(`Bearer ${PUSH_TOKEN}`);
-      for (const form of [PUSH_TOKEN, encodeURIComponent(PUSH_TOKEN)]) expect(result.stdout + result.stderr).not.toContain(form);
+      for (const form of [PUSH_TOKEN, encodeURIComponent(PUSH_TOKEN)])
+        expect(result.stdout + result.stderr).not.toContain(form);
       await server.close();
       server = undefined;
     }

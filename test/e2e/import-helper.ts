@@ -14,7 +14,12 @@ export function tempDir(): string {
 export const HEADER = 'memberId,email,firstName,isActive,createdAt';
 
 /** A members CSV: row r is m<r>, valid unless `bad(r)` returns replacement cells for it. */
-export function membersCsv(dir: string, rows: number, bad: (r: number) => string | undefined = () => undefined, name = 'members.csv'): string {
+export function membersCsv(
+  dir: string,
+  rows: number,
+  bad: (r: number) => string | undefined = () => undefined,
+  name = 'members.csv',
+): string {
   const lines = [HEADER];
   for (let r = 1; r <= rows; r++) lines.push(bad(r) ?? `m${r},m${r}@example.com,Name${r},true,2024-01-05T09:00:00Z`);
   const path = join(dir, name);
@@ -49,9 +54,29 @@ export async function until(condition: () => boolean, what: string, deadlineMs =
   }
 }
 
-export const JSON_KEYS = ['rows', 'invalid', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'concurrency', 'durationMs'];
+export const JSON_KEYS = [
+  'rows',
+  'invalid',
+  'importedCount',
+  'updatedCount',
+  'skipped',
+  'rejected',
+  'failed',
+  'batches',
+  'requests',
+  'retries',
+  'concurrency',
+  'durationMs',
+];
 
 export function bucketSum(report: Record<string, unknown>): number {
   const n = (key: string) => report[key] as number;
-  return n('invalid') + n('importedCount') + n('updatedCount') + (report.skipped as unknown[]).length + n('rejected') + n('failed');
+  return (
+    n('invalid') +
+    n('importedCount') +
+    n('updatedCount') +
+    (report.skipped as unknown[]).length +
+    n('rejected') +
+    n('failed')
+  );
 }

@@ -26,7 +26,9 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     const file = membersCsv(dir, 20, undefined, 'sandbox.csv');
     const run = await runCli(['import', file, '--sandbox'], isolatedEnv());
     // one banner, on stdout with the summary; no URL of a server that is gone once the run ends
-    expect(run.stdout).toContain(`Import of ${file} to a local sandbox (started for this run; its members are discarded)`);
+    expect(run.stdout).toContain(
+      `Import of ${file} to a local sandbox (started for this run; its members are discarded)`,
+    );
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/Importing|127\.0\.0\.1/);
     expect(run.stdout).toMatch(/imported\s+20/);
     expect(run.stdout).toContain('Done: every record imported or updated.');
@@ -36,15 +38,43 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('--json prints exactly the documented object; --report writes it with mode 0600', async () => {
     const env = await target();
     box!.erase('m3');
-    const file = membersCsv(dir, 50, (r) => (r === 7 ? 'm7,m7@example.com,Seven,maybe,2024-01-05T09:00:00Z' : undefined), 'json.csv');
+    const file = membersCsv(
+      dir,
+      50,
+      (r) => (r === 7 ? 'm7,m7@example.com,Seven,maybe,2024-01-05T09:00:00Z' : undefined),
+      'json.csv',
+    );
     const report = join(dir, 'report.json');
     const run = await runCli(['import', file, '--json', '--report', report, '--batch-size', '10'], env);
     expect(run.code).toBe(3);
     const result = JSON.parse(run.stdout) as Record<string, unknown>;
     // how the run ended, when, what and where first, then the counts (docs/reference/import.md)
-    expect(Object.keys(result)).toEqual(['exitCode', 'startedAt', 'finishedAt', 'input', 'target', 'error', ...JSON_KEYS]);
-    expect(result).toMatchObject({ exitCode: run.code, input: file, error: null, rows: 50, invalid: 1, importedCount: 48, updatedCount: 0, rejected: 0, failed: 0, batches: 5 });
-    expect([typeof result.startedAt, typeof result.finishedAt, typeof result.target]).toEqual(['string', 'string', 'string']);
+    expect(Object.keys(result)).toEqual([
+      'exitCode',
+      'startedAt',
+      'finishedAt',
+      'input',
+      'target',
+      'error',
+      ...JSON_KEYS,
+    ]);
+    expect(result).toMatchObject({
+      exitCode: run.code,
+      input: file,
+      error: null,
+      rows: 50,
+      invalid: 1,
+      importedCount: 48,
+      updatedCount: 0,
+      rejected: 0,
+      failed: 0,
+      batches: 5,
+    });
+    expect([typeof result.startedAt, typeof result.finishedAt, typeof result.target]).toEqual([
+      'string',
+      'string',
+      'string',
+    ]);
     expect(result).not.toHaveProperty('nextCommand'); // every record has its answer: nothing to send again
     expect(result.skipped).toEqual([{ memberId: 'm3', reason: 'member erased', record: 3, line: 4 }]);
     expect(bucketSum(result)).toBe(50);
@@ -56,11 +86,15 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('reports the concurrency: adaptive up to --max-concurrency by default, fixed with --concurrency, not both', async () => {
     const env = await target();
     const file = membersCsv(dir, 60, undefined, 'concurrency.csv');
-    const adaptive = JSON.parse((await runCli(['import', file, '--json', '--batch-size', '5', '--max-concurrency', '3'], env)).stdout);
+    const adaptive = JSON.parse(
+      (await runCli(['import', file, '--json', '--batch-size', '5', '--max-concurrency', '3'], env)).stdout,
+    );
     expect(adaptive.importedCount).toBe(60);
     expect(adaptive.concurrency.max).toBeLessThanOrEqual(3);
     expect(adaptive.concurrency.final).toBeGreaterThanOrEqual(1);
-    const fixed = JSON.parse((await runCli(['import', file, '--json', '--batch-size', '5', '--concurrency', '2'], env)).stdout);
+    const fixed = JSON.parse(
+      (await runCli(['import', file, '--json', '--batch-size', '5', '--concurrency', '2'], env)).stdout,
+    );
     expect(fixed.concurrency).toEqual({ final: 2, max: 2 });
     const both = await runCli(['import', file, '--concurrency', '2', '--max-concurrency', '8'], env);
     expect(both.code).toBe(2);
@@ -79,7 +113,11 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('round-trips --rejects: fix the CSV it wrote and feed it back as it is', async () => {
     const env = await target({ faults: { rejectMemberIds: ['m9'] } });
     const bad = (r: number) =>
-      r === 4 ? 'm4,m4@example.com,Four,maybe,2024-01-05T09:00:00Z' : r === 6 ? 'm6,m6@example.com,Six,true,yesterday' : undefined;
+      r === 4
+        ? 'm4,m4@example.com,Four,maybe,2024-01-05T09:00:00Z'
+        : r === 6
+          ? 'm6,m6@example.com,Six,true,yesterday'
+          : undefined;
     const file = membersCsv(dir, 12, bad, 'round.csv');
     const rejects = join(dir, 'fix-me.csv');
     const first = await runCli(['import', file, '--rejects', rejects, '--batch-size', '5'], env);
@@ -92,7 +130,10 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     expect(written.find((line) => line.startsWith('m9,'))).toContain(',rejected,');
     expect(statSync(rejects).mode & 0o777).toBe(0o600);
     // the user fixes the two invalid rows; m9 is no longer refused
-    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(',maybe,', ',true,').replace(',yesterday,', ',2024-01-06T00:00:00Z,'));
+    writeFileSync(
+      rejects,
+      readFileSync(rejects, 'utf8').replace(',maybe,', ',true,').replace(',yesterday,', ',2024-01-06T00:00:00Z,'),
+    );
     box!.setFaults({ rejectMemberIds: [] });
     const second = await runCli(['import', rejects, '--json'], env);
     expect(JSON.parse(second.stdout)).toMatchObject({ rows: 3, invalid: 0, importedCount: 3, rejected: 0, failed: 0 });
@@ -104,7 +145,10 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('stops at once on 401 with exit 5 and a token hint; nothing further is sent', async () => {
     const env = await target();
     const file = membersCsv(dir, 3000, undefined, 'auth.csv');
-    const run = await runCli(['import', file, '--json', '--batch-size', '50', '--concurrency', '2'], { ...env, MEMBERCTL_TOKEN: 'expired.or.wrong' });
+    const run = await runCli(['import', file, '--json', '--batch-size', '50', '--concurrency', '2'], {
+      ...env,
+      MEMBERCTL_TOKEN: 'expired.or.wrong',
+    });
     expect(run.code).toBe(5);
     const result = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(bucketSum(result)).toBe(result.rows);
@@ -117,7 +161,10 @@ describe('memberctl import', { timeout: 120_000 }, () => {
 
   it('refuses plain http:// to a host other than loopback, and says what to do without a base URL', async () => {
     const file = membersCsv(dir, 2, undefined, 'http.csv');
-    const insecure = await runCli(['import', file, '--base-url', 'http://members.example.com'], isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }));
+    const insecure = await runCli(
+      ['import', file, '--base-url', 'http://members.example.com'],
+      isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }),
+    );
     expect(insecure.code).toBe(2);
     expect(insecure.stderr).toContain('refusing to send a bearer token over plain http://');
     expect(insecure.stderr).not.toContain('abc.def.ghi');
@@ -142,13 +189,19 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     expect(box!.memberCount()).toBe(result.importedCount);
     expect(run.stderr).toContain('stopping');
     // a script gets what the summary would tell a person: the exact command that sends the rest
-    expect(result).toMatchObject({ exitCode: 4, nextCommand: `memberctl import ${file} --json --batch-size 100 --concurrency 2 --resume` });
+    expect(result).toMatchObject({
+      exitCode: 4,
+      nextCommand: `memberctl import ${file} --json --batch-size 100 --concurrency 2 --resume`,
+    });
   });
 
   it('on a second Ctrl-C abandons requests in flight at once, still prints a summary that adds up, exits 4', async () => {
     const env = await target({ faults: { latencyMs: 60_000 } });
     const file = membersCsv(dir, 3000, undefined, 'interrupt-twice.csv');
-    const running = spawnCli(['import', file, '--json', '--batch-size', '100', '--concurrency', '2', '--grace', '60000'], env);
+    const running = spawnCli(
+      ['import', file, '--json', '--batch-size', '100', '--concurrency', '2', '--grace', '60000'],
+      env,
+    );
     let stderr = '';
     running.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     await until(() => box!.stats().inFlight > 0, 'the first request to arrive');
@@ -168,7 +221,10 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('accounts for the records before an input that turns unreadable midway, then reports it with exit 2', async () => {
     const env = await target();
     const file = join(dir, 'truncated.json');
-    writeFileSync(file, '[\n{"memberId":"t-1","isActive":true,"createdAt":"2024-01-05T09:00:00Z"},\n{"memberId":"t-2","isActive":tr');
+    writeFileSync(
+      file,
+      '[\n{"memberId":"t-1","isActive":true,"createdAt":"2024-01-05T09:00:00Z"},\n{"memberId":"t-2","isActive":tr',
+    );
     const run = await runCli(['import', file, '--json'], env);
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 1, importedCount: 1, failed: 0 });
@@ -179,12 +235,20 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('never shows the token: stdout, stderr, report, rejects, JSON logs', async () => {
     const env = await target({ faults: { rejectMemberIds: ['m2'], failNext: [{ status: 503 }] } });
     const token = box!.memberToken;
-    const file = membersCsv(dir, 30, (r) => (r === 5 ? 'm5,m5@example.com,Five,maybe,2024-01-05T09:00:00Z' : undefined), 'secret.csv');
+    const file = membersCsv(
+      dir,
+      30,
+      (r) => (r === 5 ? 'm5,m5@example.com,Five,maybe,2024-01-05T09:00:00Z' : undefined),
+      'secret.csv',
+    );
     const outputs: string[] = [];
     for (const [i, mode] of [[], ['--json'], ['--quiet'], ['--log-format', 'json']].entries()) {
       const report = join(dir, `secret-report-${i}.json`);
       const rejects = join(dir, `secret-rejects-${i}.ndjson`);
-      const run = await runCli(['import', file, ...mode, '--report', report, '--rejects', rejects, '--batch-size', '10'], env);
+      const run = await runCli(
+        ['import', file, ...mode, '--report', report, '--rejects', rejects, '--batch-size', '10'],
+        env,
+      );
       expect(run.code).toBe(3);
       outputs.push(run.stdout, run.stderr, readFileSync(report, 'utf8'), readFileSync(rejects, 'utf8'));
     }

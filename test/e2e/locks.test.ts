@@ -39,7 +39,12 @@ describe('locks', { timeout: 120_000 }, () => {
     expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(true); // left behind by the killed run
     const resumed = await runCli([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(0);
-    const report = JSON.parse(resumed.stdout) as { rows: number; importedCount: number; updatedCount: number; failed: number };
+    const report = JSON.parse(resumed.stdout) as {
+      rows: number;
+      importedCount: number;
+      updatedCount: number;
+      failed: number;
+    };
     // (a batch in flight at the kill was applied but not journaled: sent again, it counts as updated)
     expect(report).toMatchObject({ rows: 400, failed: 0 });
     expect(report.importedCount + report.updatedCount).toBe(400);
@@ -57,7 +62,20 @@ describe('locks', { timeout: 120_000 }, () => {
       const dir = tempDir();
       const file = membersCsv(dir, 400);
       const state = join(dir, 'members.state');
-      const shardRun = (shard: string, ...extra: string[]) => ['import', file, '--shard', shard, '--batch-size', '10', '--concurrency', '1', '--state', state, '--json', ...extra];
+      const shardRun = (shard: string, ...extra: string[]) => [
+        'import',
+        file,
+        '--shard',
+        shard,
+        '--batch-size',
+        '10',
+        '--concurrency',
+        '1',
+        '--state',
+        state,
+        '--json',
+        ...extra,
+      ];
       const holder = spawnCli(shardRun('0/3'), env);
       await until(() => proxy.held() > 0, 'the shard run to be under way');
       const refusal = `state ${state} is in use by another memberctl (pid ${holder.child.pid}, since `;
@@ -79,10 +97,14 @@ describe('locks', { timeout: 120_000 }, () => {
 
       const first = await holder.result;
       expect(first.code).toBe(0);
-      const sent = [first, sibling].map((run) => JSON.parse(run.stdout) as { importedCount: number; updatedCount: number });
+      const sent = [first, sibling].map(
+        (run) => JSON.parse(run.stdout) as { importedCount: number; updatedCount: number },
+      );
       expect(box.stats().importedCount).toBe(sent[0]!.importedCount + sent[0]!.updatedCount + sent[1]!.importedCount);
       // free again: a run without --shard takes the state
-      expect((await runCli(['import', file, '--state', state, '--no-journal', '--changed-only', '--json'], env)).code).toBe(0);
+      expect(
+        (await runCli(['import', file, '--state', state, '--no-journal', '--changed-only', '--json'], env)).code,
+      ).toBe(0);
     } finally {
       await proxy.close();
     }
@@ -92,7 +114,10 @@ describe('locks', { timeout: 120_000 }, () => {
     const dir = tempDir();
     const file = membersCsv(dir, 3);
     // pid 1 is alive but is not memberctl
-    writeFileSync(`${file}.memberctl-journal.lock`, JSON.stringify({ pid: 1, host: (await import('node:os')).hostname(), at: new Date().toISOString() }));
+    writeFileSync(
+      `${file}.memberctl-journal.lock`,
+      JSON.stringify({ pid: 1, host: (await import('node:os')).hostname(), at: new Date().toISOString() }),
+    );
     const run = await runCli(['import', file, '--sandbox'], isolatedEnv());
     expect(run.code).toBe(0);
     expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(false);

@@ -23,7 +23,11 @@ function parseLines(stderr: string): LogLine[] {
   expect(lines.length).toBeGreaterThan(0);
   return lines.map((line) => {
     const parsed = JSON.parse(line) as LogLine; // throws, failing the test, on any non-JSON line
-    expect(parsed).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), level: expect.stringMatching(/^(info|warn|error)$/), event: expect.any(String) });
+    expect(parsed).toMatchObject({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      level: expect.stringMatching(/^(info|warn|error)$/),
+      event: expect.any(String),
+    });
     return parsed;
   });
 }
@@ -35,7 +39,19 @@ describe('--log-format json', () => {
     const file = membersCsv(tempDir(), 25);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
     const { code, stdout, stderr } = await runCli(
-      ['import', file, '--base-url', sandbox.url, '--batch-size', '10', '--concurrency', '1', '--log-format', 'json', '--json'],
+      [
+        'import',
+        file,
+        '--base-url',
+        sandbox.url,
+        '--batch-size',
+        '10',
+        '--concurrency',
+        '1',
+        '--log-format',
+        'json',
+        '--json',
+      ],
       env,
     );
     expect(code).toBe(3); // one record rejected, none failed
@@ -43,14 +59,35 @@ describe('--log-format json', () => {
     const events = lines.map((line) => line.event);
     expect(events[0]).toBe('run-started');
     expect(events.at(-1)).toBe('finished');
-    expect(lines[0]).toMatchObject({ command: 'import', batchSize: 10, concurrency: 1, input: file, profile: null, target: expect.stringContaining('127.0.0.1'), version: expect.stringMatching(/^\d+\.\d+/), host: expect.any(String) });
+    expect(lines[0]).toMatchObject({
+      command: 'import',
+      batchSize: 10,
+      concurrency: 1,
+      input: file,
+      profile: null,
+      target: expect.stringContaining('127.0.0.1'),
+      version: expect.stringMatching(/^\d+\.\d+/),
+      host: expect.any(String),
+    });
     // one run id and the pid on every line
     expect(new Set(lines.map((line) => line.runId)).size).toBe(1);
     expect(lines.every((line) => typeof line.runId === 'string' && typeof line.pid === 'number')).toBe(true);
-    expect(lines.find((line) => line.event === 'retry')).toMatchObject({ level: 'warn', delayMs: expect.any(Number), reason: expect.stringContaining('503') });
+    expect(lines.find((line) => line.event === 'retry')).toMatchObject({
+      level: 'warn',
+      delayMs: expect.any(Number),
+      reason: expect.stringContaining('503'),
+    });
     expect(lines.filter((line) => line.event === 'batch-confirmed').length).toBeGreaterThanOrEqual(3);
     expect(lines.find((line) => line.event === 'records-rejected')).toMatchObject({ records: [7] });
-    expect(lines.at(-1)).toMatchObject({ level: 'warn', exitCode: 3, rows: 25, importedCount: 24, rejected: 1, failed: 0, skipped: 0 });
+    expect(lines.at(-1)).toMatchObject({
+      level: 'warn',
+      exitCode: 3,
+      rows: 25,
+      importedCount: 24,
+      rejected: 1,
+      failed: 0,
+      skipped: 0,
+    });
     expect(lines.at(-1)).not.toHaveProperty('nextCommand'); // nothing left that running again would send
 
     const report = JSON.parse(stdout);
@@ -65,22 +102,51 @@ describe('--log-format json', () => {
     sandbox.setFaults({ failNext: [{ status: 503, retryAfter: 0 }] });
     const file = membersCsv(tempDir(), 25);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
-    const { code, stdout, stderr } = await runCli(['import', file, '--base-url', sandbox.url, '--batch-size', '10', '--concurrency', '1', '--retries', '0', '--log-format', 'json', '--json'], env);
+    const { code, stdout, stderr } = await runCli(
+      [
+        'import',
+        file,
+        '--base-url',
+        sandbox.url,
+        '--batch-size',
+        '10',
+        '--concurrency',
+        '1',
+        '--retries',
+        '0',
+        '--log-format',
+        'json',
+        '--json',
+      ],
+      env,
+    );
     expect(code).toBe(4);
     const result = JSON.parse(stdout) as { failed: number; nextCommand: string };
     expect(result.failed).toBe(10);
     expect(result.nextCommand).toMatch(/^memberctl import .* --resume$/);
-    expect(parseLines(stderr).at(-1)).toMatchObject({ event: 'finished', level: 'error', exitCode: 4, failed: 10, nextCommand: result.nextCommand });
+    expect(parseLines(stderr).at(-1)).toMatchObject({
+      event: 'finished',
+      level: 'error',
+      exitCode: 4,
+      failed: 10,
+      nextCommand: result.nextCommand,
+    });
   });
 
   it('takes the base URL and token file from a profile, and never logs the token', async () => {
     sandbox.reset();
     sandbox.setFaults({ failNext: [], rejectMemberIds: [] });
-    const { xdg } = configDir({ profiles: { sbx: { baseUrl: sandbox.url, tokenFile: 'sbx.token', batchSize: 4 } } }, {
-      'sbx.token': { text: sandbox.memberToken },
-    });
+    const { xdg } = configDir(
+      { profiles: { sbx: { baseUrl: sandbox.url, tokenFile: 'sbx.token', batchSize: 4 } } },
+      {
+        'sbx.token': { text: sandbox.memberToken },
+      },
+    );
     const file = membersCsv(tempDir(), 9);
-    const { code, stderr } = await runCli(['--profile', 'sbx', '--log-format', 'json', 'import', file, '--quiet'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    const { code, stderr } = await runCli(
+      ['--profile', 'sbx', '--log-format', 'json', 'import', file, '--quiet'],
+      isolatedEnv({ XDG_CONFIG_HOME: xdg }),
+    );
     expect(code).toBe(0);
     const lines = parseLines(stderr);
     expect(lines[0]).toMatchObject({ event: 'run-started', batchSize: 4 });
@@ -94,14 +160,30 @@ describe('--log-format json', () => {
     sandbox.reset();
     sandbox.setFaults({ failNext: [{ endpoint: 'push', status: 503, retryAfter: 0 }], rejectMemberIds: [] });
     const env = isolatedEnv({ MEMBERCTL_PUSH_TOKEN: sandbox.pushToken });
-    const args = ['subscribe', 'C-1001', '--token-handle', 'a1b2c3', '--platform', 'fcm', '--installation-id', 'dev-1', '--base-url', sandbox.url];
+    const args = [
+      'subscribe',
+      'C-1001',
+      '--token-handle',
+      'a1b2c3',
+      '--platform',
+      'fcm',
+      '--installation-id',
+      'dev-1',
+      '--base-url',
+      sandbox.url,
+    ];
     const { code, stdout, stderr } = await runCli([...args, '--log-format', 'json'], env);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Subscribed device dev-1 of customer C-1001/);
     const lines = parseLines(stderr);
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ level: 'warn', event: 'warning', command: 'subscribe', message: expect.stringContaining('deprecated in favour of FcmV1') }),
+        expect.objectContaining({
+          level: 'warn',
+          event: 'warning',
+          command: 'subscribe',
+          message: expect.stringContaining('deprecated in favour of FcmV1'),
+        }),
         expect.objectContaining({ message: expect.stringMatching(/retrying in .*503/i) }),
       ]),
     );
@@ -113,13 +195,25 @@ describe('--log-format json', () => {
     const file = membersCsv(tempDir(), 2);
     const usage = await runCli(['import', file, '--bach-size', '5', '--log-format', 'json'], isolatedEnv());
     expect(usage.code).toBe(2);
-    expect(parseLines(usage.stderr)).toEqual([expect.objectContaining({ level: 'error', event: 'usage-error', message: expect.stringContaining('--batch-size') })]);
+    expect(parseLines(usage.stderr)).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        event: 'usage-error',
+        message: expect.stringContaining('--batch-size'),
+      }),
+    ]);
 
     const noToken = await runCli(['import', file, '--base-url', sandbox.url, '--log-format', 'json'], isolatedEnv());
     expect(noToken.code).toBe(2);
     // one error shape, hint included (not a separate line), then the run's last line with its exit code
     const lines = parseLines(noToken.stderr);
-    expect(lines.at(-2)).toMatchObject({ level: 'error', event: 'error', code: 'no-token', message: expect.any(String), hint: expect.any(String) });
+    expect(lines.at(-2)).toMatchObject({
+      level: 'error',
+      event: 'error',
+      code: 'no-token',
+      message: expect.any(String),
+      hint: expect.any(String),
+    });
     expect(lines.at(-1)).toMatchObject({ level: 'error', event: 'finished', exitCode: 2 });
     expect(lines.some((line) => line.event === 'hint')).toBe(false);
   });

@@ -48,34 +48,53 @@ describe('map init (CLI)', () => {
     const out = join(dir, 'members-mapping.json');
     const made = await runCli(['map', 'init', input, '--out', out], { ...env, TZ: 'UTC' });
     expect(made.code).toBe(0);
-    expect(made.stderr).toContain('note: isActive: "Active" is mapped; "Status" looks like it too but needs another rule, so it is null.');
+    expect(made.stderr).toContain(
+      'note: isActive: "Active" is mapped; "Status" looks like it too but needs another rule, so it is null.',
+    );
     const { columns } = JSON.parse(readFileSync(out, 'utf8'));
-    expect(columns).toMatchObject({ Status: null, Active: 'isActive', Joined: { field: 'createdAt', format: 'dd.MM.yyyy HH:mm' } });
+    expect(columns).toMatchObject({
+      Status: null,
+      Active: 'isActive',
+      Joined: { field: 'createdAt', format: 'dd.MM.yyyy HH:mm' },
+    });
     const r = await runCli(['validate', input, '--map', out, '--json'], env);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, valid: 3, invalid: 0 });
   });
 
-  it('the validate line it advises keeps the flags that read the file (--sheet, --encoding), as the mapping\'s description does', async () => {
+  it("the validate line it advises keeps the flags that read the file (--sheet, --encoding), as the mapping's description does", async () => {
     const input = join(dir, 'latin.csv');
     writeFileSync(input, iconv.encode('Customer Id;Name\nC-1;Ørsted\n', 'windows-1252'));
     const out = join(dir, 'latin-mapping.json');
-    const made = await runCli(['map', 'init', input, '--out', out, '--encoding', 'windows-1252', '--delimiter', ';'], env);
+    const made = await runCli(
+      ['map', 'init', input, '--out', out, '--encoding', 'windows-1252', '--delimiter', ';'],
+      env,
+    );
     expect(made.code).toBe(0);
     const advice = `memberctl validate ${input} --encoding windows-1252 --delimiter ';' --map ${out}`;
     expect(made.stderr).toContain(advice);
-    expect(JSON.parse(readFileSync(out, 'utf8')).description).toContain(`memberctl validate ${input} --encoding windows-1252 --delimiter ';' --map <this file>`);
+    expect(JSON.parse(readFileSync(out, 'utf8')).description).toContain(
+      `memberctl validate ${input} --encoding windows-1252 --delimiter ';' --map <this file>`,
+    );
   });
 });
 
 describe('encodings and workbooks (CLI)', () => {
   it('--encoding windows-1252: valid records, and the rejects CSV in windows-1252 as the input was', async () => {
     const input = join(dir, 'excel.csv');
-    writeFileSync(input, iconv.encode('memberId;lastName;isActive;createdAt\r\nm-1;Müller;yes;2024-05-01\r\nm-2;Ørsted;maybe;2024-05-01\r\n', 'windows-1252'));
+    writeFileSync(
+      input,
+      iconv.encode(
+        'memberId;lastName;isActive;createdAt\r\nm-1;Müller;yes;2024-05-01\r\nm-2;Ørsted;maybe;2024-05-01\r\n',
+        'windows-1252',
+      ),
+    );
     const rejects = join(dir, 'excel-rejects.csv');
     const r = await runCli(['validate', input, '--encoding', 'windows-1252', '--rejects', rejects], env);
     expect(r.code).toBe(3);
     const text = iconv.decode(readFileSync(rejects), 'windows-1252');
-    expect(text.split('\n')[1]).toBe('m-2;Ørsted;maybe;2024-05-01;invalid;"isActive: expected true/false, yes/no, y/n or 1/0, got ""maybe"""');
+    expect(text.split('\n')[1]).toBe(
+      'm-2;Ørsted;maybe;2024-05-01;invalid;"isActive: expected true/false, yes/no, y/n or 1/0, got ""maybe"""',
+    );
     // without the flag, the hint names it
     const plain = await runCli(['validate', input], env);
     expect(plain.stderr).toContain('--encoding windows-1252'); // once, as a warning about the file
@@ -85,15 +104,33 @@ describe('encodings and workbooks (CLI)', () => {
     const input = join(dir, 'for-broken-map.csv');
     writeFileSync(input, 'Id,Mail\nm-1,a@b.c\n');
     const map = join(dir, 'broken-map.json');
-    writeFileSync(map, JSON.stringify({ columns: { Id: 'memberid', Mail: 'emial', When: { field: 'createdAt', timeZone: 'Europe/Olso' } }, fields: { isActive: { vlaue: true } } }));
-    for (const command of [['validate', input, '--map', map], ['import', input, '--map', map, '--sandbox']]) {
+    writeFileSync(
+      map,
+      JSON.stringify({
+        columns: { Id: 'memberid', Mail: 'emial', When: { field: 'createdAt', timeZone: 'Europe/Olso' } },
+        fields: { isActive: { vlaue: true } },
+      }),
+    );
+    for (const command of [
+      ['validate', input, '--map', map],
+      ['import', input, '--map', map, '--sandbox'],
+    ]) {
       const r = await runCli(command, env);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trimEnd().split('\n');
       expect(lines).toHaveLength(3);
-      for (const line of lines) expect(line).toMatch(new RegExp(`^error: mapping file ${map.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (columns|fields)\\["[A-Za-z]+"\\]: .+ — hint: \\S`));
-      expect(lines.map((line) => /: (\w+\["\w+"\])/.exec(line)![1])).toEqual(['columns["Mail"]', 'columns["When"]', 'fields["isActive"]']);
+      for (const line of lines)
+        expect(line).toMatch(
+          new RegExp(
+            `^error: mapping file ${map.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (columns|fields)\\["[A-Za-z]+"\\]: .+ — hint: \\S`,
+          ),
+        );
+      expect(lines.map((line) => /: (\w+\["\w+"\])/.exec(line)![1])).toEqual([
+        'columns["Mail"]',
+        'columns["When"]',
+        'fields["isActive"]',
+      ]);
     }
     const json = await runCli(['validate', input, '--map', map, '--json'], env);
     expect(json.code).toBe(2);
@@ -109,13 +146,24 @@ describe('encodings and workbooks (CLI)', () => {
     const input = join(dir, 'customers.xlsx');
     await book.xlsx.writeFile(input);
     const mapping = join(dir, 'xlsx-mapping.json');
-    writeFileSync(mapping, JSON.stringify({ columns: { 'Customer Id': 'memberId', Status: { field: 'isActive', values: { active: true } }, Created: { field: 'createdAt', timeZone: 'UTC' } } }));
+    writeFileSync(
+      mapping,
+      JSON.stringify({
+        columns: {
+          'Customer Id': 'memberId',
+          Status: { field: 'isActive', values: { active: true } },
+          Created: { field: 'createdAt', timeZone: 'UTC' },
+        },
+      }),
+    );
     const rejects = join(dir, 'xlsx-rejects.csv');
     const r = await runCli(['validate', input, '--map', mapping, '--rejects', rejects, '--json'], env);
     expect(r.code).toBe(3);
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({ format: 'xlsx', rows: 2, valid: 1, invalid: 1 });
     expect(result.invalidRecords[0]).toMatchObject({ record: 2, line: 3, memberId: 'C-2' });
-    expect(readFileSync(rejects, 'utf8').split('\n')[1]).toMatch(/^C-2,gone,2024-01-06T10:00:00,invalid,"isActive: ""gone"" is not one of the values/);
+    expect(readFileSync(rejects, 'utf8').split('\n')[1]).toMatch(
+      /^C-2,gone,2024-01-06T10:00:00,invalid,"isActive: ""gone"" is not one of the values/,
+    );
   });
 });

@@ -31,7 +31,10 @@ describe('advice and reports', { timeout: 120_000 }, () => {
     box!.setFaults({ latencyMs: 0 });
     // the advised command, through a real shell, with memberctl on the PATH
     // (not spawnSync: the sandbox answers from this very process)
-    const shell = spawn('bash', ['-c', advised!.replace(/^memberctl /, `"${process.execPath}" "${CLI}" `)], { env, stdio: 'ignore' });
+    const shell = spawn('bash', ['-c', advised!.replace(/^memberctl /, `"${process.execPath}" "${CLI}" `)], {
+      env,
+      stdio: 'ignore',
+    });
     expect(await new Promise((resolve) => shell.on('close', resolve))).toBe(0);
     expect(box!.memberCount()).toBe(2000);
   });

@@ -26,7 +26,8 @@ const exportFile = join(dir, 'crm-export.csv');
 const env = isolatedEnv();
 
 const line = (r: Row) => `${r.id},true,2024-03-01,${r.email},${r.phone},${r.firstName},${r.tier}`;
-const writeExport = (rows: Row[], tail = '\n') => writeFileSync(exportFile, `${HEADER}\n${rows.map(line).join('\n')}${tail}`);
+const writeExport = (rows: Row[], tail = '\n') =>
+  writeFileSync(exportFile, `${HEADER}\n${rows.map(line).join('\n')}${tail}`);
 /** What the server must hold for a row sent with --empty-as-null: every column given, an empty one as null. */
 const expected = (r: Row) => ({
   memberId: r.id,
@@ -39,14 +40,40 @@ const expected = (r: Row) => ({
 });
 
 function nightly(extra: string[] = []) {
-  const args = ['import', exportFile, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state, '--require-state'];
-  return runCli([...args, '--no-journal', '--empty-as-null', '--refresh-after', '30', '--json', '--log-format', 'json', ...extra], env);
+  const args = [
+    'import',
+    exportFile,
+    '--sandbox',
+    '--sandbox-data',
+    data,
+    '--changed-only',
+    '--state',
+    state,
+    '--require-state',
+  ];
+  return runCli(
+    [...args, '--no-journal', '--empty-as-null', '--refresh-after', '30', '--json', '--log-format', 'json', ...extra],
+    env,
+  );
 }
 
-type LogLine = { level: string; event: string; code?: string; hint?: string; exitCode?: number; runId: string; pid: number } & Record<string, unknown>;
-const logLines = (stderr: string) => stderr.split('\n').filter(Boolean).map((text) => JSON.parse(text) as LogLine);
+type LogLine = {
+  level: string;
+  event: string;
+  code?: string;
+  hint?: string;
+  exitCode?: number;
+  runId: string;
+  pid: number;
+} & Record<string, unknown>;
+const logLines = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => JSON.parse(text) as LogLine);
 /** The cron guide's alert: a non-zero exit, or an error line in the log. */
-const alerted = (code: number | null, stderr: string) => code !== 0 || logLines(stderr).some((l) => l.level === 'error');
+const alerted = (code: number | null, stderr: string) =>
+  code !== 0 || logLines(stderr).some((l) => l.level === 'error');
 
 /** The server's members after a restart on the same data file. */
 async function serverMembers(): Promise<Map<string, unknown>> {
@@ -80,10 +107,30 @@ describe('a week of nightly syncs', () => {
     writeExport(rows);
     const missing = await nightly();
     expect(missing.code).toBe(2);
-    expect(logLines(missing.stderr).find((l) => l.event === 'error')).toMatchObject({ code: 'state-missing', hint: expect.stringContaining('without --require-state') });
+    expect(logLines(missing.stderr).find((l) => l.event === 'error')).toMatchObject({
+      code: 'state-missing',
+      hint: expect.stringContaining('without --require-state'),
+    });
 
     // night 1: the first run, without --require-state: announced, every member sent
-    const first = await runCli(['import', exportFile, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state, '--no-journal', '--empty-as-null', '--json', '--log-format', 'json'], env);
+    const first = await runCli(
+      [
+        'import',
+        exportFile,
+        '--sandbox',
+        '--sandbox-data',
+        data,
+        '--changed-only',
+        '--state',
+        state,
+        '--no-journal',
+        '--empty-as-null',
+        '--json',
+        '--log-format',
+        'json',
+      ],
+      env,
+    );
     expect(first.code, first.stderr).toBe(0);
     expect(logLines(first.stderr).find((l) => l.event === 'warning')?.message).toContain('every member will be sent');
     expect(JSON.parse(first.stdout)).toMatchObject({ rows: 3000, importedCount: 3000, absentFromInput: 0 });
@@ -95,7 +142,8 @@ describe('a week of nightly syncs', () => {
     for (let i = 0; i < rows.length; i += 20) rows[i]!.firstName = `Renamed${i}`;
     for (let i = 5; i < rows.length; i += 15) rows[i]!.email = '';
     for (let i = 7; i < rows.length; i += 25) rows[i]!.phone = '';
-    for (let i = 0; i < 60; i++) rows.push({ id: `N-${i}`, email: `n${i}@example.com`, phone: '', firstName: `New${i}`, tier: 'Bronze' });
+    for (let i = 0; i < 60; i++)
+      rows.push({ id: `N-${i}`, email: `n${i}@example.com`, phone: '', firstName: `New${i}`, tier: 'Bronze' });
     rows.reverse();
     writeExport(rows);
     const second = await nightly();
@@ -106,12 +154,19 @@ describe('a week of nightly syncs', () => {
     expect(report2.unchanged + report2.updatedCount + report2.importedCount).toBe(rows.length);
     await expectServerMatches(rows, removed);
     const absent = await runCli(['state', 'absent', '--state', state, '--json'], env);
-    expect((JSON.parse(absent.stdout).members as { memberId: string }[]).map((m) => m.memberId).sort()).toEqual([...removed.keys()].sort());
+    expect((JSON.parse(absent.stdout).members as { memberId: string }[]).map((m) => m.memberId).sort()).toEqual(
+      [...removed.keys()].sort(),
+    );
     const listed = await runCli(['state', 'absent', '--state', state, '--out', join(dir, 'absent.csv')], env);
     expect(listed.code).toBe(0);
     const csv = readFileSync(join(dir, 'absent.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('memberId,absentSince');
-    expect(csv.slice(1).map((text) => text.split(',')[0]).sort()).toEqual([...removed.keys()].sort());
+    expect(
+      csv
+        .slice(1)
+        .map((text) => text.split(',')[0])
+        .sort(),
+    ).toEqual([...removed.keys()].sort());
 
     // night 3: the export cut mid-row at 60%: refused before sending, naming both counts
     const full = `${HEADER}\n${rows.map(line).join('\n')}\n`;
@@ -120,18 +175,29 @@ describe('a week of nightly syncs', () => {
     expect(cut.code).toBe(2);
     expect(alerted(cut.code, cut.stderr)).toBe(true);
     const refusal = logLines(cut.stderr).find((l) => l.event === 'error');
-    expect(refusal).toMatchObject({ code: 'input-shrunk', message: expect.stringContaining(`the last good run had ${rows.length.toLocaleString('en-US')}`) });
+    expect(refusal).toMatchObject({
+      code: 'input-shrunk',
+      message: expect.stringContaining(`the last good run had ${rows.length.toLocaleString('en-US')}`),
+    });
     expect(logLines(cut.stderr).at(-1)).toMatchObject({ event: 'finished', exitCode: 2, level: 'error' });
     await expectServerMatches(rows, removed);
 
     // night 4: cut within the guard's margin, inside the last row's tier: "Gold" must not reach the server as "Go"
     const gold = rows.findLastIndex((r, i) => i < rows.length - 20 && r.tier === 'Gold');
     rows[gold]!.firstName = 'ChangedBeforeTheCut'; // so the cut row differs from what the server has
-    writeFileSync(exportFile, `${HEADER}\n${rows.slice(0, gold + 1).map(line).join('\n')}`.slice(0, -2));
+    writeFileSync(
+      exportFile,
+      `${HEADER}\n${rows
+        .slice(0, gold + 1)
+        .map(line)
+        .join('\n')}`.slice(0, -2),
+    );
     const held = await nightly();
     expect(held.code).toBe(3);
     expect(alerted(held.code, held.stderr)).toBe(true);
-    expect(logLines(held.stderr).some((l) => l.level === 'warn' && String(l.message).includes('ends without a line break'))).toBe(true);
+    expect(
+      logLines(held.stderr).some((l) => l.level === 'warn' && String(l.message).includes('ends without a line break')),
+    ).toBe(true);
     expect(JSON.parse(held.stdout)).toMatchObject({ invalid: 1 });
     rows[gold]!.firstName = `First-${gold}`; // the next export has the row whole, with a name of its own
     const serverAfterCut = await serverMembers();
@@ -143,13 +209,18 @@ describe('a week of nightly syncs', () => {
     const empty = await nightly();
     expect(empty.code).toBe(2);
     expect(alerted(empty.code, empty.stderr)).toBe(true);
-    expect(logLines(empty.stderr).find((l) => l.event === 'error')).toMatchObject({ code: 'input-shrunk', message: expect.stringContaining('no rows') });
+    expect(logLines(empty.stderr).find((l) => l.event === 'error')).toMatchObject({
+      code: 'input-shrunk',
+      message: expect.stringContaining('no rows'),
+    });
 
     // night 6: the good export again (with the cut row's new name); the server had lost members (killed -9)
     writeExport(rows);
     const store = readFileSync(data, 'utf8').split('\n').filter(Boolean);
     const lost = new Set(rows.slice(0, 200).map((r) => r.id));
-    const kept = store.filter((text) => !lost.has((JSON.parse(text) as { member?: { memberId: string } }).member?.memberId ?? ''));
+    const kept = store.filter(
+      (text) => !lost.has((JSON.parse(text) as { member?: { memberId: string } }).member?.memberId ?? ''),
+    );
     const trailer = JSON.parse(kept.pop()!) as { end: { members: number } };
     trailer.end.members -= lost.size; // the store file's own count of its members, so it loads
     writeFileSync(data, `${[...kept, JSON.stringify(trailer)].join('\n')}\n`);
@@ -166,7 +237,12 @@ describe('a week of nightly syncs', () => {
     await expectServerMatches(rows, removed);
     const lines6 = logLines(refresh.stderr);
     expect(new Set(lines6.map((l) => l.runId)).size).toBe(1);
-    expect(lines6.at(-1)).toMatchObject({ event: 'finished', level: 'info', exitCode: 0, absentFromInput: removed.size });
+    expect(lines6.at(-1)).toMatchObject({
+      event: 'finished',
+      level: 'info',
+      exitCode: 0,
+      absentFromInput: removed.size,
+    });
 
     // night 7: nothing changed: nothing sent, a quiet log
     const quiet = await nightly();
@@ -176,7 +252,9 @@ describe('a week of nightly syncs', () => {
     await expectServerMatches(rows, removed);
   });
 
-  it('a damaged state says how to recover, and state show and state reset work on it', { timeout: 60_000 }, async () => {
+  it('a damaged state says how to recover, and state show and state reset work on it', {
+    timeout: 60_000,
+  }, async () => {
     const damaged = join(dir, 'damaged.state');
     const small = join(dir, 'small.csv');
     writeFileSync(small, `${HEADER}\n${rows.slice(0, 50).map(line).join('\n')}\n`);

@@ -36,7 +36,10 @@ describe('an output that is the input is refused before reading (exit 2), and th
 
   it('import --report onto --rejects, or a report that is a symlink to another file', async () => {
     const file = membersCsv(dir, 3);
-    const same = await runCli(['import', file, '--sandbox', '--rejects', join(dir, 'out.ndjson'), '--report', join(dir, 'out.ndjson')], env);
+    const same = await runCli(
+      ['import', file, '--sandbox', '--rejects', join(dir, 'out.ndjson'), '--report', join(dir, 'out.ndjson')],
+      env,
+    );
     expect(same.code).toBe(2);
     expect(same.stderr).toContain('is the same file as --rejects');
     await writeFile(join(dir, 'precious'), 'keep me\n');
@@ -54,14 +57,18 @@ describe('a --rejects file that cannot be written is refused before anything is 
     const data = join(dir, 'sandbox.json');
     const readOnly = join(dir, 'read-only');
     await mkdir(readOnly, { mode: 0o555 });
-    const cases: [string, RegExp][] = [[join(dir, 'no-such-folder', 'rejects.csv'), /ENOENT \(its folder does not exist\)/]];
+    const cases: [string, RegExp][] = [
+      [join(dir, 'no-such-folder', 'rejects.csv'), /ENOENT \(its folder does not exist\)/],
+    ];
     if (process.getuid?.() !== 0) cases.push([join(readOnly, 'rejects.csv'), /EACCES \(permission denied\)/]);
     for (const [rejects, why] of cases) {
       const run = await runCli(['import', file, '--sandbox', '--sandbox-data', data, '--rejects', rejects], env);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       const lines = run.stderr.trimEnd().split('\n');
-      expect(lines[0]).toMatch(new RegExp(`^error: cannot write rejects file ${rejects.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+      expect(lines[0]).toMatch(
+        new RegExp(`^error: cannot write rejects file ${rejects.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+      );
       expect(lines[0]).toMatch(why);
       expect(lines.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
       // nothing was sent: the sandbox kept no member
@@ -75,9 +82,16 @@ describe('outputs are replaced whole', () => {
     const file = membersCsv(dir, 4, (r) => (r === 3 ? 'm3,m3@example.com,N,maybe,2024-01-05T09:00:00Z' : undefined));
     await writeFile(join(dir, 'report.json'), 'last night\n');
     await writeFile(join(dir, 'rejects.csv'), 'last night\n');
-    const run = await runCli(['import', file, '--sandbox', '--rejects', join(dir, 'rejects.csv'), '--report', join(dir, 'report.json')], env);
+    const run = await runCli(
+      ['import', file, '--sandbox', '--rejects', join(dir, 'rejects.csv'), '--report', join(dir, 'report.json')],
+      env,
+    );
     expect(run.code).toBe(3);
-    expect(JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))).toMatchObject({ rows: 4, invalid: 1, importedCount: 3 });
+    expect(JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))).toMatchObject({
+      rows: 4,
+      invalid: 1,
+      importedCount: 3,
+    });
     expect((await readFile(join(dir, 'rejects.csv'), 'utf8')).split('\n')[1]).toMatch(/^m3,m3@example.com,N,maybe/);
     for (const name of ['report.json', 'rejects.csv']) expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
     expect((await readdir(dir)).filter((name) => name.includes('memberctl-tmp'))).toEqual([]);

@@ -34,7 +34,7 @@ function bigInvalidFile(dir: string): { file: string; rows: number; valid: numbe
   let valid = 0;
   for (let r = 1; r <= 3000; r++) {
     if (r % 3 === 0) lines.push(`m${r},m${r}@example.com,${'x'.repeat(300)},maybe,2024-01-05T09:00:00Z`);
-    else (lines.push(`m${r},m${r}@example.com,Name${r},true,2024-01-05T09:00:00Z`), valid++);
+    else lines.push(`m${r},m${r}@example.com,Name${r},true,2024-01-05T09:00:00Z`), valid++;
   }
   const file = join(dir, 'members.csv');
   writeFileSync(file, `${lines.join('\n')}\n`);
@@ -62,7 +62,13 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ exitCode: 4, error: { code: 'output-failed' } });
     // --json prints what the report holds (one object), with the command the summary would tell a person to run
     expect(summary).toEqual(JSON.parse(readFileSync(report, 'utf8')));
-    expect(summary).toMatchObject({ exitCode: 4, input: file, startedAt: expect.any(String), finishedAt: expect.any(String), nextCommand: expect.stringMatching(/^memberctl import .* --resume$/) });
+    expect(summary).toMatchObject({
+      exitCode: 4,
+      input: file,
+      startedAt: expect.any(String),
+      finishedAt: expect.any(String),
+      nextCommand: expect.stringMatching(/^memberctl import .* --resume$/),
+    });
 
     const resumed = await runCli([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(3);
@@ -122,7 +128,7 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(box.memberCount()).toBe(4000);
   });
 
-  it('EFBIG on the report: the summary is still printed, then the error; last night\'s report is removed; exit 4', async () => {
+  it("EFBIG on the report: the summary is still printed, then the error; last night's report is removed; exit 4", async () => {
     box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
     const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
     const dir = tempDir();
@@ -140,18 +146,25 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(box.memberCount()).toBe(1);
   });
 
-  it('a full disk on the sandbox\'s store file (--sandbox-data), written as it closes: named after the summary, exit 4, in the result', async () => {
+  it("a full disk on the sandbox's store file (--sandbox-data), written as it closes: named after the summary, exit 4, in the result", async () => {
     const dir = tempDir();
     const file = join(dir, 'few.csv');
     writeFileSync(file, `${HEADER}\nm1,m1@example.com,N,true,2024-01-05T09:00:00Z\n`);
     const data = join(dir, 'sandbox.json');
     // (--json's object is the one --report writes: the report itself cannot be written under this limit)
-    const run = await runLimited(0, ['import', file, '--sandbox', '--sandbox-data', data, '--no-journal', '--retries', '0', '--json'], isolatedEnv());
+    const run = await runLimited(
+      0,
+      ['import', file, '--sandbox', '--sandbox-data', data, '--no-journal', '--retries', '0', '--json'],
+      isolatedEnv(),
+    );
     expect(run.stderr).not.toMatch(/internal error|this is a bug/);
     expect(run.stderr).toContain(`writing the sandbox data file ${data} failed: EFBIG`);
     expect(run.code).toBe(4);
     const summary = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(bucketSum(summary)).toBe(1);
-    expect(summary).toMatchObject({ exitCode: 4, error: { code: 'output-failed', details: { kind: 'sandbox data', file: data } } });
+    expect(summary).toMatchObject({
+      exitCode: 4,
+      error: { code: 'output-failed', details: { kind: 'sandbox data', file: data } },
+    });
   });
 });

@@ -55,7 +55,16 @@ function membersFile(dir: string): { file: string; rows: number; invalid: number
   return { file, rows: 600, invalid };
 }
 
-type Report = { rows: number; invalid: number; importedCount: number; updatedCount: number; skipped: unknown[]; rejected: number; failed: number; resumedRecords?: number };
+type Report = {
+  rows: number;
+  invalid: number;
+  importedCount: number;
+  updatedCount: number;
+  skipped: unknown[];
+  rejected: number;
+  failed: number;
+  resumedRecords?: number;
+};
 const sum = (r: Report) => r.invalid + r.importedCount + r.updatedCount + r.skipped.length + r.rejected + r.failed;
 const byId = (box: SandboxHandle) => box.members().sort((a, b) => a.memberId.localeCompare(b.memberId));
 const ARGS = ['--batch-size', '25', '--concurrency', '3'];
@@ -105,7 +114,13 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
       const args = ['import', file, ...ARGS, ...(run++ === 0 ? [] : ['--resume'])];
       const running = spawnCli(args, proxied);
       // held requests are in flight; everything answered before them is in the journal
-      await eventually(point, async () => proxy.held() > 0 && proxy.answeredRecords() === forwarded && (await journaled(journal)).settled === settledBefore + forwarded);
+      await eventually(
+        point,
+        async () =>
+          proxy.held() > 0 &&
+          proxy.answeredRecords() === forwarded &&
+          (await journaled(journal)).settled === settledBefore + forwarded,
+      );
       running.child.kill('SIGKILL');
       const killed = await running.result;
       expect(killed.code, `${point}: ${killed.stderr}`).toBeNull();
@@ -115,7 +130,8 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
       expect(index.settled, point).toBeGreaterThanOrEqual(threshold);
       for (let r = 1; r <= rows; r++) {
         const outcome = index.get(r)?.outcome;
-        if (outcome === 'imported' || outcome === 'updated') expect(box.getMember(memberOfRecord(r)), `${point}: record ${r}`).toBeDefined();
+        if (outcome === 'imported' || outcome === 'updated')
+          expect(box.getMember(memberOfRecord(r)), `${point}: record ${r}`).toBeDefined();
       }
       if (existsSync(journal)) expect(statSync(journal).mode & 0o777).toBe(0o600);
     }
@@ -131,7 +147,9 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
 
     const sentBefore = box.stats().itemsReceived;
     const final = await runCli(['import', file, ...ARGS, '--resume', '--json'], proxied);
-    expect(final.stderr).toMatch(/^resuming from .*members\.csv\.memberctl-journal: \d+ records settled by [23] earlier runs \(\d+ imported, \d+ updated, \d+ skipped, 0 rejected\); sending the rest$/m);
+    expect(final.stderr).toMatch(
+      /^resuming from .*members\.csv\.memberctl-journal: \d+ records settled by [23] earlier runs \(\d+ imported, \d+ updated, \d+ skipped, 0 rejected\); sending the rest$/m,
+    );
     expect(final.code).toBe(3);
     const report = JSON.parse(final.stdout) as Report;
     expect(report.rows).toBe(rows);

@@ -17,8 +17,20 @@ async function sandbox() {
   return { box, env: isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken }) };
 }
 
-type Report = { rows: number; invalid: number; unchanged?: number; importedCount: number; updatedCount: number; skipped: unknown[]; rejected: number; failed: number; otherShards: number; shard: { index: number; count: number } };
-const sum = (r: Report) => r.invalid + (r.unchanged ?? 0) + r.importedCount + r.updatedCount + r.skipped.length + r.rejected + r.failed;
+type Report = {
+  rows: number;
+  invalid: number;
+  unchanged?: number;
+  importedCount: number;
+  updatedCount: number;
+  skipped: unknown[];
+  rejected: number;
+  failed: number;
+  otherShards: number;
+  shard: { index: number; count: number };
+};
+const sum = (r: Report) =>
+  r.invalid + (r.unchanged ?? 0) + r.importedCount + r.updatedCount + r.skipped.length + r.rejected + r.failed;
 const byId = (box: SandboxHandle) => box.members().sort((a, b) => a.memberId.localeCompare(b.memberId));
 
 describe('import --shard i/n', { timeout: 180_000 }, () => {
@@ -49,7 +61,20 @@ describe('import --shard i/n', { timeout: 180_000 }, () => {
 
     const { box, env } = await sandbox();
     const state = join(dir, 'shared.state');
-    const shardArgs = (i: number, ...extra: string[]) => ['import', file, '--shard', `${i}/3`, '--json', '--batch-size', '7', '--concurrency', '4', '--state', state, ...extra];
+    const shardArgs = (i: number, ...extra: string[]) => [
+      'import',
+      file,
+      '--shard',
+      `${i}/3`,
+      '--json',
+      '--batch-size',
+      '7',
+      '--concurrency',
+      '4',
+      '--state',
+      state,
+      ...extra,
+    ];
     const runs = await Promise.all([0, 1, 2].map((i) => runCli(shardArgs(i, '--keep-journal'), env)));
     const reports = runs.map((run, i) => {
       expect(run.code, run.stderr).toBe(3);
@@ -80,7 +105,14 @@ describe('import --shard i/n', { timeout: 180_000 }, () => {
     const latest = join(dir, 'latest.csv');
     writeFileSync(latest, `${lines[0]}\n${[...lastRows.values()].join('\n')}\n`);
     // (one row per member: far fewer rows than the first file, which the shrink guard would refuse)
-    const second = await Promise.all([0, 1, 2].map((i) => runCli(['import', latest, '--shard', `${i}/3`, '--json', '--changed-only', '--state', state, '--allow-shrink'], env)));
+    const second = await Promise.all(
+      [0, 1, 2].map((i) =>
+        runCli(
+          ['import', latest, '--shard', `${i}/3`, '--json', '--changed-only', '--state', state, '--allow-shrink'],
+          env,
+        ),
+      ),
+    );
     const secondReports = second.map((run) => JSON.parse(run.stdout) as Report);
     expect(secondReports.reduce((total, r) => total + (r.unchanged ?? 0), 0)).toBe(lastRows.size);
     expect(box.stats().itemsReceived).toBe(300 - invalid);

@@ -10,12 +10,22 @@ import { reply, startScriptedServer, type ScriptedServer, type Step } from '../h
 import { isolatedEnv, runCli } from './config-cli-helper.js';
 
 const TOKEN = 'push-secret-from-file-91b2';
-const ARGS = ['cust-1', '--token-handle', 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', '--platform', 'apns', '--installation-id', 'i1'];
+const ARGS = [
+  'cust-1',
+  '--token-handle',
+  'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6',
+  '--platform',
+  'apns',
+  '--installation-id',
+  'i1',
+];
 const HTML = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>${'<p>nginx</p>'.repeat(300)}</body></html>`;
-const html = (status: number): Step => (_q, res) => {
-  res.writeHead(status, { 'content-type': 'text/html' });
-  res.end(HTML);
-};
+const html =
+  (status: number): Step =>
+  (_q, res) => {
+    res.writeHead(status, { 'content-type': 'text/html' });
+    res.end(HTML);
+  };
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -33,7 +43,10 @@ function tokenFile(): string {
 
 async function run(steps: Step[], extra: string[] = []) {
   server = await startScriptedServer(steps);
-  return runCli(['subscribe', ...ARGS, '--base-url', server.url.href, '--token-file', tokenFile(), ...extra], isolatedEnv());
+  return runCli(
+    ['subscribe', ...ARGS, '--base-url', server.url.href, '--token-file', tokenFile(), ...extra],
+    isolatedEnv(),
+  );
 }
 
 describe('memberctl subscribe: error bodies that are not problem+json', () => {
@@ -67,7 +80,13 @@ describe('memberctl subscribe: error bodies that are not problem+json', () => {
   it('a server echoing the Authorization header cannot make the token appear', async () => {
     const echo: Step = (req, res) => {
       res.writeHead(403, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ title: 'Forbidden', status: 403, detail: `token ${req.headers.authorization} lacks scope push:write` }));
+      res.end(
+        JSON.stringify({
+          title: 'Forbidden',
+          status: 403,
+          detail: `token ${req.headers.authorization} lacks scope push:write`,
+        }),
+      );
     };
     const result = await run([echo], ['--json']);
     expect(result.code).toBe(5);

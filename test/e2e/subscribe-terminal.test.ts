@@ -20,11 +20,15 @@ describe.skipIf(!hasScript)('memberctl subscribe on a terminal', () => {
     expect(run.code, run.screen).toBe(0);
     expect(run.screen).toContain('"iso" is not one of the choices; did you mean Apns (ios)?');
     expect(run.screen).toContain('Subscribed device iphone-7 of customer cust-7');
-    expect(sandbox().subscriptions()).toMatchObject([{ customerId: 'cust-7', platform: 'Apns', installationId: 'iphone-7' }]);
+    expect(sandbox().subscriptions()).toMatchObject([
+      { customerId: 'cust-7', platform: 'Apns', installationId: 'iphone-7' },
+    ]);
   });
 
   it('Ctrl-C at a prompt: exit 130 and a word that nothing was sent', async () => {
-    const run = await runOnTerminal(['subscribe', 'cust-7', '--platform', 'ios'], env(), [{ when: 'device token (token handle): ', send: '\u0003' }]);
+    const run = await runOnTerminal(['subscribe', 'cust-7', '--platform', 'ios'], env(), [
+      { when: 'device token (token handle): ', send: '\u0003' },
+    ]);
     expect(run.code).toBe(130);
     expect(run.screen).toMatch(/\ninterrupted at the prompt: nothing was sent\n$/);
     expect(pushRequests()).toHaveLength(0);

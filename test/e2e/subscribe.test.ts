@@ -23,7 +23,8 @@ beforeEach(() => {
   sandbox.setFaults({ failNext: [] });
 });
 
-const env = (extra: Record<string, string> = {}) => isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url, MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN, ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url, MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN, ...extra });
 const pushRequests = () => sandbox.requests().filter((r) => r.endpoint.includes('/push/'));
 
 function subscribe(args: string[], extraEnv?: Record<string, string>): Promise<RunResult> {
@@ -36,28 +37,68 @@ function expectNoSecret(run: RunResult): void {
 
 describe('memberctl subscribe: success', () => {
   it('subscribes and says which device of which customer, with the status', async () => {
-    const run = await subscribe(['cust-42', '--token-handle', APNS, '--platform', 'Apns', '--installation-id', 'iphone-1']);
+    const run = await subscribe([
+      'cust-42',
+      '--token-handle',
+      APNS,
+      '--platform',
+      'Apns',
+      '--installation-id',
+      'iphone-1',
+    ]);
     expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toBe('Subscribed device iphone-1 of customer cust-42 to push notifications (Apns, iOS): HTTP 204');
+    expect(run.stdout.trim()).toBe(
+      'Subscribed device iphone-1 of customer cust-42 to push notifications (Apns, iOS): HTTP 204',
+    );
     expect(run.stderr).toBe('');
-    expect(sandbox.subscriptions()).toMatchObject([{ customerId: 'cust-42', tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-1' }]);
+    expect(sandbox.subscriptions()).toMatchObject([
+      { customerId: 'cust-42', tokenHandle: APNS, platform: 'Apns', installationId: 'iphone-1' },
+    ]);
     expectNoSecret(run);
   });
 
   it('--json prints {customerId, installationId, platform, status} only', async () => {
-    const run = await subscribe(['cust-42', '--token-handle', FCM, '--platform', 'FcmV1', '--installation-id', 'pixel-7', '--json']);
+    const run = await subscribe([
+      'cust-42',
+      '--token-handle',
+      FCM,
+      '--platform',
+      'FcmV1',
+      '--installation-id',
+      'pixel-7',
+      '--json',
+    ]);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ customerId: 'cust-42', installationId: 'pixel-7', platform: 'FcmV1', status: 204 });
+    expect(JSON.parse(run.stdout)).toEqual({
+      customerId: 'cust-42',
+      installationId: 'pixel-7',
+      platform: 'FcmV1',
+      status: 204,
+    });
   });
 
   it('accepts a spelling of each platform, case-insensitive, and sends the API spelling', async () => {
     // every spelling is a unit test of normalizePlatform (test/core/subscribe.test.ts); here one per platform goes
     // through the CLI to the server, the four runs at once
     const spellings: [string, string, string][] = [
-      ['APNS', 'Apns', APNS], ['fcm_v1', 'FcmV1', FCM], ['hms', 'Hms', 'AHcr9nXk2LqT5vW8yZ1bD4fG7hJ0kM3pR6sU9wX2zC5eF8iL1oQ4tV7'], ['Fcm', 'Fcm', FCM],
+      ['APNS', 'Apns', APNS],
+      ['fcm_v1', 'FcmV1', FCM],
+      ['hms', 'Hms', 'AHcr9nXk2LqT5vW8yZ1bD4fG7hJ0kM3pR6sU9wX2zC5eF8iL1oQ4tV7'],
+      ['Fcm', 'Fcm', FCM],
     ];
     const runs = await Promise.all(
-      spellings.map(([typed, , token]) => subscribe([`c-${typed}`, '--token-handle', token, '--platform', typed, '--installation-id', `i-${typed}`, '--json'])),
+      spellings.map(([typed, , token]) =>
+        subscribe([
+          `c-${typed}`,
+          '--token-handle',
+          token,
+          '--platform',
+          typed,
+          '--installation-id',
+          `i-${typed}`,
+          '--json',
+        ]),
+      ),
     );
     spellings.forEach(([typed, sent], i) => {
       expect(runs[i]!.code, `${typed}: ${runs[i]!.stderr}`).toBe(0);
@@ -67,7 +108,15 @@ describe('memberctl subscribe: success', () => {
   });
 
   it('Fcm is accepted with a warning that it is deprecated in favour of FcmV1', async () => {
-    const run = await subscribe(['cust-1', '--token-handle', FCM, '--platform', 'fcm', '--installation-id', 'old-android']);
+    const run = await subscribe([
+      'cust-1',
+      '--token-handle',
+      FCM,
+      '--platform',
+      'fcm',
+      '--installation-id',
+      'old-android',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/warning: platform Fcm .*deprecated in favour of FcmV1/);
     expect(sandbox.subscriptions()[0]?.platform).toBe('Fcm');
@@ -75,14 +124,32 @@ describe('memberctl subscribe: success', () => {
 
   it('a customerId with reserved characters reaches the server intact', async () => {
     const id = 'a/b?c#d e%f&g=h';
-    const run = await subscribe([id, '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1', '--json']);
+    const run = await subscribe([
+      id,
+      '--token-handle',
+      APNS,
+      '--platform',
+      'apns',
+      '--installation-id',
+      'i1',
+      '--json',
+    ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).customerId).toBe(id);
     expect(sandbox.subscriptions().map((s) => s.customerId)).toEqual([id]);
   });
 
   it('accepts values exactly at the upper bounds (255-character token, 50-character installation id)', async () => {
-    const run = await subscribe(['c', '--token-handle', 'a'.repeat(255), '--platform', 'apns', '--installation-id', 'i'.repeat(50), '--json']);
+    const run = await subscribe([
+      'c',
+      '--token-handle',
+      'a'.repeat(255),
+      '--platform',
+      'apns',
+      '--installation-id',
+      'i'.repeat(50),
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(sandbox.subscriptions()[0]?.tokenHandle).toHaveLength(255);
   });
@@ -90,14 +157,42 @@ describe('memberctl subscribe: success', () => {
 
 describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', () => {
   const cases: [string, string[], RegExp][] = [
-    ['empty token handle', ['--token-handle', '', '--platform', 'apns', '--installation-id', 'i1'], /--token-handle is empty \(the API needs 1 to 255/],
-    ['256-character token handle', ['--token-handle', 'a'.repeat(256), '--platform', 'apns', '--installation-id', 'i1'], /--token-handle is 256 characters long; the API allows 1 to 255/],
-    ['empty installation id', ['--token-handle', APNS, '--platform', 'apns', '--installation-id', ''], /--installation-id is empty \(the API needs 1 to 50/],
-    ['51-character installation id', ['--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i'.repeat(51)], /--installation-id is 51 characters long; the API allows 1 to 50/],
-    ['unknown platform', ['--token-handle', APNS, '--platform', 'windows', '--installation-id', 'i1'], /--platform "windows" is not a platform\nhint: platforms: Apns \(ios, .*\), FcmV1 \(android\), Hms \(huawei, .*\), Fcm \(legacy Android, deprecated\)/],
+    [
+      'empty token handle',
+      ['--token-handle', '', '--platform', 'apns', '--installation-id', 'i1'],
+      /--token-handle is empty \(the API needs 1 to 255/,
+    ],
+    [
+      '256-character token handle',
+      ['--token-handle', 'a'.repeat(256), '--platform', 'apns', '--installation-id', 'i1'],
+      /--token-handle is 256 characters long; the API allows 1 to 255/,
+    ],
+    [
+      'empty installation id',
+      ['--token-handle', APNS, '--platform', 'apns', '--installation-id', ''],
+      /--installation-id is empty \(the API needs 1 to 50/,
+    ],
+    [
+      '51-character installation id',
+      ['--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i'.repeat(51)],
+      /--installation-id is 51 characters long; the API allows 1 to 50/,
+    ],
+    [
+      'unknown platform',
+      ['--token-handle', APNS, '--platform', 'windows', '--installation-id', 'i1'],
+      /--platform "windows" is not a platform\nhint: platforms: Apns \(ios, .*\), FcmV1 \(android\), Hms \(huawei, .*\), Fcm \(legacy Android, deprecated\)/,
+    ],
     ['empty platform', ['--token-handle', APNS, '--platform', '', '--installation-id', 'i1'], /--platform is empty/],
-    ['mistyped platform', ['--token-handle', APNS, '--platform', 'iso', '--installation-id', 'i1'], /--platform "iso" is not a platform; did you mean Apns \(ios\)\?\nhint: platforms: Apns \(ios/],
-    ['mistyped platform alias', ['--token-handle', APNS, '--platform', 'andriod', '--installation-id', 'i1'], /--platform "andriod" is not a platform; did you mean FcmV1 \(android\)\?/],
+    [
+      'mistyped platform',
+      ['--token-handle', APNS, '--platform', 'iso', '--installation-id', 'i1'],
+      /--platform "iso" is not a platform; did you mean Apns \(ios\)\?\nhint: platforms: Apns \(ios/,
+    ],
+    [
+      'mistyped platform alias',
+      ['--token-handle', APNS, '--platform', 'andriod', '--installation-id', 'i1'],
+      /--platform "andriod" is not a platform; did you mean FcmV1 \(android\)\?/,
+    ],
   ];
   for (const [name, args, message] of cases) {
     it(name, async () => {
@@ -112,7 +207,15 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
   }
 
   it('a 51-character installation id: the field, its limit, the length, and a hint about that field only', async () => {
-    const run = await subscribe(['cust-1', '--token-handle', APNS, '--platform', 'ios', '--installation-id', 'i'.repeat(51)]);
+    const run = await subscribe([
+      'cust-1',
+      '--token-handle',
+      APNS,
+      '--platform',
+      'ios',
+      '--installation-id',
+      'i'.repeat(51),
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       'error: invalid subscription, nothing sent: --installation-id is 51 characters long; the API allows 1 to 50\n' +
@@ -123,7 +226,9 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
   it('--help lists the platforms with the words the guide uses', async () => {
     const run = await subscribe(['--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Platforms: Apns \(ios, [^)]*\), FcmV1 \(android\), Hms \(huawei, [^)]*\),\s+Fcm \(legacy Android, deprecated\)/);
+    expect(run.stdout).toMatch(
+      /Platforms: Apns \(ios, [^)]*\), FcmV1 \(android\), Hms \(huawei, [^)]*\),\s+Fcm \(legacy Android, deprecated\)/,
+    );
     expect(run.stdout).toContain('130  Ctrl-C at a prompt (nothing sent)');
   });
 
@@ -142,12 +247,20 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
     expect(run.stderr).toContain('missing --token-handle, --installation-id');
     const json = await subscribe(['--json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout).error.details.missing).toEqual(['CUSTOMER_ID', '--token-handle', '--platform', '--installation-id']);
+    expect(JSON.parse(json.stdout).error.details.missing).toEqual([
+      'CUSTOMER_ID',
+      '--token-handle',
+      '--platform',
+      '--installation-id',
+    ]);
     expect(pushRequests()).toHaveLength(0);
   });
 
   it('no base URL and no --sandbox: exit 2 with a hint naming MEMBERCTL_BASE_URL and --sandbox', async () => {
-    const run = await runCli(['subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'], isolatedEnv({ MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN }));
+    const run = await runCli(
+      ['subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'],
+      isolatedEnv({ MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN }),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no base URL');
     expect(run.stderr).toContain('MEMBERCTL_BASE_URL');
@@ -155,13 +268,26 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
   });
 
   it('no push token: exit 2 naming MEMBERCTL_PUSH_TOKEN', async () => {
-    const run = await runCli(['subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'], isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url }));
+    const run = await runCli(
+      ['subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'],
+      isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url }),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('MEMBERCTL_PUSH_TOKEN');
   });
 
   it('plain http:// to a host other than loopback is refused', async () => {
-    const run = await subscribe(['c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1', '--base-url', 'http://push.example.com']);
+    const run = await subscribe([
+      'c1',
+      '--token-handle',
+      APNS,
+      '--platform',
+      'apns',
+      '--installation-id',
+      'i1',
+      '--base-url',
+      'http://push.example.com',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('refusing to send a bearer token over plain http://');
   });
@@ -178,7 +304,16 @@ describe('memberctl subscribe: device token heuristics', () => {
   });
 
   it('--clean-token sends the cleaned token', async () => {
-    const run = await subscribe(['c1', '--token-handle', pasted, '--platform', 'apns', '--installation-id', 'i1', '--clean-token']);
+    const run = await subscribe([
+      'c1',
+      '--token-handle',
+      pasted,
+      '--platform',
+      'apns',
+      '--installation-id',
+      'i1',
+      '--clean-token',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`sending the cleaned device token ${APNS}`);
     expect(sandbox.subscriptions()[0]?.tokenHandle).toBe(APNS);
@@ -193,7 +328,9 @@ describe('memberctl subscribe: device token heuristics', () => {
 
 describe('memberctl subscribe: server answers', () => {
   it('401: exit 5 with a hint about the push token, which is never shown', async () => {
-    const run = await subscribe(['c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'], { MEMBERCTL_PUSH_TOKEN: 'wrong-token-5c1d' });
+    const run = await subscribe(['c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'], {
+      MEMBERCTL_PUSH_TOKEN: 'wrong-token-5c1d',
+    });
     expect(run.code).toBe(5);
     expect(run.stderr).toMatch(/^error: Unauthorized: .*\(401\)$/m);
     expect(run.stderr).toContain('MEMBERCTL_PUSH_TOKEN');
@@ -205,13 +342,24 @@ describe('memberctl subscribe: server answers', () => {
     sandbox.setFaults({ failNext: [{ endpoint: 'push', status: 400 }] });
     const run = await subscribe(['c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1']);
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/^error: Bad Request: scripted fault \(failNext\); the subscription was not stored\. \(400\)$/m);
+    expect(run.stderr).toMatch(
+      /^error: Bad Request: scripted fault \(failNext\); the subscription was not stored\. \(400\)$/m,
+    );
     expect(pushRequests()).toHaveLength(1);
   });
 
   it('--json prints the problem as {error: {type, title, status, detail, instance}}', async () => {
     sandbox.setFaults({ failNext: [{ endpoint: 'push', status: 400 }] });
-    const run = await subscribe(['c/1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1', '--json']);
+    const run = await subscribe([
+      'c/1',
+      '--token-handle',
+      APNS,
+      '--platform',
+      'apns',
+      '--installation-id',
+      'i1',
+      '--json',
+    ]);
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
@@ -234,8 +382,19 @@ describe('memberctl subscribe: server answers', () => {
   });
 
   it('503 every time: not confirmed after 3 retries, exit 4, safe-to-rerun hint', async () => {
-    sandbox.setFaults({ failNext: Array.from({ length: 4 }, () => ({ endpoint: 'push' as const, status: 503, retryAfter: 0 })) });
-    const run = await subscribe(['c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1', '--json']);
+    sandbox.setFaults({
+      failNext: Array.from({ length: 4 }, () => ({ endpoint: 'push' as const, status: 503, retryAfter: 0 })),
+    });
+    const run = await subscribe([
+      'c1',
+      '--token-handle',
+      APNS,
+      '--platform',
+      'apns',
+      '--installation-id',
+      'i1',
+      '--json',
+    ]);
     expect(run.code).toBe(4);
     const body = JSON.parse(run.stdout);
     expect(body.error).toMatchObject({ title: 'Service Unavailable', status: 503 });
@@ -248,7 +407,11 @@ describe('memberctl subscribe: server answers', () => {
 describe('memberctl subscribe: Ctrl-C', () => {
   it('during a long Retry-After wait: stops at once, not confirmed, exit 4', async () => {
     sandbox.setFaults({ failNext: [{ endpoint: 'push', status: 503, retryAfter: 120 }] });
-    const child = spawn(process.execPath, [CLI, 'subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'], { env: env() });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'],
+      { env: env() },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -263,7 +426,20 @@ describe('memberctl subscribe: Ctrl-C', () => {
 
 describe('memberctl subscribe --sandbox', () => {
   it('starts a local sandbox, says so plainly, and needs no base URL or token', async () => {
-    const run = await runCli(['subscribe', 'cust-42', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'iphone-1', '--sandbox'], isolatedEnv());
+    const run = await runCli(
+      [
+        'subscribe',
+        'cust-42',
+        '--token-handle',
+        APNS,
+        '--platform',
+        'apns',
+        '--installation-id',
+        'iphone-1',
+        '--sandbox',
+      ],
+      isolatedEnv(),
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Subscribed device iphone-1 of customer cust-42');
     expect(run.stdout).toContain('local sandbox: nothing was sent to a real server');
@@ -271,7 +447,22 @@ describe('memberctl subscribe --sandbox', () => {
   });
 
   it('--sandbox with --base-url is a usage error', async () => {
-    const run = await runCli(['subscribe', 'c', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i', '--sandbox', '--base-url', sandbox.url], isolatedEnv());
+    const run = await runCli(
+      [
+        'subscribe',
+        'c',
+        '--token-handle',
+        APNS,
+        '--platform',
+        'apns',
+        '--installation-id',
+        'i',
+        '--sandbox',
+        '--base-url',
+        sandbox.url,
+      ],
+      isolatedEnv(),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('exclude each other');
   });

@@ -18,7 +18,11 @@ beforeAll(() => {
 async function server() {
   box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
   const url = new URL(box.url);
-  return { box, env: isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken }), shown: `${url.origin}${url.pathname}`.replace(/\/$/, '') };
+  return {
+    box,
+    env: isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken }),
+    shown: `${url.origin}${url.pathname}`.replace(/\/$/, ''),
+  };
 }
 
 describe('target binding', { timeout: 120_000 }, () => {
@@ -30,7 +34,9 @@ describe('target binding', { timeout: 120_000 }, () => {
     const { box: real, env, shown } = await server();
     const resumed = await runCli(['import', file, '--resume'], env);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain(`journal ${file}.memberctl-journal was written against a local sandbox (ephemeral); this run sends to ${shown}`);
+    expect(resumed.stderr).toContain(
+      `journal ${file}.memberctl-journal was written against a local sandbox (ephemeral); this run sends to ${shown}`,
+    );
     expect(resumed.stderr).toContain('--restart');
     expect(real.stats().itemsReceived).toBe(0);
     // --restart starts again against this target, and binds the new journal to it
@@ -45,16 +51,28 @@ describe('target binding', { timeout: 120_000 }, () => {
     const file = membersCsv(dir, 20, undefined, 'state.csv');
     const state = join(dir, 'members.state');
     const data = join(dir, 'sandbox.ndjson');
-    expect((await runCli(['import', file, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state], isolatedEnv())).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          ['import', file, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state],
+          isolatedEnv(),
+        )
+      ).code,
+    ).toBe(0);
     const show = await runCli(['state', 'show', '--state', state, '--json'], isolatedEnv());
     expect(JSON.parse(show.stdout)).toMatchObject({ members: 20, target: `a local sandbox with data file ${data}` });
     const { box: real, env, shown } = await server();
     const run = await runCli(['import', file, '--changed-only', '--state', state], env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`state ${state} was filled against a local sandbox with data file ${data}; this run sends to ${shown}`);
+    expect(run.stderr).toContain(
+      `state ${state} was filled against a local sandbox with data file ${data}; this run sends to ${shown}`,
+    );
     expect(real.stats().itemsReceived).toBe(0);
     // the same sandbox data file is the same target: the second pass sends nothing, as it should
-    const again = await runCli(['import', file, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state, '--json'], isolatedEnv());
+    const again = await runCli(
+      ['import', file, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state, '--json'],
+      isolatedEnv(),
+    );
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ unchanged: 20, requests: 0 });
   });

@@ -29,7 +29,11 @@ describe('memberctl template', () => {
     expect(header.some((column) => column.startsWith('metadata.'))).toBe(true);
     expect(header.some((column) => column.startsWith('customProperties.'))).toBe(true);
 
-    const candidate = buildCsvMapper(header, { file: 'template.csv' }).toCandidate({ record: 1, line: 2, raw: example });
+    const candidate = buildCsvMapper(header, { file: 'template.csv' }).toCandidate({
+      record: 1,
+      line: 2,
+      raw: example,
+    });
     expect(candidate.valid ? [] : candidate.issues).toEqual([]);
   });
 
@@ -43,7 +47,8 @@ describe('memberctl template', () => {
     expect(memberUpsertItemSchema.safeParse(records[0]).success).toBe(true);
     const fromJson = jsonToCandidate({ record: 1, line: 1, raw: records[0] });
     expect(fromJson.valid && fromCsv.valid).toBe(true);
-    if (fromJson.valid && fromCsv.valid) expect(JSON.parse(JSON.stringify(fromCsv.item))).toEqual(JSON.parse(JSON.stringify(fromJson.item)));
+    if (fromJson.valid && fromCsv.valid)
+      expect(JSON.parse(JSON.stringify(fromCsv.item))).toEqual(JSON.parse(JSON.stringify(fromJson.item)));
   });
 
   it('round-trips through `memberctl validate` (CSV and JSON)', async () => {
@@ -62,7 +67,9 @@ describe('memberctl template', () => {
     const first = await runCli(['template', '--out', out], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
-    expect(first.stderr).toContain(`wrote ${out}: ${templateColumns().length} columns and one example record; field limits: memberctl template --fields`);
+    expect(first.stderr).toContain(
+      `wrote ${out}: ${templateColumns().length} columns and one example record; field limits: memberctl template --fields`,
+    );
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe(templateColumns().join(','));
 
     writeFileSync(out, 'my precious data\n');
@@ -85,7 +92,12 @@ describe('memberctl template', () => {
 describe('field limits', () => {
   it('are read from the zod schema', () => {
     const byField = new Map(fieldLimits().map((row) => [row.field, row]));
-    expect(byField.get('memberId')).toMatchObject({ type: 'string', required: true, nullable: false, limits: 'length 1 to 36' });
+    expect(byField.get('memberId')).toMatchObject({
+      type: 'string',
+      required: true,
+      nullable: false,
+      limits: 'length 1 to 36',
+    });
     expect(byField.get('email')).toMatchObject({ required: false, nullable: true, limits: 'max length 256' });
     expect(byField.get('address.countryCode')).toMatchObject({ limits: 'max length 2' });
     expect(byField.get('createdAt')).toMatchObject({ required: true, limits: expect.stringContaining('ISO 8601') });

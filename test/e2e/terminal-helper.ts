@@ -22,7 +22,12 @@ export interface TerminalRun {
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** `stdinCommand`, when given, is a shell command whose output is piped into memberctl (e.g. `printf … |`). */
-export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, turns: Turn[], stdinCommand?: string): Promise<TerminalRun> {
+export function runOnTerminal(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  turns: Turn[],
+  stdinCommand?: string,
+): Promise<TerminalRun> {
   const command = `${stdinCommand ? `${stdinCommand} | ` : ''}${[process.execPath, CLI, ...args].map(quote).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   let screen = '';

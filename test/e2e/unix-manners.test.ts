@@ -27,11 +27,14 @@ function closedEarly(args: string[]): Promise<{ code: number | null; stderr: str
 }
 
 describe('stdout closed early', () => {
-  it.each(['--json', '--no-color'])('validate big.csv %s | head: exits quietly (141, as SIGPIPE would), no "internal error"', async (flag) => {
-    const result = await closedEarly(['validate', invalidCsv(40_000), flag, '--show', '100000']);
-    expect(result.stderr).not.toMatch(/internal error|EPIPE/);
-    expect(result.code).toBe(141);
-  });
+  it.each(['--json', '--no-color'])(
+    'validate big.csv %s | head: exits quietly (141, as SIGPIPE would), no "internal error"',
+    async (flag) => {
+      const result = await closedEarly(['validate', invalidCsv(40_000), flag, '--show', '100000']);
+      expect(result.stderr).not.toMatch(/internal error|EPIPE/);
+      expect(result.code).toBe(141);
+    },
+  );
 });
 
 describe('control characters from the data', () => {
@@ -54,12 +57,18 @@ describe('control characters from the data', () => {
 });
 
 describe('a token an HTTP header cannot carry', () => {
-  it.each([['a newline inside', 'abc\u0001def-ghi'], ['a non-ASCII character', 'tökén-0123456789']])('%s: exit 2 "bad token", nothing sent', async (_name, token) => {
+  it.each([
+    ['a newline inside', 'abc\u0001def-ghi'],
+    ['a non-ASCII character', 'tökén-0123456789'],
+  ])('%s: exit 2 "bad token", nothing sent', async (_name, token) => {
     const server = await startScriptedServer([]);
     try {
       const path = join(tempDir(), 'one.csv');
       writeFileSync(path, 'memberId,isActive,createdAt\nm1,true,2024-01-01\n');
-      const result = await runCli(['import', path, '--base-url', server.url.href, '--no-journal'], isolatedEnv({ MEMBERCTL_TOKEN: token }));
+      const result = await runCli(
+        ['import', path, '--base-url', server.url.href, '--no-journal'],
+        isolatedEnv({ MEMBERCTL_TOKEN: token }),
+      );
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/bad token/);
       expect(result.stderr).not.toContain(token);
@@ -70,7 +79,10 @@ describe('a token an HTTP header cannot carry', () => {
   });
 
   it('config check names it too, without the token', async () => {
-    const result = await runCli(['config', 'check', '--no-probe', '--base-url', 'http://127.0.0.1:9/'], isolatedEnv({ MEMBERCTL_TOKEN: 'abc\u0001def-ghi' }));
+    const result = await runCli(
+      ['config', 'check', '--no-probe', '--base-url', 'http://127.0.0.1:9/'],
+      isolatedEnv({ MEMBERCTL_TOKEN: 'abc\u0001def-ghi' }),
+    );
     expect(result.stdout).toMatch(/FAIL +bad token in member token: character 4 is U\+0001/);
     expect(result.stdout).not.toContain('abc');
   });

@@ -34,14 +34,27 @@ describe('inputs that are no file to read', () => {
     expectOneLineError(await runCli([...args, folder], env), folder, /is a directory, not a file/);
   });
 
-  it.runIf(existsSync('/dev/zero'))('validate and import /dev/zero (any format) are refused by their first bytes, not read forever', async () => {
-    for (const args of [['validate'], ['validate', '--format', 'ndjson'], ['validate', '--format', 'json'], ['import', '--sandbox', '--format', 'ndjson']]) {
-      expectOneLineError(await runCli([...args, '/dev/zero'], env), '/dev/zero', /is not text: its first \d+ bytes are all zero/);
-    }
-    const zeros = join(dir, 'never-written.csv'); // a file whose writing never finished
-    writeFileSync(zeros, Buffer.alloc(4096));
-    expectOneLineError(await runCli(['validate', zeros], env), zeros, /is not text/);
-  }, 60_000);
+  it.runIf(existsSync('/dev/zero'))(
+    'validate and import /dev/zero (any format) are refused by their first bytes, not read forever',
+    async () => {
+      for (const args of [
+        ['validate'],
+        ['validate', '--format', 'ndjson'],
+        ['validate', '--format', 'json'],
+        ['import', '--sandbox', '--format', 'ndjson'],
+      ]) {
+        expectOneLineError(
+          await runCli([...args, '/dev/zero'], env),
+          '/dev/zero',
+          /is not text: its first \d+ bytes are all zero/,
+        );
+      }
+      const zeros = join(dir, 'never-written.csv'); // a file whose writing never finished
+      writeFileSync(zeros, Buffer.alloc(4096));
+      expectOneLineError(await runCli(['validate', zeros], env), zeros, /is not text/);
+    },
+    60_000,
+  );
 
   it.runIf(process.getuid?.() !== 0)('a file without read permission (skipped as root, who may read it)', async () => {
     const locked = join(dir, 'locked.csv');
@@ -57,7 +70,10 @@ describe('a FIFO', () => {
     execFileSync('mkfifo', [fifo]);
     const running = runCli(['validate', fifo, '--json'], env);
     // (this open waits for the CLI's read side, as any writer's does)
-    await writeFile(fifo, 'memberId,email,firstName,isActive,createdAt\nm1,m1@example.com,A,true,2024-01-05T09:00:00Z\nm2,m2@example.com,B,maybe,2024-01-05T09:00:00Z\n');
+    await writeFile(
+      fifo,
+      'memberId,email,firstName,isActive,createdAt\nm1,m1@example.com,A,true,2024-01-05T09:00:00Z\nm2,m2@example.com,B,maybe,2024-01-05T09:00:00Z\n',
+    );
     const result = await running;
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: 2, valid: 1, invalid: 1 });
@@ -66,7 +82,9 @@ describe('a FIFO', () => {
 
 describe('a FIFO no one writes to', () => {
   /** The CLI on a FIFO: resolves once it holds the FIFO open (its wait for a writer has begun). */
-  async function waitingOn(args: string[]): Promise<{ interrupt(): Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }> }> {
+  async function waitingOn(
+    args: string[],
+  ): Promise<{ interrupt(): Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }> }> {
     const fifo = join(dir, `waiting-${args[0]}.fifo`);
     rmSync(fifo, { force: true });
     execFileSync('mkfifo', [fifo]);
@@ -75,7 +93,9 @@ describe('a FIFO no one writes to', () => {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
     const holdsFifo = () => {
       try {
         return readdirSync(`/proc/${child.pid}/fd`).some((fd) => readlinkSync(`/proc/${child.pid}/fd/${fd}`) === fifo);
@@ -95,28 +115,44 @@ describe('a FIFO no one writes to', () => {
     };
   }
 
-  it.runIf(existsSync('/proc/self/fd'))('import: Ctrl-C ends the wait at once, exit 130, naming the input; nothing sent', async () => {
-    const run = await waitingOn(['import', '--sandbox']);
-    const result = await run.interrupt();
-    expect(result.code).toBe(130);
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(2); // no "waiting for requests in flight": there can be none
-    expect(lines[0]).toMatch(/^error: interrupted while waiting for .*waiting-import\.fifo: nothing was read or sent$/);
-    expect(lines[1]).toMatch(/^hint: /);
-    expect(result.stdout).toBe('');
-  }, 60_000);
+  it.runIf(existsSync('/proc/self/fd'))(
+    'import: Ctrl-C ends the wait at once, exit 130, naming the input; nothing sent',
+    async () => {
+      const run = await waitingOn(['import', '--sandbox']);
+      const result = await run.interrupt();
+      expect(result.code).toBe(130);
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(2); // no "waiting for requests in flight": there can be none
+      expect(lines[0]).toMatch(
+        /^error: interrupted while waiting for .*waiting-import\.fifo: nothing was read or sent$/,
+      );
+      expect(lines[1]).toMatch(/^hint: /);
+      expect(result.stdout).toBe('');
+    },
+    60_000,
+  );
 
-  it.runIf(existsSync('/proc/self/fd'))('subscribe --from: Ctrl-C ends the wait at once, exit 130, naming the FIFO', async () => {
-    const run = await waitingOn(['subscribe', 'cust-1', '--sandbox', '--from']);
-    const result = await run.interrupt();
-    expect(result.code).toBe(130);
-    expect(result.stderr.trim()).toMatch(/^interrupted while reading --from \S*waiting-subscribe\.fifo: nothing was sent$/);
-  }, 60_000);
+  it.runIf(existsSync('/proc/self/fd'))(
+    'subscribe --from: Ctrl-C ends the wait at once, exit 130, naming the FIFO',
+    async () => {
+      const run = await waitingOn(['subscribe', 'cust-1', '--sandbox', '--from']);
+      const result = await run.interrupt();
+      expect(result.code).toBe(130);
+      expect(result.stderr.trim()).toMatch(
+        /^interrupted while reading --from \S*waiting-subscribe\.fifo: nothing was sent$/,
+      );
+    },
+    60_000,
+  );
 
-  it.runIf(existsSync('/proc/self/fd'))('validate: Ctrl-C ends the wait at once (the shell\'s 130: killed by SIGINT)', async () => {
-    const run = await waitingOn(['validate']);
-    const result = await run.interrupt();
-    expect(result.code === 130 || result.signal === 'SIGINT').toBe(true);
-    expect(result.stderr).not.toMatch(/^\s+at /m);
-  }, 60_000);
+  it.runIf(existsSync('/proc/self/fd'))(
+    "validate: Ctrl-C ends the wait at once (the shell's 130: killed by SIGINT)",
+    async () => {
+      const run = await waitingOn(['validate']);
+      const result = await run.interrupt();
+      expect(result.code === 130 || result.signal === 'SIGINT').toBe(true);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    },
+    60_000,
+  );
 });

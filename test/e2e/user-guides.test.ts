@@ -20,12 +20,18 @@ const guides = readdirSync(guidesDir)
 
 /** The lines a reader would paste: `npx memberctl …`, except those that need a real server's profile. */
 function runnableLines(text: string): string[] {
-  return text.split('\n').filter((line) => (line.startsWith('npx memberctl ') || PIPED.test(line)) && !line.includes('--profile'));
+  return text
+    .split('\n')
+    .filter((line) => (line.startsWith('npx memberctl ') || PIPED.test(line)) && !line.includes('--profile'));
 }
 
 /** Splits a shell line into words (the guides use no quotes), dropping a trailing comment. */
 function words(line: string): string[] {
-  return line.replace(/\s+#.*$/, '').trim().split(/\s+/).slice(2);
+  return line
+    .replace(/\s+#.*$/, '')
+    .trim()
+    .split(/\s+/)
+    .slice(2);
 }
 
 describe('the guides in docs/guides', () => {
@@ -45,13 +51,19 @@ describe('the guides in docs/guides', () => {
   });
 
   for (const guide of guides.filter((g) => g.lines.length > 0)) {
-    it(`${guide.name}: every sandbox command runs as written, with the exit code the guide says`, { timeout: 300_000 }, async () => {
+    it(`${guide.name}: every sandbox command runs as written, with the exit code the guide says`, {
+      timeout: 300_000,
+    }, async () => {
       const demo = mkdtempSync(join(tmpdir(), 'memberctl-demo-'));
       const env = isolatedEnv();
       const results: { line: string; code: number | null; expected: number; stderr?: string }[] = [];
       for (const line of guide.lines) {
         const piped = PIPED.exec(line);
-        const { code, stderr } = await runCli(words((piped?.[2] ?? line).replaceAll('/tmp/demo', demo)), env, piped?.[1]);
+        const { code, stderr } = await runCli(
+          words((piped?.[2] ?? line).replaceAll('/tmp/demo', demo)),
+          env,
+          piped?.[1],
+        );
         const declared = /#\s*exit (\d+)\s*$/.exec(line);
         const expected = declared ? Number(declared[1]) : /mixed\.csv|fix-me\.csv/.test(line) ? 3 : 0;
         results.push({ line, code, expected, ...(code === expected ? {} : { stderr: stderr.slice(-800) }) });

@@ -50,27 +50,56 @@ describe('validate on bad input', () => {
     expectNoStack(r);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('fixtures/invalid/header-only.csv: 0 records, 0 valid');
-    expect(r.stderr.trimEnd()).toBe('warning: fixtures/invalid/header-only.csv line 1: a header and no records: nothing to validate');
+    expect(r.stderr.trimEnd()).toBe(
+      'warning: fixtures/invalid/header-only.csv line 1: a header and no records: nothing to validate',
+    );
   });
 
   it('duplicate headers', async () => {
-    expectFatal(await validate('fixtures/invalid/duplicate-headers.csv'), 'fixtures/invalid/duplicate-headers.csv', /line 1.*email/i);
+    expectFatal(
+      await validate('fixtures/invalid/duplicate-headers.csv'),
+      'fixtures/invalid/duplicate-headers.csv',
+      /line 1.*email/i,
+    );
   });
 
   it('a row with more cells than the header: only that record is invalid', async () => {
-    await expectOnlyRecordInvalid('fixtures/invalid/too-many-cells.csv', 2, 3, /the row has 4 cells but the header has 3/, 3);
+    await expectOnlyRecordInvalid(
+      'fixtures/invalid/too-many-cells.csv',
+      2,
+      3,
+      /the row has 4 cells but the header has 3/,
+      3,
+    );
   });
 
   it('invalid UTF-8: only that record is invalid', async () => {
-    await expectOnlyRecordInvalid('fixtures/invalid/invalid-utf8.csv', 2, 3, /not valid UTF-8 \(byte 0xF6 on line 3\)/, 3);
+    await expectOnlyRecordInvalid(
+      'fixtures/invalid/invalid-utf8.csv',
+      2,
+      3,
+      /not valid UTF-8 \(byte 0xF6 on line 3\)/,
+      3,
+    );
   });
 
   it('a truncated JSON array: a clear error with the line; with --json stdout stays one JSON object', async () => {
-    expectFatal(await validate('fixtures/invalid/truncated.json'), 'fixtures/invalid/truncated.json', /line 3: .*truncated/);
+    expectFatal(
+      await validate('fixtures/invalid/truncated.json'),
+      'fixtures/invalid/truncated.json',
+      /line 3: .*truncated/,
+    );
     const r = await validate('fixtures/invalid/truncated.json', '--json');
     expect(r.code).toBe(2);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ file: 'fixtures/invalid/truncated.json', invalidRecords: [], rows: 1, valid: 1, invalid: 0, error: { code: expect.any(String), message: expect.stringContaining('line 3') } });
+    expect(result).toMatchObject({
+      file: 'fixtures/invalid/truncated.json',
+      invalidRecords: [],
+      rows: 1,
+      valid: 1,
+      invalid: 0,
+      error: { code: expect.any(String), message: expect.stringContaining('line 3') },
+    });
     expect(r.stderr).toMatch(/^error: fixtures\/invalid\/truncated\.json line 3/);
   });
 
@@ -80,20 +109,30 @@ describe('validate on bad input', () => {
 
   it('a 10 MB cell: that record is invalid (too long), the others are read', async () => {
     const path = join(dir, 'huge-cell.csv');
-    await writeFile(path, `memberId,firstName,isActive,createdAt\nm-1,Ann,true,2024-05-01\nm-2,${'x'.repeat(10 * 1024 * 1024)},true,2024-05-01\nm-3,Cleo,false,2024-05-01\n`);
+    await writeFile(
+      path,
+      `memberId,firstName,isActive,createdAt\nm-1,Ann,true,2024-05-01\nm-2,${'x'.repeat(10 * 1024 * 1024)},true,2024-05-01\nm-3,Cleo,false,2024-05-01\n`,
+    );
     await expectOnlyRecordInvalid(path, 2, 3, /^must be at most 64 characters, got 10485760$/, 3);
     const r = await validate(path, '--json');
     expect(r.stdout.length).toBeLessThan(10_000);
   });
 
-  it('a record over the reader\'s 16 MB limit (a quote never closed): one line naming file and line', async () => {
+  it("a record over the reader's 16 MB limit (a quote never closed): one line naming file and line", async () => {
     const path = join(dir, 'runaway.csv');
-    await writeFile(path, `memberId,firstName,isActive,createdAt\nm-1,Ann,true,2024-05-01\nm-2,"${'x'.repeat(17 * 1024 * 1024)},true,2024-05-01\n`);
+    await writeFile(
+      path,
+      `memberId,firstName,isActive,createdAt\nm-1,Ann,true,2024-05-01\nm-2,"${'x'.repeat(17 * 1024 * 1024)},true,2024-05-01\n`,
+    );
     expectFatal(await validate(path), path, /line 3: .*16 MB/);
   });
 
   it('a missing file', async () => {
-    expectFatal(await validate('fixtures/no-such-file.csv'), 'fixtures/no-such-file.csv', /not found|no such file|does not exist/i);
+    expectFatal(
+      await validate('fixtures/no-such-file.csv'),
+      'fixtures/no-such-file.csv',
+      /not found|no such file|does not exist/i,
+    );
   });
 
   it('a directory', async () => {
@@ -101,7 +140,11 @@ describe('validate on bad input', () => {
   });
 
   it('an unknown column', async () => {
-    expectFatal(await validate('fixtures/invalid/unknown-column.csv'), 'fixtures/invalid/unknown-column.csv', /line 1: unknown column "E-mail Address" \(column 2: did you mean email\?\)/);
+    expectFatal(
+      await validate('fixtures/invalid/unknown-column.csv'),
+      'fixtures/invalid/unknown-column.csv',
+      /line 1: unknown column "E-mail Address" \(column 2: did you mean email\?\)/,
+    );
   });
 
   it('--rejects in a folder that does not exist', async () => {

@@ -20,12 +20,21 @@ describe('memberctl validate', () => {
       const r = await validate(`fixtures/${file}`, '--output', out);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^fixtures/${file.replaceAll('.', '\\.')}: (\\d+) records, \\1 valid \\((csv|json|ndjson), `));
-      items[file] = (await readFile(out, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(r.stdout).toMatch(
+        new RegExp(`^fixtures/${file.replaceAll('.', '\\.')}: (\\d+) records, \\1 valid \\((csv|json|ndjson), `),
+      );
+      items[file] = (await readFile(out, 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
     }
     // a CSV date is sent as written or, when plain, as midnight UTC: compare instants, not spellings
     const instants = (list: unknown[]) =>
-      JSON.parse(JSON.stringify(list, (key, value) => (key === 'birthdate' || key === 'createdAt' ? Date.parse(value as string) : value)));
+      JSON.parse(
+        JSON.stringify(list, (key, value) =>
+          key === 'birthdate' || key === 'createdAt' ? Date.parse(value as string) : value,
+        ),
+      );
     expect(items['members.csv.gz']).toEqual(items['members.csv']);
     expect(items['members.ndjson']).toEqual(items['members.json']);
     expect(instants(items['members.csv']!)).toEqual(instants(items['members.json']!));
@@ -39,15 +48,41 @@ describe('memberctl validate', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('fixtures/crm-export.csv: 8 records, 8 valid');
     expect(r.stdout).toContain(`Wrote 8 items to ${out}`);
-    const items = (await readFile(out, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const items = (await readFile(out, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(items[0]).toEqual({
-      memberId: '0031X00000aBcDe', firstName: 'Ingrid', lastName: 'Halvorsen', email: 'ingrid.halvorsen@example.no',
-      phone: '+47 912 34 567', birthdate: '1984-07-19T00:00:00.000Z',
-      address: { addressLine1: 'Storgata 12', addressLine2: 'H0302', city: 'Oslo', region: 'Oslo', zipCode: '0155', countryCode: 'NO' },
-      isActive: true, isEmployee: false, createdAt: '2019-03-04T10:22:00Z',
-      metadata: { lifecycleStage: 'customer' }, customProperties: { leadScore: 82 },
+      memberId: '0031X00000aBcDe',
+      firstName: 'Ingrid',
+      lastName: 'Halvorsen',
+      email: 'ingrid.halvorsen@example.no',
+      phone: '+47 912 34 567',
+      birthdate: '1984-07-19T00:00:00.000Z',
+      address: {
+        addressLine1: 'Storgata 12',
+        addressLine2: 'H0302',
+        city: 'Oslo',
+        region: 'Oslo',
+        zipCode: '0155',
+        countryCode: 'NO',
+      },
+      isActive: true,
+      isEmployee: false,
+      createdAt: '2019-03-04T10:22:00Z',
+      metadata: { lifecycleStage: 'customer' },
+      customProperties: { leadScore: 82 },
     });
-    expect(items.map((i) => i.memberId)).toEqual(['0031X00000aBcDe', '0031X00000aBcDf', '0031X00000aBcDg', '0031X00000aBcDh', '0031X00000aBcDi', '0031X00000aBcDj', '0031X00000aBcDk', '0031X00000aBcDl']);
+    expect(items.map((i) => i.memberId)).toEqual([
+      '0031X00000aBcDe',
+      '0031X00000aBcDf',
+      '0031X00000aBcDg',
+      '0031X00000aBcDh',
+      '0031X00000aBcDi',
+      '0031X00000aBcDj',
+      '0031X00000aBcDk',
+      '0031X00000aBcDl',
+    ]);
     expect(items[3]).not.toHaveProperty('customProperties');
     expect(JSON.stringify(items)).not.toContain('churned');
     expect((await stat(out)).mode & 0o777).toBe(0o600);
@@ -58,7 +93,9 @@ describe('memberctl validate', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     const [error, hint, ...rest] = r.stderr.trimEnd().split('\n');
-    expect(error).toMatch(/^error: fixtures\/crm-export\.csv line 1: unknown columns "Contact ID" \(column 1\), "E-mail Address" \(column 4: did you mean email\?\), .*, and 12 more$/);
+    expect(error).toMatch(
+      /^error: fixtures\/crm-export\.csv line 1: unknown columns "Contact ID" \(column 1\), "E-mail Address" \(column 4: did you mean email\?\), .*, and 12 more$/,
+    );
     expect(hint).toMatch(/^hint: Map it with --map/);
     expect(rest).toEqual([]);
   });
@@ -72,7 +109,9 @@ describe('memberctl validate', () => {
     expect(r.stdout).toMatch(/ 3 +4 +m-0003 +address\.countryCode: must be at most 2 characters, got 6/);
     expect(r.stdout).toMatch(/^ +createdAt: expected an ISO 8601 date-time .*got "05\/01\/2024"$/m);
     expect(r.stdout).toMatch(/ 4 +5 +- +memberId: required/);
-    expect(r.stdout).toMatch(/ 5 +6 +m-0005-this-member-id-is-much-lo\S*… +memberId: must be at most 36 characters, got 44/);
+    expect(r.stdout).toMatch(
+      / 5 +6 +m-0005-this-member-id-is-much-lo\S*… +memberId: must be at most 36 characters, got 44/,
+    );
     expect(r.stdout).toMatch(/ 6 +7 +m-0006 +birthdate: .*got "1985-13-01"\n +isActive: required/);
     expect(r.stdout).toContain('fixtures/invalid/mixed.csv: 7 records, 2 valid, 5 invalid (csv, ');
     expect(r.stdout).toContain('--rejects fix-me.csv');
@@ -89,13 +128,30 @@ describe('memberctl validate', () => {
     const r = await validate('fixtures/invalid/mixed.csv', '--json');
     expect(r.code).toBe(3);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ file: 'fixtures/invalid/mixed.csv', format: 'csv', rows: 7, valid: 2, invalid: 5, output: null, rejects: null });
+    expect(result).toMatchObject({
+      file: 'fixtures/invalid/mixed.csv',
+      format: 'csv',
+      rows: 7,
+      valid: 2,
+      invalid: 5,
+      output: null,
+      rejects: null,
+    });
     expect(result.invalidRecords).toHaveLength(5);
     expect(result.invalidRecords[0]).toEqual({
-      record: 2, line: 3, memberId: 'm-0002',
-      issues: [{ path: 'isActive', message: 'expected true/false, yes/no, y/n or 1/0, got "maybe"', rule: 'not a boolean' }],
+      record: 2,
+      line: 3,
+      memberId: 'm-0002',
+      issues: [
+        { path: 'isActive', message: 'expected true/false, yes/no, y/n or 1/0, got "maybe"', rule: 'not a boolean' },
+      ],
     });
-    expect(result.invalidRecords[2]).toMatchObject({ record: 4, line: 5, memberId: null, issues: [{ path: 'memberId', message: 'required' }] });
+    expect(result.invalidRecords[2]).toMatchObject({
+      record: 4,
+      line: 5,
+      memberId: null,
+      issues: [{ path: 'memberId', message: 'required' }],
+    });
     expect(result.reasons[0]).toEqual({ reason: expect.any(String), count: expect.any(Number) });
     expect(typeof result.durationMs).toBe('number');
   });
@@ -113,8 +169,30 @@ describe('memberctl validate', () => {
     expect(r.stdout).toContain(`Wrote 5 rejected records to ${rejects}`);
     expect((await stat(rejects)).mode & 0o777).toBe(0o600);
     const rows = parse(await readFile(rejects, 'utf8')) as string[][];
-    expect(rows[0]).toEqual(['memberId', 'email', 'firstName', 'isActive', 'createdAt', 'birthdate', 'address.countryCode', 'metadata.tier', 'stage', 'error']);
-    expect(rows[1]).toEqual(['m-0002', 'bjorn@example', 'Björn', 'maybe', '2024-01-05T09:00:00Z', '', 'SE', '', 'invalid', 'isActive: expected true/false, yes/no, y/n or 1/0, got "maybe"']);
+    expect(rows[0]).toEqual([
+      'memberId',
+      'email',
+      'firstName',
+      'isActive',
+      'createdAt',
+      'birthdate',
+      'address.countryCode',
+      'metadata.tier',
+      'stage',
+      'error',
+    ]);
+    expect(rows[1]).toEqual([
+      'm-0002',
+      'bjorn@example',
+      'Björn',
+      'maybe',
+      '2024-01-05T09:00:00Z',
+      '',
+      'SE',
+      '',
+      'invalid',
+      'isActive: expected true/false, yes/no, y/n or 1/0, got "maybe"',
+    ]);
     expect(rows).toHaveLength(6);
 
     // as is, it is read back (stage and error ignored) and the same records are still invalid
@@ -143,16 +221,27 @@ describe('memberctl validate', () => {
     const rejects = join(dir, 'rejects.ndjson');
     const r = await validate('fixtures/invalid/mixed.ndjson', '--rejects', rejects, '--json');
     expect(r.code).toBe(3);
-    const lines = (await readFile(rejects, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(rejects, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.record)).toEqual([2, 3, 4, 5]);
     expect(lines[0]).toEqual({
-      record: 2, line: 2, memberId: 'n-2', stage: 'invalid',
+      record: 2,
+      line: 2,
+      memberId: 'n-2',
+      stage: 'invalid',
       reason: 'isActive: expected boolean, got string "yes" (JSON values are not coerced)',
       input: { memberId: 'n-2', isActive: 'yes', createdAt: '2024-01-05T09:00:00Z' },
     });
     expect(lines[1].reason).toContain('emial: unknown property (did you mean email?)');
     expect(lines[1].reason).toContain('createdAt: expected an ISO 8601 date-time');
-    expect(lines[2]).toMatchObject({ record: 4, line: 4, memberId: null, reason: 'expected a JSON object (one member), got an array' });
+    expect(lines[2]).toMatchObject({
+      record: 4,
+      line: 4,
+      memberId: null,
+      reason: 'expected a JSON object (one member), got an array',
+    });
     expect(lines[3]).toMatchObject({ record: 5, line: 6 });
     expect(lines[3].reason).toContain('address.zip: unknown property (did you mean zipCode?)');
     expect(lines[3].reason).toContain('metadata.tier: expected string, got number 1 (JSON values are not coerced)');
@@ -165,7 +254,9 @@ describe('memberctl validate', () => {
     expect(r.code).toBe(3);
     const items = (await readFile(out, 'utf8')).trimEnd().split('\n');
     expect(items).toHaveLength(2);
-    expect(items[1]).toBe('{"memberId":"n-6","isActive":true,"createdAt":"2024-01-05T09:00:00Z","metadata":{"__proto__":"data","constructor":"too"},"customProperties":{"prototype":{"x":[1,null]}}}');
+    expect(items[1]).toBe(
+      '{"memberId":"n-6","isActive":true,"createdAt":"2024-01-05T09:00:00Z","metadata":{"__proto__":"data","constructor":"too"},"customProperties":{"prototype":{"x":[1,null]}}}',
+    );
   });
 
   it('--rejects CSV for JSON input is refused up front', async () => {
@@ -186,7 +277,9 @@ describe('memberctl validate', () => {
     await writeFile(map, JSON.stringify({ columns: { 'Contact ID': 'memberid', 'E-mail Address': 'emial' } }));
     const r = await validate('fixtures/crm-export.csv', '--map', map);
     expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe(`error: mapping file ${map}: columns["E-mail Address"]: unknown field "emial" (did you mean email?)`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: mapping file ${map}: columns["E-mail Address"]: unknown field "emial" (did you mean email?)`,
+    );
   });
 
   it('--help shows real examples', async () => {

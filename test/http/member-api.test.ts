@@ -17,7 +17,10 @@ afterEach(async () => {
   client = server = undefined;
 });
 
-async function setup(steps: Step[], options: { retry?: RetryPolicy; timeoutMs?: number; connections?: number; fallback?: Step; path?: string } = {}) {
+async function setup(
+  steps: Step[],
+  options: { retry?: RetryPolicy; timeoutMs?: number; connections?: number; fallback?: Step; path?: string } = {},
+) {
   server = await startScriptedServer(steps, options.fallback);
   const retries: RetryInfo[] = [];
   client = new MemberApiClient({
@@ -48,7 +51,10 @@ describe('MemberApiClient: sending', () => {
     const { server, client, retries } = await setup([reply(503, 'busy'), reply(503, 'busy'), reply(200, OK)]);
     expect(await client.postImport(BODY)).toMatchObject({ kind: 'ok' });
     expect(server.received.map((r) => r.body)).toEqual([BODY, BODY, BODY]);
-    expect(retries.map((r) => [r.attempt, r.reason])).toEqual([[1, '503'], [2, '503']]);
+    expect(retries.map((r) => [r.attempt, r.reason])).toEqual([
+      [1, '503'],
+      [2, '503'],
+    ]);
     expect(client.stats).toEqual({ requests: 3, retries: 2 });
   });
 
@@ -80,7 +86,11 @@ describe('MemberApiClient: sending', () => {
     const otherStarted = new Promise<void>((resolve) => (startOther = resolve));
     server = await startScriptedServer([reply(429, '', { 'retry-after': '1' })], reply(200, OK));
     const c = new MemberApiClient({
-      baseUrl: server.url, token: TOKEN, connections: 4, timeoutMs: 5000, retry: FAST,
+      baseUrl: server.url,
+      token: TOKEN,
+      connections: 4,
+      timeoutMs: 5000,
+      retry: FAST,
       onRetry: () => startOther?.(),
     });
     client = c;
@@ -97,7 +107,9 @@ describe('MemberApiClient: sending', () => {
   });
 
   it('a Retry-After beyond the longest wait fails at once instead of hammering early', async () => {
-    const { server, client } = await setup([reply(503, '', { 'retry-after': '3600' })], { retry: { ...FAST, maxRetryAfterMs: 10_000 } });
+    const { server, client } = await setup([reply(503, '', { 'retry-after': '3600' })], {
+      retry: { ...FAST, maxRetryAfterMs: 10_000 },
+    });
     const response = await client.postImport(BODY);
     expect(response).toMatchObject({ kind: 'failed', status: 503 });
     expect(response.kind === 'failed' && response.message).toContain('3600 s');
@@ -114,8 +126,14 @@ describe('MemberApiClient: outcomes', () => {
   });
 
   it('synthesizes a member error from a non-conforming 400 body, summarizing HTML', async () => {
-    const html = '<!DOCTYPE html><html><head><title>Bad Request</title><style>p{}</style></head><body><p>oops</p></body></html>';
-    const { client } = await setup([(_q, res) => { res.writeHead(400, { 'content-type': 'text/html' }); res.end(html); }]);
+    const html =
+      '<!DOCTYPE html><html><head><title>Bad Request</title><style>p{}</style></head><body><p>oops</p></body></html>';
+    const { client } = await setup([
+      (_q, res) => {
+        res.writeHead(400, { 'content-type': 'text/html' });
+        res.end(html);
+      },
+    ]);
     const response = await client.postImport(BODY);
     expect(response.kind).toBe('bad-request');
     if (response.kind !== 'bad-request') return;
@@ -126,9 +144,17 @@ describe('MemberApiClient: outcomes', () => {
   });
 
   it('maps 413 to too-large and 401/403 to auth, none retried', async () => {
-    const { server, client } = await setup([reply(413, 'Payload Too Large'), reply(401, { name: 'Unauthorized', message: 'token expired' }), reply(403, '')]);
+    const { server, client } = await setup([
+      reply(413, 'Payload Too Large'),
+      reply(401, { name: 'Unauthorized', message: 'token expired' }),
+      reply(403, ''),
+    ]);
     expect(await client.postImport(BODY)).toMatchObject({ kind: 'too-large', status: 413 });
-    expect(await client.postImport(BODY)).toEqual({ kind: 'auth', status: 401, message: 'HTTP 401: Unauthorized: token expired' });
+    expect(await client.postImport(BODY)).toEqual({
+      kind: 'auth',
+      status: 401,
+      message: 'HTTP 401: Unauthorized: token expired',
+    });
     expect(await client.postImport(BODY)).toMatchObject({ kind: 'auth', status: 403 });
     expect(server.received).toHaveLength(3);
   });
@@ -149,18 +175,32 @@ describe('MemberApiClient: outcomes', () => {
   });
 
   it('retries exhausted: failed with the status, the reason and the retry count', async () => {
-    const { server, client } = await setup([], { fallback: reply(503, { name: 'Unavailable', message: 'maintenance' }) });
+    const { server, client } = await setup([], {
+      fallback: reply(503, { name: 'Unavailable', message: 'maintenance' }),
+    });
     const response = await client.postImport(BODY);
     expect(response).toMatchObject({ kind: 'failed', status: 503, retries: 3 });
-    expect(response.kind === 'failed' && response.message).toBe('HTTP 503: Unavailable: maintenance (gave up after 3 retries)');
+    expect(response.kind === 'failed' && response.message).toBe(
+      'HTTP 503: Unavailable: maintenance (gave up after 3 retries)',
+    );
     // the cause as data, for core to decide on and count by (never the message parsed back)
-    expect(response.kind === 'failed' && response.cause).toEqual({ kind: 'http', status: 503, retries: 3, gaveUp: true, reachedServer: true });
+    expect(response.kind === 'failed' && response.cause).toEqual({
+      kind: 'http',
+      status: 503,
+      retries: 3,
+      gaveUp: true,
+      reachedServer: true,
+    });
     expect(server.received).toHaveLength(4);
   });
 
   it('a server naming its error in the message too reads once, not "Unauthorized: Unauthorized: …"', async () => {
     const { client } = await setup([reply(401, { name: 'Unauthorized', message: 'Unauthorized: token expired.' })]);
-    expect(await client.postImport(BODY)).toEqual({ kind: 'auth', status: 401, message: 'HTTP 401: Unauthorized: token expired.' });
+    expect(await client.postImport(BODY)).toEqual({
+      kind: 'auth',
+      status: 401,
+      message: 'HTTP 401: Unauthorized: token expired.',
+    });
   });
 
   it('caps a huge error body and keeps the message to one short line', async () => {
@@ -204,21 +244,44 @@ describe('MemberApiClient: network', () => {
     const url = closed.url;
     await closed.close();
     const retries: RetryInfo[] = [];
-    client = new MemberApiClient({ baseUrl: url, token: TOKEN, connections: 1, timeoutMs: 2000, retry: { ...FAST, retries: 2 }, onRetry: (i) => retries.push(i) });
+    client = new MemberApiClient({
+      baseUrl: url,
+      token: TOKEN,
+      connections: 1,
+      timeoutMs: 2000,
+      retry: { ...FAST, retries: 2 },
+      onRetry: (i) => retries.push(i),
+    });
     const response = await client.postImport(BODY);
     expect(response).toMatchObject({ kind: 'failed', retries: 2 });
     expect(response.kind === 'failed' && response.message).toContain('ECONNREFUSED');
     expect(response.kind === 'failed' && response.message).toMatch(/\(gave up after 2 retries\)$/);
     // nothing reached the server: nothing can have been stored
-    expect(response.kind === 'failed' && response.cause).toEqual({ kind: 'network', code: 'ECONNREFUSED', retries: 2, gaveUp: true, reachedServer: false });
+    expect(response.kind === 'failed' && response.cause).toEqual({
+      kind: 'network',
+      code: 'ECONNREFUSED',
+      retries: 2,
+      gaveUp: true,
+      reachedServer: false,
+    });
     expect(retries.map((r) => r.reason)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
   });
 
   it('an abort during the backoff wakes the request: failed promptly, nothing more sent', async () => {
     const controller = new AbortController();
     const { server, client } = await setup([reply(503, '', { 'retry-after': '60' })]);
-    const c = new MemberApiClient({ baseUrl: server.url, token: TOKEN, connections: 1, timeoutMs: 5000, retry: FAST, onRetry: () => controller.abort() });
-    const outcome = await Promise.race([c.postImport(BODY, controller.signal), new Promise((r) => setTimeout(() => r('still waiting'), 5000))]);
+    const c = new MemberApiClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      connections: 1,
+      timeoutMs: 5000,
+      retry: FAST,
+      onRetry: () => controller.abort(),
+    });
+    const outcome = await Promise.race([
+      c.postImport(BODY, controller.signal),
+      new Promise((r) => setTimeout(() => r('still waiting'), 5000)),
+    ]);
     await c.close();
     expect(outcome).toMatchObject({ kind: 'failed', status: 503, retries: 0 });
     expect((outcome as { message: string }).message).toMatch(/^stopped before retry 1/);
@@ -228,13 +291,21 @@ describe('MemberApiClient: network', () => {
 
   it('an already aborted signal sends nothing', async () => {
     const { server, client } = await setup([reply(200, OK)]);
-    expect(await client.postImport(BODY, AbortSignal.abort())).toMatchObject({ kind: 'failed', message: 'not sent: stopped before the request' });
+    expect(await client.postImport(BODY, AbortSignal.abort())).toMatchObject({
+      kind: 'failed',
+      message: 'not sent: stopped before the request',
+    });
     expect(server.received).toHaveLength(0);
   });
 
   it('a request in flight when the signal aborts is allowed to settle', async () => {
     const controller = new AbortController();
-    const { client } = await setup([(_q, res) => { controller.abort(); setTimeout(() => reply(200, OK)(_q, res, ''), 50); }]);
+    const { client } = await setup([
+      (_q, res) => {
+        controller.abort();
+        setTimeout(() => reply(200, OK)(_q, res, ''), 50);
+      },
+    ]);
     expect(await client.postImport(BODY, controller.signal)).toMatchObject({ kind: 'ok' });
   });
 
@@ -259,12 +330,25 @@ describe('MemberApiClient: network', () => {
 describe('MemberApiClient: the token never leaks', () => {
   const echo: Step = (req, res) => {
     res.writeHead(Number(req.headers['x-status'] ?? 0) || 401, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ name: 'Echo', message: `you sent ${req.headers.authorization}`, details: { auth: req.headers.authorization } }));
+    res.end(
+      JSON.stringify({
+        name: 'Echo',
+        message: `you sent ${req.headers.authorization}`,
+        details: { auth: req.headers.authorization },
+      }),
+    );
   };
 
   it('redacts a server that echoes the Authorization header, in every outcome', async () => {
-    const echoStatus = (status: number): Step => (req, res, body) => { req.headers['x-status'] = String(status); echo(req, res, body); };
-    const { client } = await setup([echoStatus(401), echoStatus(400), echoStatus(503)], { retry: { ...FAST, retries: 0 } });
+    const echoStatus =
+      (status: number): Step =>
+      (req, res, body) => {
+        req.headers['x-status'] = String(status);
+        echo(req, res, body);
+      };
+    const { client } = await setup([echoStatus(401), echoStatus(400), echoStatus(503)], {
+      retry: { ...FAST, retries: 0 },
+    });
     const outcomes = [await client.postImport(BODY), await client.postImport(BODY), await client.postImport(BODY)];
     expect(outcomes.map((o) => o.kind)).toEqual(['auth', 'bad-request', 'failed']);
     const text = JSON.stringify(outcomes);

@@ -19,14 +19,29 @@ afterEach(async () => {
 async function setup(steps: Step[], fallback?: Step) {
   server = await startScriptedServer(steps, fallback);
   const retries: RetryInfo[] = [];
-  client = new PushApiClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 5000, retry: FAST, onRetry: (i) => retries.push(i) });
+  client = new PushApiClient({
+    baseUrl: server.url,
+    token: TOKEN,
+    timeoutMs: 5000,
+    retry: FAST,
+    onRetry: (i) => retries.push(i),
+  });
   return { server, client, retries };
 }
 
-const problem = (status: number, title: string, detail: string) => (_q: unknown, res: import('node:http').ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'application/problem+json' });
-  res.end(JSON.stringify({ type: 'https://example.com/problems/x', title, status, detail, instance: '/push/v1/customers/c1/subscription' }));
-};
+const problem =
+  (status: number, title: string, detail: string) => (_q: unknown, res: import('node:http').ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/problem+json' });
+    res.end(
+      JSON.stringify({
+        type: 'https://example.com/problems/x',
+        title,
+        status,
+        detail,
+        instance: '/push/v1/customers/c1/subscription',
+      }),
+    );
+  };
 
 describe('PushApiClient', () => {
   it('posts the subscription as JSON to the customer path; any 2xx is success', async () => {
@@ -54,20 +69,36 @@ describe('PushApiClient', () => {
     const { server, client } = await setup([reply(204, ''), reply(204, '')]);
     await client.subscribe('..', REQUEST);
     await client.subscribe('.', REQUEST);
-    expect(server.received.map((r) => r.url)).toEqual(['/push/v1/customers/%2E%2E/subscription', '/push/v1/customers/%2E/subscription']);
+    expect(server.received.map((r) => r.url)).toEqual([
+      '/push/v1/customers/%2E%2E/subscription',
+      '/push/v1/customers/%2E/subscription',
+    ]);
   });
 
   it('maps a problem+json 4xx to problem, not retried', async () => {
-    const { server, client } = await setup([problem(400, 'Invalid platform', 'platform must be one of Apns, Fcm, FcmV1, Hms')]);
+    const { server, client } = await setup([
+      problem(400, 'Invalid platform', 'platform must be one of Apns, Fcm, FcmV1, Hms'),
+    ]);
     const response = await client.subscribe('c1', REQUEST);
-    expect(response).toMatchObject({ kind: 'problem', status: 400, problem: { title: 'Invalid platform', status: 400 } });
-    expect(response.kind === 'problem' && formatProblem(response.problem)).toBe('Invalid platform: platform must be one of Apns, Fcm, FcmV1, Hms (400)');
+    expect(response).toMatchObject({
+      kind: 'problem',
+      status: 400,
+      problem: { title: 'Invalid platform', status: 400 },
+    });
+    expect(response.kind === 'problem' && formatProblem(response.problem)).toBe(
+      'Invalid platform: platform must be one of Apns, Fcm, FcmV1, Hms (400)',
+    );
     expect(server.received).toHaveLength(1);
   });
 
   it('summarizes a non-JSON error body briefly', async () => {
     const html = `<html><head><title>404 Not Found</title></head><body>${'<p>filler</p>'.repeat(500)}</body></html>`;
-    const { client } = await setup([(_q, res) => { res.writeHead(404, { 'content-type': 'text/html' }); res.end(html); }]);
+    const { client } = await setup([
+      (_q, res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end(html);
+      },
+    ]);
     const response = await client.subscribe('c1', REQUEST);
     expect(response.kind).toBe('problem');
     if (response.kind !== 'problem') return;
@@ -78,7 +109,11 @@ describe('PushApiClient', () => {
   });
 
   it('retries 503 then succeeds; 500 is reported, not retried', async () => {
-    const { server, client, retries } = await setup([reply(503, '', { 'retry-after': '0' }), reply(204, ''), problem(500, 'Internal', 'boom')]);
+    const { server, client, retries } = await setup([
+      reply(503, '', { 'retry-after': '0' }),
+      reply(204, ''),
+      problem(500, 'Internal', 'boom'),
+    ]);
     expect(await client.subscribe('c1', REQUEST)).toEqual({ kind: 'ok', status: 204 });
     expect(retries.map((r) => r.reason)).toEqual(['503']);
     const failed = await client.subscribe('c1', REQUEST);
@@ -96,7 +131,9 @@ describe('PushApiClient', () => {
   it('maps 401/403 to auth and never repeats the token from an echoing server', async () => {
     const echo: Step = (req, res) => {
       res.writeHead(401, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ title: 'Unauthorized', status: 401, detail: `bad header ${req.headers.authorization}` }));
+      res.end(
+        JSON.stringify({ title: 'Unauthorized', status: 401, detail: `bad header ${req.headers.authorization}` }),
+      );
     };
     const { client } = await setup([echo, reply(403, 'Forbidden')]);
     const first = await client.subscribe('c1', REQUEST);

@@ -8,7 +8,10 @@ describe('redactor: every form a server may echo the token in', () => {
   it.each([
     ['raw', TOKEN],
     ['percent-encoded', encodeURIComponent(TOKEN)],
-    ['percent-encoded, lower-case hex', encodeURIComponent(TOKEN).toLowerCase().replace('eyjhbgciOi'.toLowerCase(), 'eyJhbGciOi')],
+    [
+      'percent-encoded, lower-case hex',
+      encodeURIComponent(TOKEN).toLowerCase().replace('eyjhbgciOi'.toLowerCase(), 'eyJhbGciOi'),
+    ],
     ['partly encoded', TOKEN.replace('+', '%2B')],
     ['JSON \\u escapes', [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
     ['JSON escaped slash', TOKEN.replace('/', '\\/')],
@@ -16,7 +19,10 @@ describe('redactor: every form a server may echo the token in', () => {
     expect(mask(`see ${form} here`)).toBe('see [redacted] here');
   });
   it('masks both tokens, and every header value', () => {
-    const headers = redactHeaders({ location: `https://x/?a=${TOKEN}&b=push-opaque-token-42`, 'set-cookie': [`t=${TOKEN}`] }, mask);
+    const headers = redactHeaders(
+      { location: `https://x/?a=${TOKEN}&b=push-opaque-token-42`, 'set-cookie': [`t=${TOKEN}`] },
+      mask,
+    );
     expect(headers).toEqual({ location: 'https://x/?a=[redacted]&b=[redacted]', 'set-cookie': ['t=[redacted]'] });
   });
   it('leaves other text alone, and a short token inside words', () => {

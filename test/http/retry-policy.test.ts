@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { backoffDelay, memberRetryPolicy, parseRetryAfter, pushRetryPolicy, type RetryPolicy } from '../../src/http/retry-policy.js';
+import {
+  backoffDelay,
+  memberRetryPolicy,
+  parseRetryAfter,
+  pushRetryPolicy,
+  type RetryPolicy,
+} from '../../src/http/retry-policy.js';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 

@@ -35,7 +35,10 @@ export function reply(status: number, body: unknown = '', headers: Record<string
 }
 
 /** Runs `steps` in order; once they run out, `fallback` answers every further request. */
-export async function startScriptedServer(steps: Step[], fallback: Step = reply(500, 'script exhausted')): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  steps: Step[],
+  fallback: Step = reply(500, 'script exhausted'),
+): Promise<ScriptedServer> {
   const received: Received[] = [];
   const sockets = new Map<Socket, number>();
   const held: ServerResponse[] = [];
@@ -45,7 +48,14 @@ export async function startScriptedServer(steps: Step[], fallback: Step = reply(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, socket: sockets.get(req.socket) ?? -1, at: Date.now() });
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        socket: sockets.get(req.socket) ?? -1,
+        at: Date.now(),
+      });
       const step = queue.shift() ?? fallback;
       if (step === 'hold') held.push(res);
       else if (step === 'reset') req.socket.destroy();

@@ -20,13 +20,30 @@ describe('broken fixtures', () => {
   it('fixtures/broken/bad-line.ndjson: the unterminated line is an error record; the blank line is skipped', async () => {
     const { records } = await readAll({ path: 'fixtures/broken/bad-line.ndjson' });
     expect(records.map((r) => r.line)).toEqual([1, 2, 4]);
-    expect(errorsOf(records)).toEqual([[2, 2, "not valid JSON (character 69 of the record): Expected ',' or '}' after property value"]]);
+    expect(errorsOf(records)).toEqual([
+      [2, 2, "not valid JSON (character 69 of the record): Expected ',' or '}' after property value"],
+    ]);
   });
 
   it.each([
-    ['fixtures/broken/unclosed-quote.csv', 1, 'input-csv', 'fixtures/broken/unclosed-quote.csv line 3: a quoted value is never closed (the file ends inside it)'],
-    ['fixtures/broken/content-after-array.json', 1, 'input-json', 'fixtures/broken/content-after-array.json line 2: unexpected content after the end of the array'],
-    ['fixtures/broken/truncated.csv.gz', undefined, 'input-gzip', 'fixtures/broken/truncated.csv.gz: the gzip data ends early (truncated download?)'],
+    [
+      'fixtures/broken/unclosed-quote.csv',
+      1,
+      'input-csv',
+      'fixtures/broken/unclosed-quote.csv line 3: a quoted value is never closed (the file ends inside it)',
+    ],
+    [
+      'fixtures/broken/content-after-array.json',
+      1,
+      'input-json',
+      'fixtures/broken/content-after-array.json line 2: unexpected content after the end of the array',
+    ],
+    [
+      'fixtures/broken/truncated.csv.gz',
+      undefined,
+      'input-gzip',
+      'fixtures/broken/truncated.csv.gz: the gzip data ends early (truncated download?)',
+    ],
   ])('%s: the records before the break, then an InputError', async (path, before, code, message) => {
     const { records, error } = await readAll({ path });
     if (before !== undefined) expect(records).toHaveLength(before);
@@ -35,11 +52,17 @@ describe('broken fixtures', () => {
   });
 
   it('fixtures/broken/not-gzip.csv.gz: refused when opened', async () => {
-    await expect(readAll({ path: 'fixtures/broken/not-gzip.csv.gz' })).rejects.toMatchObject({ code: 'input-gzip', message: 'fixtures/broken/not-gzip.csv.gz: is not gzip data, although its name ends in .gz' });
+    await expect(readAll({ path: 'fixtures/broken/not-gzip.csv.gz' })).rejects.toMatchObject({
+      code: 'input-gzip',
+      message: 'fixtures/broken/not-gzip.csv.gz: is not gzip data, although its name ends in .gz',
+    });
   });
 
   it('fixtures/members-excel-semicolon.csv (BOM, CRLF, ";"): read like members.csv', async () => {
-    const [excel, plain] = await Promise.all([readAll({ path: 'fixtures/members-excel-semicolon.csv' }), readAll({ path: 'fixtures/members.csv' })]);
+    const [excel, plain] = await Promise.all([
+      readAll({ path: 'fixtures/members-excel-semicolon.csv' }),
+      readAll({ path: 'fixtures/members.csv' }),
+    ]);
     expect(excel.source.delimiter).toBe(';');
     expect(excel.source.headers).toEqual(plain.source.headers);
     expect(excel.records).toEqual(plain.records.slice(0, 5));

@@ -81,12 +81,17 @@ describe('CSV reader', () => {
   it('duplicate headers are an InputError naming them and their columns', async () => {
     const error = await readAll({ path: 'fixtures/invalid/duplicate-headers.csv' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
-    expect((error as InputError).message).toBe('fixtures/invalid/duplicate-headers.csv line 1: duplicate column "email" (columns 2 and 4)');
+    expect((error as InputError).message).toBe(
+      'fixtures/invalid/duplicate-headers.csv line 1: duplicate column "email" (columns 2 and 4)',
+    );
     expect((error as InputError).category).toBe('usage');
   });
 
   it('an empty file is an InputError; a header-only file is 0 records with its headers', async () => {
-    await expect(readAll({ path: 'fixtures/invalid/empty.csv' })).rejects.toMatchObject({ code: 'input-empty', message: 'fixtures/invalid/empty.csv is empty' });
+    await expect(readAll({ path: 'fixtures/invalid/empty.csv' })).rejects.toMatchObject({
+      code: 'input-empty',
+      message: 'fixtures/invalid/empty.csv is empty',
+    });
     await expect(readCsvText(' \r\n\n')).rejects.toMatchObject({ code: 'input-empty' });
     const { source, records } = await readAll({ path: 'fixtures/invalid/header-only.csv' });
     expect(source.headers).toEqual(['memberId', 'isActive', 'createdAt']);
@@ -113,14 +118,19 @@ describe('CSV reader', () => {
   });
 
   it('invalid UTF-8 in the header is an InputError', async () => {
-    await expect(readCsvText(Buffer.from([0x61, 0xff, 0x0a, 0x31, 0x0a]))).rejects.toMatchObject({ code: 'input-encoding', line: 1 });
+    await expect(readCsvText(Buffer.from([0x61, 0xff, 0x0a, 0x31, 0x0a]))).rejects.toMatchObject({
+      code: 'input-encoding',
+      line: 1,
+    });
   });
 
   it('a quote never closed: the records before it, then an InputError naming the line it starts on', async () => {
     const { records, error } = await readCsvText('a,b\n1,2\n3,"never closed\n4,5\n');
     expect(records.map((r) => r.raw)).toEqual([['1', '2']]);
     expect(error).toBeInstanceOf(InputError);
-    expect((error as InputError).message).toBe('stdin line 3: a quoted value is never closed (the file ends inside it)');
+    expect((error as InputError).message).toBe(
+      'stdin line 3: a quoted value is never closed (the file ends inside it)',
+    );
   });
 
   it('a 10 MB cell is read as a record (mapping reports it too long); a record over 16 MB is an InputError with its line', async () => {

@@ -32,7 +32,12 @@ function bytesOf(content: Buffer, chunkSize: number): InputBytes & { closed: boo
   };
 }
 
-type Outcome = { headers?: string[]; records: SourceRecord[]; error?: { message: string; code: string; line?: number }; utf8?: InvalidUtf8Summary };
+type Outcome = {
+  headers?: string[];
+  records: SourceRecord[];
+  error?: { message: string; code: string; line?: number };
+  utf8?: InvalidUtf8Summary;
+};
 
 /** As open-source.ts reads a UTF-8 file: the bytes pass a checker on this thread, and the records claim its bad lines. */
 async function parse(content: Buffer, chunkSize: number, inWorker: boolean): Promise<Outcome> {
@@ -68,9 +73,33 @@ describe('CSV parsed in a worker', () => {
 
   it('gives the same headers, records, errors and lines as the main thread, for any bytes and chunking', async () => {
     const text = fc
-      .array(fc.constantFrom('a', 'é', '会', '😀', ',', ';', '"', '""', '\n', '\r\n', '\r', ' ', '\t', 'id', '\ufeff', '\u0000'), { maxLength: 120 })
+      .array(
+        fc.constantFrom(
+          'a',
+          'é',
+          '会',
+          '😀',
+          ',',
+          ';',
+          '"',
+          '""',
+          '\n',
+          '\r\n',
+          '\r',
+          ' ',
+          '\t',
+          'id',
+          '\ufeff',
+          '\u0000',
+        ),
+        { maxLength: 120 },
+      )
       .map((parts) => Buffer.from(parts.join('')));
-    const bytes = fc.oneof(text, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), text.map((b) => Buffer.concat([b, Buffer.from([0xff, 0xc3]), b])));
+    const bytes = fc.oneof(
+      text,
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+      text.map((b) => Buffer.concat([b, Buffer.from([0xff, 0xc3]), b])),
+    );
     await fc.assert(
       fc.asyncProperty(bytes, fc.constantFrom(1, 3, 16, 1 << 16), async (content, chunkSize) => {
         const here = await parse(content, chunkSize, false);
@@ -78,7 +107,13 @@ describe('CSV parsed in a worker', () => {
         expect(there).toEqual(here);
       }),
       // "\t\n\"": a header of two empty names, then a quote never closed: the header is refused first, as on this thread
-      { numRuns: 60, examples: [[Buffer.from([9, 10, 34]), 1], [Buffer.from([97,34,13,10,34,255,195,97,34,13,10,34]), 1]] },
+      {
+        numRuns: 60,
+        examples: [
+          [Buffer.from([9, 10, 34]), 1],
+          [Buffer.from([97, 34, 13, 10, 34, 255, 195, 97, 34, 13, 10, 34]), 1],
+        ],
+      },
     );
   });
 
@@ -101,7 +136,9 @@ describe('CSV parsed in a worker', () => {
     let release: () => void = () => undefined;
     const chunks = [Buffer.from('memberId,name\nm1,Ann\nm2,Bo\n')];
     const silent: InputBytes = {
-      next: async () => chunks.shift() ?? (closed ? undefined : await new Promise<undefined>((resolve) => (release = () => resolve(undefined)))),
+      next: async () =>
+        chunks.shift() ??
+        (closed ? undefined : await new Promise<undefined>((resolve) => (release = () => resolve(undefined)))),
       unshift: (chunk) => void chunks.unshift(chunk),
       bytesRead: () => 0,
       async close() {
@@ -140,8 +177,14 @@ describe('CSV parsed in a worker', () => {
   });
 
   it('keeps line numbers past 2^31 (a file of billions of blank lines): on the main thread they are plain numbers', () => {
-    const records: SourceRecord[] = [{ record: 1, line: 2 ** 31 + 5, raw: ['a'] }, { record: 2, line: 2 ** 32 + 1, raw: ['b'] }];
-    expect(unpackRecords(packRecords(records, [2 ** 31 + 6, 2 ** 32 + 1]))).toEqual({ records, ends: [2 ** 31 + 6, 2 ** 32 + 1] });
+    const records: SourceRecord[] = [
+      { record: 1, line: 2 ** 31 + 5, raw: ['a'] },
+      { record: 2, line: 2 ** 32 + 1, raw: ['b'] },
+    ];
+    expect(unpackRecords(packRecords(records, [2 ** 31 + 6, 2 ** 32 + 1]))).toEqual({
+      records,
+      ends: [2 ** 31 + 6, 2 ** 32 + 1],
+    });
   });
 });
 
@@ -150,9 +193,15 @@ describe('openRecordSource on a file', () => {
   afterAll(() => dir.remove());
 
   it('parses a large file in the worker and a small one here, with the same result', async () => {
-    const rows = Array.from({ length: 40_000 }, (_, i) => `m-${i},${i % 3 ? 'true' : 'no'},2024-05-01T12:00:00Z,"line one\nline two ${i}"`);
+    const rows = Array.from(
+      { length: 40_000 },
+      (_, i) => `m-${i},${i % 3 ? 'true' : 'no'},2024-05-01T12:00:00Z,"line one\nline two ${i}"`,
+    );
     const path = dir.write('big.csv', `memberId,isActive,createdAt,note\n${rows.join('\n')}\n`);
-    expect(csvWorkerEntry(3 * 1024 * 1024, true, 'auto') !== undefined || (await import('node:os')).availableParallelism() < 2).toBe(true);
+    expect(
+      csvWorkerEntry(3 * 1024 * 1024, true, 'auto') !== undefined ||
+        (await import('node:os')).availableParallelism() < 2,
+    ).toBe(true);
     expect(csvWorkerEntry(3 * 1024 * 1024, false, 'auto')).toBeUndefined();
     expect(csvWorkerEntry(1024, true, 'auto')).toBeUndefined();
     expect(csvWorkerEntry(undefined, true, 'auto')).toBeUndefined();

@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { readAll, stdinOf } from './reader-helpers.js';
 
-const readJson = (text: string | Buffer, chunkSize?: number) => readAll({ path: '-', format: 'json', stdin: stdinOf(text, chunkSize) });
-const readNdjson = (text: string | Buffer, chunkSize?: number) => readAll({ path: '-', format: 'ndjson', stdin: stdinOf(text, chunkSize) });
+const readJson = (text: string | Buffer, chunkSize?: number) =>
+  readAll({ path: '-', format: 'json', stdin: stdinOf(text, chunkSize) });
+const readNdjson = (text: string | Buffer, chunkSize?: number) =>
+  readAll({ path: '-', format: 'ndjson', stdin: stdinOf(text, chunkSize) });
 const summary = (records: { record: number; line: number; raw: unknown; error?: { message: string } }[]) =>
   records.map((r) => (r.error ? [r.record, r.line, 'error', r.error.message] : [r.record, r.line, r.raw]));
 
 describe('JSON array reader', () => {
   it('streams each element with the line it starts on, across any chunk boundaries', async () => {
-    const text = '\ufeff[\n  {"memberId": "a", "note": "x, y ] } \\" {"},\n  {\n    "memberId": "b",\n    "tags": [1, [2]]\n  }\n  ,"str", 3, null\n]\n';
+    const text =
+      '\ufeff[\n  {"memberId": "a", "note": "x, y ] } \\" {"},\n  {\n    "memberId": "b",\n    "tags": [1, [2]]\n  }\n  ,"str", 3, null\n]\n';
     for (const chunkSize of [1, 5, 1 << 16]) {
       const { records, error } = await readJson(text, chunkSize);
       expect(error).toBeUndefined();
@@ -24,12 +27,14 @@ describe('JSON array reader', () => {
   });
 
   it('a malformed element is one error record (with its line) and the next ones are read', async () => {
-    const { records, error } = await readJson('[\n{"memberId":"a"},\n{"memberId":\n  "b",,},\n{memberId:"c"},\n,\n{"memberId":"d"}\n]');
+    const { records, error } = await readJson(
+      '[\n{"memberId":"a"},\n{"memberId":\n  "b",,},\n{memberId:"c"},\n,\n{"memberId":"d"}\n]',
+    );
     expect(error).toBeUndefined();
     expect(summary(records)).toEqual([
       [1, 2, { memberId: 'a' }],
       [2, 3, 'error', expect.stringMatching(/^not valid JSON \(line 4\): /)],
-      [3, 5, 'error', 'not valid JSON (character 2 of the record): Expected property name or \'}\''],
+      [3, 5, 'error', "not valid JSON (character 2 of the record): Expected property name or '}'"],
       [4, 6, 'error', 'an empty element (two commas in a row)'],
       [5, 7, { memberId: 'd' }],
     ]);
@@ -38,23 +43,36 @@ describe('JSON array reader', () => {
 
   it('an empty array is 0 records; a trailing comma loses nothing', async () => {
     expect((await readJson(' [ ] ')).records).toEqual([]);
-    expect(summary((await readJson('[1,2,]')).records)).toEqual([[1, 1, 1], [2, 1, 2]]);
+    expect(summary((await readJson('[1,2,]')).records)).toEqual([
+      [1, 1, 1],
+      [2, 1, 2],
+    ]);
   });
 
   it('a truncated array: the records before it, then an InputError naming where the unfinished element starts', async () => {
     const { records, error } = await readAll({ path: 'fixtures/invalid/truncated.json' });
     expect(records.map((r) => r.raw)).toEqual([{ memberId: 't-1', isActive: true, createdAt: '2024-01-05T09:00:00Z' }]);
     expect(error).toBeInstanceOf(InputError);
-    expect((error as InputError).message).toBe('fixtures/invalid/truncated.json line 3: the file ends inside the array, inside the element that starts at line 3: truncated?');
+    expect((error as InputError).message).toBe(
+      'fixtures/invalid/truncated.json line 3: the file ends inside the array, inside the element that starts at line 3: truncated?',
+    );
     const afterComma = await readJson('[1,\n');
-    expect((afterComma.error as InputError).message).toBe('stdin line 2: the file ends inside the array, after a comma: truncated?');
+    expect((afterComma.error as InputError).message).toBe(
+      'stdin line 2: the file ends inside the array, after a comma: truncated?',
+    );
   });
 
   it('a top level that is not an array is an InputError with a hint towards NDJSON', async () => {
     const { error } = await readAll({ path: 'fixtures/invalid/not-array.json' });
-    expect(error).toMatchObject({ code: 'input-json', line: 1, message: 'fixtures/invalid/not-array.json line 1: the top level is an object, not an array' });
+    expect(error).toMatchObject({
+      code: 'input-json',
+      line: 1,
+      message: 'fixtures/invalid/not-array.json line 1: the top level is an object, not an array',
+    });
     expect((error as InputError).hint).toMatch(/ndjson/);
-    expect((await readJson('\n\n"x"')).error).toMatchObject({ message: 'stdin line 3: the top level is a string, not an array' });
+    expect((await readJson('\n\n"x"')).error).toMatchObject({
+      message: 'stdin line 3: the top level is a string, not an array',
+    });
   });
 
   it('content after the array is an InputError (after the records)', async () => {
@@ -64,7 +82,11 @@ describe('JSON array reader', () => {
   });
 
   it('invalid UTF-8 inside an element makes that element an error record', async () => {
-    const text = Buffer.concat([Buffer.from('[{"n":"a"},\n{"n":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"},{"n":"ö"}]')]);
+    const text = Buffer.concat([
+      Buffer.from('[{"n":"a"},\n{"n":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"},{"n":"ö"}]'),
+    ]);
     const { records } = await readJson(text, 3);
     expect(summary(records)).toEqual([
       [1, 1, { n: 'a' }],
@@ -117,7 +139,12 @@ describe('NDJSON reader', () => {
   });
 
   it('invalid UTF-8 and over-long lines are error records', async () => {
-    const text = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82]), Buffer.from('"}\n'), Buffer.from(`{"a":"${'y'.repeat(17 * 1024 * 1024)}"}\n{"a":3}\n`)]);
+    const text = Buffer.concat([
+      Buffer.from('{"a":"'),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from('"}\n'),
+      Buffer.from(`{"a":"${'y'.repeat(17 * 1024 * 1024)}"}\n{"a":3}\n`),
+    ]);
     const { records } = await readNdjson(text);
     expect(summary(records)).toEqual([
       [1, 1, 'error', 'not valid UTF-8 (byte 0xE2 on line 1)'],

@@ -31,7 +31,10 @@ describe('openRecordSource', () => {
   });
 
   it('the committed fixtures/members.csv.gz matches members.csv', async () => {
-    const [a, b] = await Promise.all([readAll({ path: 'fixtures/members.csv' }), readAll({ path: 'fixtures/members.csv.gz' })]);
+    const [a, b] = await Promise.all([
+      readAll({ path: 'fixtures/members.csv' }),
+      readAll({ path: 'fixtures/members.csv.gz' }),
+    ]);
     expect(b.records).toEqual(a.records);
     expect(b.source.headers).toEqual(a.source.headers);
   });
@@ -44,8 +47,17 @@ describe('openRecordSource', () => {
 
   it('stdin: --format is used as given; without it the first byte decides ([ json, { ndjson, else csv)', async () => {
     const given = await readAll({ path: '-', format: 'ndjson', stdin: stdinOf('{"a":1}\n') });
-    expect([given.source.file, given.source.format, given.source.totalBytes, given.records[0]!.raw]).toEqual(['stdin', 'ndjson', undefined, { a: 1 }]);
-    for (const [text, format] of [['\n  [{"a":1}]', 'json'], ['\ufeff{"a":1}\n{"a":2}', 'ndjson'], ['a,b\n1,2\n', 'csv']] as const) {
+    expect([given.source.file, given.source.format, given.source.totalBytes, given.records[0]!.raw]).toEqual([
+      'stdin',
+      'ndjson',
+      undefined,
+      { a: 1 },
+    ]);
+    for (const [text, format] of [
+      ['\n  [{"a":1}]', 'json'],
+      ['\ufeff{"a":1}\n{"a":2}', 'ndjson'],
+      ['a,b\n1,2\n', 'csv'],
+    ] as const) {
       const sniffed = await readAll({ path: '-', stdin: stdinOf(text, 1) });
       expect(sniffed.source.format).toBe(format);
       expect(sniffed.records.length).toBeGreaterThan(0);
@@ -60,29 +72,47 @@ describe('openRecordSource', () => {
   });
 
   it('a .gz that is not gzip, and a truncated .gz, are InputErrors naming the file', async () => {
-    await expect(readAll({ path: dir.write('plain.csv.gz', 'a,b\n1,2\n') })).rejects.toMatchObject({ code: 'input-gzip', message: expect.stringMatching(/plain\.csv\.gz: is not gzip data/) });
+    await expect(readAll({ path: dir.write('plain.csv.gz', 'a,b\n1,2\n') })).rejects.toMatchObject({
+      code: 'input-gzip',
+      message: expect.stringMatching(/plain\.csv\.gz: is not gzip data/),
+    });
     const full = gzipSync(Buffer.from('memberId\n' + 'm-123456789\n'.repeat(20000)));
     const cut = dir.write('cut.csv.gz', full.subarray(0, full.length - 200));
     const { records, error } = await readAll({ path: cut });
     expect(records.length).toBeGreaterThan(0);
-    expect(error).toMatchObject({ code: 'input-gzip', message: expect.stringMatching(/cut\.csv\.gz: the gzip data ends early/) });
+    expect(error).toMatchObject({
+      code: 'input-gzip',
+      message: expect.stringMatching(/cut\.csv\.gz: the gzip data ends early/),
+    });
   });
 
   it('a missing file, a directory and an unreadable file are InputErrors (exit 2) with a hint', async () => {
     const missing = await openRecordSource({ path: dir.path('nope.csv') }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(InputError);
-    expect(missing).toMatchObject({ code: 'input-unreadable', category: 'usage', message: `${dir.path('nope.csv')}: not found` });
+    expect(missing).toMatchObject({
+      code: 'input-unreadable',
+      category: 'usage',
+      message: `${dir.path('nope.csv')}: not found`,
+    });
     expect((missing as InputError).hint).toBeTruthy();
-    await expect(openRecordSource({ path: 'fixtures' })).rejects.toMatchObject({ code: 'input-unreadable', message: 'fixtures is a directory, not a file' });
+    await expect(openRecordSource({ path: 'fixtures' })).rejects.toMatchObject({
+      code: 'input-unreadable',
+      message: 'fixtures is a directory, not a file',
+    });
     if (process.getuid?.() !== 0) {
       const locked = dir.write('locked.csv', 'a\n1\n');
       chmodSync(locked, 0o000);
-      await expect(openRecordSource({ path: locked })).rejects.toMatchObject({ message: `${locked}: permission denied` });
+      await expect(openRecordSource({ path: locked })).rejects.toMatchObject({
+        message: `${locked}: permission denied`,
+      });
     }
   });
 
   it('a bad --format, or --delimiter with JSON input, is a usage error', async () => {
-    await expect(openRecordSource({ path: 'fixtures/members.csv', format: 'xml' as never })).rejects.toMatchObject({ code: 'format', category: 'usage' });
+    await expect(openRecordSource({ path: 'fixtures/members.csv', format: 'xml' as never })).rejects.toMatchObject({
+      code: 'format',
+      category: 'usage',
+    });
     await expect(openRecordSource({ path: 'fixtures/members.ndjson', delimiter: ';' })).rejects.toMatchObject({
       code: 'csv-only-option',
       message: '--delimiter applies to CSV input only (fixtures/members.ndjson is ndjson)',
@@ -103,7 +133,8 @@ describe('openRecordSource', () => {
       });
     // Closing a file handle completes asynchronously (later under load): wait for it, up to 5 s, then judge.
     const released = async () => {
-      for (let waited = 0; waited < 5000 && holdsFile(); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let waited = 0; waited < 5000 && holdsFile(); waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       return !holdsFile();
     };
     const source = await openRecordSource({ path });

@@ -16,14 +16,34 @@ afterEach(async () => {
 
 const INPUT = 'memberId,email\nm1,a@example.com\n';
 const refusal = async (promise: Promise<unknown>) => {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(MemberctlError);
   return error as MemberctlError;
 };
 
 /** How an output path relates to the input: the shapes a user (or an attacker) can give. */
-type Shape = 'input itself' | 'hard link to input' | 'symlink to input' | 'symlink to other file' | 'dangling symlink' | 'other file' | 'new file' | 'read-only folder';
-const SHAPES: Shape[] = ['input itself', 'hard link to input', 'symlink to input', 'symlink to other file', 'dangling symlink', 'other file', 'new file', 'read-only folder'];
+type Shape =
+  | 'input itself'
+  | 'hard link to input'
+  | 'symlink to input'
+  | 'symlink to other file'
+  | 'dangling symlink'
+  | 'other file'
+  | 'new file'
+  | 'read-only folder';
+const SHAPES: Shape[] = [
+  'input itself',
+  'hard link to input',
+  'symlink to input',
+  'symlink to other file',
+  'dangling symlink',
+  'other file',
+  'new file',
+  'read-only folder',
+];
 
 async function makeCase(root: string, shape: Shape): Promise<{ input: string; output: string; other: string }> {
   await mkdir(root, { recursive: true });
@@ -33,13 +53,25 @@ async function makeCase(root: string, shape: Shape): Promise<{ input: string; ou
   await writeFile(other, 'precious\n');
   const output = join(root, 'out.ndjson');
   switch (shape) {
-    case 'input itself': return { input, output: input, other };
-    case 'hard link to input': await link(input, output); break;
-    case 'symlink to input': await symlink(input, output); break;
-    case 'symlink to other file': await symlink(other, output); break;
-    case 'dangling symlink': await symlink(join(root, 'nowhere'), output); break;
-    case 'other file': await writeFile(output, 'old report\n'); break;
-    case 'new file': break;
+    case 'input itself':
+      return { input, output: input, other };
+    case 'hard link to input':
+      await link(input, output);
+      break;
+    case 'symlink to input':
+      await symlink(input, output);
+      break;
+    case 'symlink to other file':
+      await symlink(other, output);
+      break;
+    case 'dangling symlink':
+      await symlink(join(root, 'nowhere'), output);
+      break;
+    case 'other file':
+      await writeFile(output, 'old report\n');
+      break;
+    case 'new file':
+      break;
     case 'read-only folder': {
       const ro = join(root, 'ro');
       await mkdir(ro);
@@ -54,37 +86,50 @@ describe('output files (property: whatever the path, the input and other files s
   it('refuses the input and links, writes anything else completely, and never touches another file', async () => {
     const root = () => join(dir, `case-${Math.random().toString(36).slice(2)}`);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...SHAPES), fc.array(fc.string({ maxLength: 40 }).map((s) => s.replace(/\n/g, ' ')), { maxLength: 30 }), async (shape, lines) => {
-        const { input, output, other } = await makeCase(root(), shape);
-        const isRoot = process.getuid?.() === 0; // root writes into a read-only folder anyway
-        const refused = ['input itself', 'hard link to input', 'symlink to input', 'symlink to other file', 'dangling symlink'].includes(shape);
-        let error: unknown;
-        try {
-          await checkOutputPaths([input], [{ flag: '--rejects', path: output }]);
-          const file = await openOutputFile(output, 'rejects');
-          for (const line of lines) await file.writeLine(line);
-          await file.close();
-        } catch (e) {
-          error = e;
-        }
-        expect(await readFile(input, 'utf8')).toBe(INPUT);
-        expect(await readFile(other, 'utf8')).toBe('precious\n');
-        if (refused) {
-          expect(error).toBeInstanceOf(MemberctlError);
-          expect((error as MemberctlError).category).toBe('usage');
-          expect((error as Error).message).toContain(output);
-        } else if (shape === 'read-only folder' && !isRoot) {
-          expect((error as MemberctlError).code).toBe('output-file');
-          expect((error as Error).message).toMatch(/EACCES/);
-        } else {
-          expect(error).toBeUndefined();
-          expect(await readFile(output, 'utf8')).toBe(lines.map((l) => `${l}\n`).join(''));
-          expect((await stat(output)).mode & 0o777).toBe(0o600);
-        }
-        // no temp file is ever left behind
-        const leftovers = (await readdir(join(output, '..'))).filter((name) => name.includes('memberctl-tmp'));
-        expect(leftovers).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...SHAPES),
+        fc.array(
+          fc.string({ maxLength: 40 }).map((s) => s.replace(/\n/g, ' ')),
+          { maxLength: 30 },
+        ),
+        async (shape, lines) => {
+          const { input, output, other } = await makeCase(root(), shape);
+          const isRoot = process.getuid?.() === 0; // root writes into a read-only folder anyway
+          const refused = [
+            'input itself',
+            'hard link to input',
+            'symlink to input',
+            'symlink to other file',
+            'dangling symlink',
+          ].includes(shape);
+          let error: unknown;
+          try {
+            await checkOutputPaths([input], [{ flag: '--rejects', path: output }]);
+            const file = await openOutputFile(output, 'rejects');
+            for (const line of lines) await file.writeLine(line);
+            await file.close();
+          } catch (e) {
+            error = e;
+          }
+          expect(await readFile(input, 'utf8')).toBe(INPUT);
+          expect(await readFile(other, 'utf8')).toBe('precious\n');
+          if (refused) {
+            expect(error).toBeInstanceOf(MemberctlError);
+            expect((error as MemberctlError).category).toBe('usage');
+            expect((error as Error).message).toContain(output);
+          } else if (shape === 'read-only folder' && !isRoot) {
+            expect((error as MemberctlError).code).toBe('output-file');
+            expect((error as Error).message).toMatch(/EACCES/);
+          } else {
+            expect(error).toBeUndefined();
+            expect(await readFile(output, 'utf8')).toBe(lines.map((l) => `${l}\n`).join(''));
+            expect((await stat(output)).mode & 0o777).toBe(0o600);
+          }
+          // no temp file is ever left behind
+          const leftovers = (await readdir(join(output, '..'))).filter((name) => name.includes('memberctl-tmp'));
+          expect(leftovers).toEqual([]);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -92,8 +137,18 @@ describe('output files (property: whatever the path, the input and other files s
   it('refuses two outputs that are one file', async () => {
     const report = join(dir, 'run.json');
     await writeFile(report, '{}');
-    const error = await refusal(checkOutputPaths([], [{ flag: '--rejects', path: report }, { flag: '--report', path: report }]));
-    expect(error.message).toBe(`--report ${report} is the same file as --rejects ${report}: writing it would destroy that file`);
+    const error = await refusal(
+      checkOutputPaths(
+        [],
+        [
+          { flag: '--rejects', path: report },
+          { flag: '--report', path: report },
+        ],
+      ),
+    );
+    expect(error.message).toBe(
+      `--report ${report} is the same file as --rejects ${report}: writing it would destroy that file`,
+    );
   });
 
   it('keeps the old file whole until the new one is complete, and aborting leaves it as it was', async () => {

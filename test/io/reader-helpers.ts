@@ -6,7 +6,11 @@ import { Readable } from 'node:stream';
 import { openRecordSource } from '../../src/io/open-source.js';
 import type { RecordSource, SourceOptions, SourceRecord } from '../../src/io/source.js';
 
-export function tempDir(prefix: string): { path(name: string): string; write(name: string, content: string | Buffer): string; remove(): void } {
+export function tempDir(prefix: string): {
+  path(name: string): string;
+  write(name: string, content: string | Buffer): string;
+  remove(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), `memberctl-${prefix}-`));
   return {
     path: (name) => join(dir, name),

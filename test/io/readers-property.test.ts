@@ -51,7 +51,12 @@ describe('readers: property tests', () => {
         });
         text += eol.repeat(blanks[12]!);
         // with a single column the header holds no delimiter to detect
-        const { source, records, error } = await readAll({ path: '-', format: 'csv', stdin: stdinOf(text, chunkSize), delimiter: width === 1 ? delimiter : undefined });
+        const { source, records, error } = await readAll({
+          path: '-',
+          format: 'csv',
+          stdin: stdinOf(text, chunkSize),
+          delimiter: width === 1 ? delimiter : undefined,
+        });
         expect(error).toBeUndefined();
         expect(source.headers).toEqual(headers);
         expect(records).toEqual(expected);
@@ -80,7 +85,11 @@ describe('readers: property tests', () => {
           ndjson += `${JSON.stringify(value)}\n`;
           line++;
         });
-        const fromNdjson = await readAll({ path: '-', format: 'ndjson', stdin: stdinOf(ndjson || '\n', chunkSize) }).catch((e: unknown) => e);
+        const fromNdjson = await readAll({
+          path: '-',
+          format: 'ndjson',
+          stdin: stdinOf(ndjson || '\n', chunkSize),
+        }).catch((e: unknown) => e);
         if (values.length === 0) expect(fromNdjson).toBeInstanceOf(InputError);
         else {
           const { records, error } = fromNdjson as Awaited<ReturnType<typeof readAll>>;
@@ -90,7 +99,9 @@ describe('readers: property tests', () => {
         const json = JSON.stringify(values, null, indent);
         const fromJson = await readAll({ path: '-', format: 'json', stdin: stdinOf(json, chunkSize) });
         expect(fromJson.error).toBeUndefined();
-        expect(fromJson.records.map((r) => [r.record, r.raw, r.error])).toEqual(roundTripped.map((raw, i) => [i + 1, raw, undefined]));
+        expect(fromJson.records.map((r) => [r.record, r.raw, r.error])).toEqual(
+          roundTripped.map((raw, i) => [i + 1, raw, undefined]),
+        );
       }),
       { numRuns: 150 },
     );
@@ -100,7 +111,30 @@ describe('readers: property tests', () => {
     const bytes = fc.oneof(
       fc.uint8Array({ maxLength: 300 }),
       // text-like input reaches deeper into the parsers than uniform bytes
-      fc.array(fc.constantFrom('[', ']', '{', '}', '"', '\\', ',', ';', '\n', '\r', ' ', 'a', '1', ':', '\ufeff', 'é', '\u0000'), { maxLength: 200 }).map((parts) => new Uint8Array(Buffer.from(parts.join('')))),
+      fc
+        .array(
+          fc.constantFrom(
+            '[',
+            ']',
+            '{',
+            '}',
+            '"',
+            '\\',
+            ',',
+            ';',
+            '\n',
+            '\r',
+            ' ',
+            'a',
+            '1',
+            ':',
+            '\ufeff',
+            'é',
+            '\u0000',
+          ),
+          { maxLength: 200 },
+        )
+        .map((parts) => new Uint8Array(Buffer.from(parts.join('')))),
     );
     const format = fc.constantFrom<InputFormat | undefined>('csv', 'json', 'ndjson', undefined);
     await fc.assert(

@@ -13,7 +13,13 @@ afterEach(async () => rm(dir, { recursive: true, force: true }));
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 const entry = (over: Partial<RejectEntry> = {}): RejectEntry => ({
-  record: 2, line: 3, memberId: 'm-2', stage: 'invalid', reason: 'email: must be at most 256 characters, got 300', input: [], ...over,
+  record: 2,
+  line: 3,
+  memberId: 'm-2',
+  stage: 'invalid',
+  reason: 'email: must be at most 256 characters, got 300',
+  input: [],
+  ...over,
 });
 
 describe('rejects writer', () => {
@@ -21,10 +27,29 @@ describe('rejects writer', () => {
     const path = join(dir, 'rejects.ndjson');
     const writer = await openRejectsWriter(path, { headers: ['memberId', 'email', '__proto__'] });
     writer.write(entry({ input: ['m-2', 'x@y', 'p'] }));
-    writer.write(entry({ record: 3, line: 5, memberId: undefined, stage: 'rejected', reason: 'server said no', input: 'raw, "text' }));
+    writer.write(
+      entry({
+        record: 3,
+        line: 5,
+        memberId: undefined,
+        stage: 'rejected',
+        reason: 'server said no',
+        input: 'raw, "text',
+      }),
+    );
     await writer.close();
-    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines[0]).toEqual({ record: 2, line: 3, memberId: 'm-2', stage: 'invalid', reason: entry().reason, input: JSON.parse('{"memberId":"m-2","email":"x@y","__proto__":"p"}') });
+    const lines = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toEqual({
+      record: 2,
+      line: 3,
+      memberId: 'm-2',
+      stage: 'invalid',
+      reason: entry().reason,
+      input: JSON.parse('{"memberId":"m-2","email":"x@y","__proto__":"p"}'),
+    });
     expect(Object.keys(lines[0]!.input as object)).toEqual(['memberId', 'email', '__proto__']);
     expect(lines[1]).toMatchObject({ memberId: null, stage: 'rejected', input: 'raw, "text' });
     expect(await mode(path)).toBe(0o600);
@@ -64,7 +89,10 @@ describe('rejects writer', () => {
     const writer = await openRejectsWriter(path, { headers: ['memberId', 'stage', 'error'] });
     writer.write(entry({ input: ['m-1', 'invalid', 'old reason'], reason: 'new reason' }));
     await writer.close();
-    expect(parse(await readFile(path, 'utf8'))).toEqual([['memberId', 'stage', 'error'], ['m-1', 'invalid', 'new reason']]);
+    expect(parse(await readFile(path, 'utf8'))).toEqual([
+      ['memberId', 'stage', 'error'],
+      ['m-1', 'invalid', 'new reason'],
+    ]);
   });
 
   it('refuses CSV rejects without CSV headers, and unknown extensions', async () => {
@@ -84,7 +112,9 @@ describe('rejects writer', () => {
   });
 
   it('a folder that does not exist is a clear error', async () => {
-    await expect(openRejectsWriter(join(dir, 'missing', 'r.ndjson'))).rejects.toThrow(/cannot write rejects file .*ENOENT/);
+    await expect(openRejectsWriter(join(dir, 'missing', 'r.ndjson'))).rejects.toThrow(
+      /cannot write rejects file .*ENOENT/,
+    );
   });
 });
 

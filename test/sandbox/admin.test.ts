@@ -7,7 +7,10 @@ afterEach(() => fx.stop());
 
 describe('admin API under /_sandbox/', () => {
   it('lists members in pages and gets one; 404 for unknown or erased', async () => {
-    await importBatch(fx.sandbox, Array.from({ length: 25 }, (_, i) => member(`m${String(i).padStart(2, '0')}`)));
+    await importBatch(
+      fx.sandbox,
+      Array.from({ length: 25 }, (_, i) => member(`m${String(i).padStart(2, '0')}`)),
+    );
     const page = await call(fx.sandbox.url, '/_sandbox/members?offset=10&limit=5');
     expect(page.json).toMatchObject({ total: 25, offset: 10, limit: 5 });
     expect(page.json.members.map((m: any) => m.memberId)).toEqual(['m10', 'm11', 'm12', 'm13', 'm14']);
@@ -22,7 +25,9 @@ describe('admin API under /_sandbox/', () => {
 
   it('erasing an id never imported skips it later too', async () => {
     expect((await call(fx.sandbox.url, '/_sandbox/members/future', { method: 'DELETE' })).status).toBe(204);
-    expect((await importBatch(fx.sandbox, [member('future')])).json.skipped).toEqual([{ memberId: 'future', reason: 'member erased' }]);
+    expect((await importBatch(fx.sandbox, [member('future')])).json.skipped).toEqual([
+      { memberId: 'future', reason: 'member erased' },
+    ]);
   });
 
   it('stats: per endpoint and status, items, largest batch, most requests in flight at once', async () => {
@@ -60,7 +65,10 @@ describe('admin API under /_sandbox/', () => {
     await importBatch(fx.sandbox, [member('a'), member('b'), member('a')]);
     expect(fx.sandbox.stats().ordering).toEqual({ duplicateInBatch: 1, overlapping: 0 });
     fx.sandbox.setFaults({ latencyMs: 400 });
-    await Promise.all([importBatch(fx.sandbox, [member('x'), member('y')]), importBatch(fx.sandbox, [member('x'), member('z')])]);
+    await Promise.all([
+      importBatch(fx.sandbox, [member('x'), member('y')]),
+      importBatch(fx.sandbox, [member('x'), member('z')]),
+    ]);
     await importBatch(fx.sandbox, [member('x')]);
     expect(fx.sandbox.stats().ordering).toEqual({ duplicateInBatch: 1, overlapping: 1 });
   });
@@ -79,6 +87,8 @@ describe('admin API under /_sandbox/', () => {
     expect((await call(fx.sandbox.url, '/_sandbox')).json.endpoints).toContain('POST /_sandbox/reset');
     const wrong = await call(fx.sandbox.url, '/_sandbox/reset');
     expect([wrong.status, wrong.headers.allow]).toEqual([405, 'POST']);
-    expect((await call(fx.sandbox.url, '/_sandbox/faults', { method: 'DELETE' })).headers.allow).toBe('GET, PUT, PATCH');
+    expect((await call(fx.sandbox.url, '/_sandbox/faults', { method: 'DELETE' })).headers.allow).toBe(
+      'GET, PUT, PATCH',
+    );
   });
 });

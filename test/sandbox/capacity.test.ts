@@ -56,10 +56,17 @@ describe('sandbox --capacity', () => {
     const refused = await importBatch(fx.sandbox, [member('m3')]);
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.json).toEqual({ name: 'ServiceUnavailable', message: expect.stringContaining('Over capacity: 2 requests served at once and 1 waiting'), details: null });
+    expect(refused.json).toEqual({
+      name: 'ServiceUnavailable',
+      message: expect.stringContaining('Over capacity: 2 requests served at once and 1 waiting'),
+      details: null,
+    });
 
     // raised at run time: the waiting request is served at once, beside the two already in service
-    const patched = await call(fx.sandbox.url, '/_sandbox/faults', { method: 'PATCH', body: JSON.stringify({ capacity: 3 }) });
+    const patched = await call(fx.sandbox.url, '/_sandbox/faults', {
+      method: 'PATCH',
+      body: JSON.stringify({ capacity: 3 }),
+    });
     expect(patched.json).toMatchObject({ capacity: 3, queueLimit: 1, latencyMs: 1500 });
     expect(fx.sandbox.stats().capacity).toMatchObject({ serving: 3, waiting: 0 });
 
@@ -67,13 +74,19 @@ describe('sandbox --capacity', () => {
     expect(fx.sandbox.memberCount()).toBe(3);
     expect(fx.sandbox.stats().byEndpoint[`POST ${IMPORT}`]).toEqual({ 200: 3, 503: 1 });
     expect(fx.sandbox.stats().capacity).toEqual({ serving: 0, waiting: 0, maxWaiting: 1, refused: 1 });
-    const log = (await call(fx.sandbox.url, '/_sandbox/requests')).json.requests as { status: number; fault?: string }[];
+    const log = (await call(fx.sandbox.url, '/_sandbox/requests')).json.requests as {
+      status: number;
+      fault?: string;
+    }[];
     expect(log.find((r) => r.status === 503)?.fault).toBe('capacity');
   });
 
   it('checks the settings like every fault', async () => {
     await fx.start();
-    const reply = await call(fx.sandbox.url, '/_sandbox/faults', { method: 'PATCH', body: JSON.stringify({ capacity: -1 }) });
+    const reply = await call(fx.sandbox.url, '/_sandbox/faults', {
+      method: 'PATCH',
+      body: JSON.stringify({ capacity: -1 }),
+    });
     expect(reply.status).toBe(400);
     expect(reply.text).toContain('capacity must be a whole number');
   });

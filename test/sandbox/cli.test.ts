@@ -11,7 +11,8 @@ import { call, importBatch, member } from './helpers.js';
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'memberctl.js');
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 interface Started {
@@ -55,7 +56,11 @@ describe('memberctl sandbox', () => {
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.memberToken.split('.')).toHaveLength(3);
     const sandbox = { url: info.url, memberToken: info.memberToken } as Parameters<typeof importBatch>[0];
-    expect((await importBatch(sandbox, [member('a')])).json).toEqual({ importedCount: 1, updatedCount: 0, skipped: [] });
+    expect((await importBatch(sandbox, [member('a')])).json).toEqual({
+      importedCount: 1,
+      updatedCount: 0,
+      skipped: [],
+    });
     child.kill('SIGTERM');
     const { code, stderr } = await exit;
     expect(code).toBe(0);
@@ -81,7 +86,10 @@ describe('memberctl sandbox', () => {
     const { child, info, exit } = await spawnSandbox(['--data', file, '--max-items', '5000']);
     const target = { url: info.url, memberToken: info.memberToken } as Parameters<typeof importBatch>[0];
     for (let batch = 0; batch < 10; batch++) {
-      await importBatch(target, Array.from({ length: 5000 }, (_, i) => member(`k${batch}-${i}`, { lastName: 'y'.repeat(50) })));
+      await importBatch(
+        target,
+        Array.from({ length: 5000 }, (_, i) => member(`k${batch}-${i}`, { lastName: 'y'.repeat(50) })),
+      );
       if (batch === 4) await call(info.url, '/_sandbox/flush', { method: 'POST' });
     }
     // a write of the larger store is due or running now

@@ -15,14 +15,20 @@ import { call, importBatch, member, subscribe } from './helpers.js';
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'memberctl.js');
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 async function spawnSandbox(file: string) {
-  const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--json', '--data', file], { env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--json', '--data', file], {
+    env: { ...process.env, FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const exit = new Promise((resolve) => child.on('close', resolve));
-  const info = await new Promise<{ url: string; memberToken: string; pushToken: string }>((resolve) => createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line))));
+  const info = await new Promise<{ url: string; memberToken: string; pushToken: string }>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line))),
+  );
   return { child, info, exit };
 }
 
@@ -32,11 +38,16 @@ describe('--data: what the sandbox confirmed survives kill -9', () => {
     const { child, info, exit } = await spawnSandbox(file);
     const target = info as Parameters<typeof importBatch>[0];
     for (let batch = 0; batch < 8; batch++) {
-      const reply = await importBatch(target, Array.from({ length: 500 }, (_, i) => member(`d${batch}-${i}`)));
+      const reply = await importBatch(
+        target,
+        Array.from({ length: 500 }, (_, i) => member(`d${batch}-${i}`)),
+      );
       expect(reply.status).toBe(200);
     }
     expect((await call(info.url, '/_sandbox/members/d0-0', { method: 'DELETE' })).status).toBe(204);
-    expect((await subscribe(target, 'cust', { tokenHandle: 'h', platform: 'Apns', installationId: 'i' })).status).toBeLessThan(300);
+    expect(
+      (await subscribe(target, 'cust', { tokenHandle: 'h', platform: 'Apns', installationId: 'i' })).status,
+    ).toBeLessThan(300);
     child.kill('SIGKILL');
     await exit;
     const restarted = await startSandbox({ dataFile: file });
@@ -54,7 +65,7 @@ describe('--data: what the sandbox confirmed survives kill -9', () => {
 });
 
 describe('--data: stale temp files', () => {
-  it('those of a writer that is gone are removed at start; a live writer\'s are kept', async () => {
+  it("those of a writer that is gone are removed at start; a live writer's are kept", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memberctl-stale-'));
     const file = join(dir, 'store.ndjson');
     const gone = spawnSync(process.execPath, ['-e', '0']).pid!;

@@ -31,7 +31,10 @@ describe('--fail-rate', () => {
     const failures = first.filter((s) => s === 503).length;
     expect(failures).toBeGreaterThan(3);
     expect(fx.sandbox.memberCount()).toBe(40 - failures);
-    expect(fx.sandbox.stats().byEndpoint['POST /member/v1/members/import']).toEqual({ 200: 40 - failures, 503: failures });
+    expect(fx.sandbox.stats().byEndpoint['POST /member/v1/members/import']).toEqual({
+      200: 40 - failures,
+      503: failures,
+    });
 
     const reply = await call(fx.sandbox.url, '/_sandbox/reset', { method: 'POST' });
     expect(reply.status).toBe(204);
@@ -88,7 +91,16 @@ describe('--latency', () => {
 describe('scripted faults (failNext) and refused memberIds', () => {
   it('answers the scripted statuses in order, then recovers', async () => {
     await fx.start({
-      faults: { failNext: [{ status: 503 }, { status: 429, retryAfter: 2 }, { drop: 'before-apply' }, { status: 401 }, { drop: 'after-apply' }, { status: 413 }] },
+      faults: {
+        failNext: [
+          { status: 503 },
+          { status: 429, retryAfter: 2 },
+          { drop: 'before-apply' },
+          { status: 401 },
+          { drop: 'after-apply' },
+          { status: 413 },
+        ],
+      },
     });
     const seen: (number | string)[] = [];
     const retryAfter: unknown[] = [];
@@ -104,7 +116,12 @@ describe('scripted faults (failNext) and refused memberIds', () => {
     }
     expect(seen).toEqual([503, 429, 'dropped', 401, 'dropped', 413, 200]);
     expect(retryAfter[1]).toBe('2');
-    expect(fx.sandbox.members().map((m) => m.memberId).sort()).toEqual(['s4', 's6']);
+    expect(
+      fx.sandbox
+        .members()
+        .map((m) => m.memberId)
+        .sort(),
+    ).toEqual(['s4', 's6']);
     expect(fx.sandbox.faults().failNext).toEqual([]);
   });
 
@@ -120,14 +137,20 @@ describe('scripted faults (failNext) and refused memberIds', () => {
     await fx.start({ faults: { rejectMemberIds: ['bad-1'] } });
     const reply = await importBatch(fx.sandbox, [member('ok-1'), member('bad-1'), member('ok-2')]);
     expect(reply.status).toBe(400);
-    expect(reply.json.details).toEqual([{ index: 1, memberId: 'bad-1', field: '', message: expect.stringMatching(/refused/) }]);
+    expect(reply.json.details).toEqual([
+      { index: 1, memberId: 'bad-1', field: '', message: expect.stringMatching(/refused/) },
+    ]);
     expect(fx.sandbox.memberCount()).toBe(0);
     expect((await importBatch(fx.sandbox, [member('ok-1'), member('ok-2')])).json.importedCount).toBe(2);
   });
 
   it('skippedAsNull answers skipped: null when nothing was skipped', async () => {
     await fx.start({ faults: { skippedAsNull: true } });
-    expect((await importBatch(fx.sandbox, [member('a')])).json).toEqual({ importedCount: 1, updatedCount: 0, skipped: null });
+    expect((await importBatch(fx.sandbox, [member('a')])).json).toEqual({
+      importedCount: 1,
+      updatedCount: 0,
+      skipped: null,
+    });
   });
 });
 
@@ -135,15 +158,26 @@ describe('faults through /_sandbox/faults', () => {
   it('GET shows them, PATCH changes some, PUT replaces all, bad values are 400', async () => {
     await fx.start({ faults: { latencyMs: 5 } });
     expect((await call(fx.sandbox.url, '/_sandbox/faults')).json).toMatchObject({ latencyMs: 5, failRate: 0 });
-    const patched = await call(fx.sandbox.url, '/_sandbox/faults', { method: 'PATCH', body: JSON.stringify({ failRate: 1 }) });
+    const patched = await call(fx.sandbox.url, '/_sandbox/faults', {
+      method: 'PATCH',
+      body: JSON.stringify({ failRate: 1 }),
+    });
     expect(patched.json).toMatchObject({ latencyMs: 5, failRate: 1 });
     expect((await importBatch(fx.sandbox, [member('a')])).status).toBe(503);
-    const replaced = await call(fx.sandbox.url, '/_sandbox/faults', { method: 'PUT', body: JSON.stringify({ failNext: [{ status: 500 }] }) });
+    const replaced = await call(fx.sandbox.url, '/_sandbox/faults', {
+      method: 'PUT',
+      body: JSON.stringify({ failNext: [{ status: 500 }] }),
+    });
     expect(replaced.json).toMatchObject({ latencyMs: 0, failRate: 0, failNext: [{ status: 500 }] });
     const failed = await importBatch(fx.sandbox, [member('a')]);
     expect([failed.status, failed.json.name]).toEqual([500, 'InternalServerError']);
     expect((await importBatch(fx.sandbox, [member('a')])).status).toBe(200);
-    for (const bad of [{ failRate: 2 }, { nope: 1 }, { failNext: [{ status: 200 }] }, { failNext: [{ status: 503, drop: 'after-apply' }] }]) {
+    for (const bad of [
+      { failRate: 2 },
+      { nope: 1 },
+      { failNext: [{ status: 200 }] },
+      { failNext: [{ status: 503, drop: 'after-apply' }] },
+    ]) {
       const reply = await call(fx.sandbox.url, '/_sandbox/faults', { method: 'PATCH', body: JSON.stringify(bad) });
       expect(reply.status).toBe(400);
       expect(reply.json.detail).toBeTruthy();

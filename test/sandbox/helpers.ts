@@ -10,13 +10,17 @@ export interface Reply {
 }
 
 export const IMPORT = '/member/v1/members/import';
-export const subscriptionPath = (customerId: string) => `/push/v1/customers/${encodeURIComponent(customerId)}/subscription`;
+export const subscriptionPath = (customerId: string) =>
+  `/push/v1/customers/${encodeURIComponent(customerId)}/subscription`;
 
 export function member(memberId: string, extra: Record<string, unknown> = {}) {
   return { memberId, isActive: true, createdAt: '2024-05-01T12:00:00Z', ...extra };
 }
 
-export function craftJwt(claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' }): string {
+export function craftJwt(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' },
+): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part(header)}.${part(claims)}.${Buffer.from('not-checked').toString('base64url')}`;
 }
@@ -28,7 +32,8 @@ export async function call(
 ): Promise<Reply> {
   const method = options.method ?? 'GET';
   // an admin call that changes state is JSON, as the admin API requires (admin-guard.ts)
-  const jsonType = path.startsWith('/_sandbox') && method !== 'GET' && method !== 'HEAD' ? { 'content-type': 'application/json' } : {};
+  const jsonType =
+    path.startsWith('/_sandbox') && method !== 'GET' && method !== 'HEAD' ? { 'content-type': 'application/json' } : {};
   const response = await request(`${base}${path}`, {
     method: method as 'GET',
     headers: { ...jsonType, ...options.headers },
@@ -44,7 +49,11 @@ export async function call(
   return { status: response.statusCode, headers: response.headers, text, json };
 }
 
-export function importBatch(sandbox: SandboxHandle, items: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export function importBatch(
+  sandbox: SandboxHandle,
+  items: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return call(sandbox.url, IMPORT, {
     method: 'POST',
     headers: { authorization: `Bearer ${sandbox.memberToken}`, 'content-type': 'application/json', ...headers },
@@ -52,7 +61,12 @@ export function importBatch(sandbox: SandboxHandle, items: unknown, headers: Rec
   });
 }
 
-export function subscribe(sandbox: SandboxHandle, customerId: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export function subscribe(
+  sandbox: SandboxHandle,
+  customerId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return call(sandbox.url, subscriptionPath(customerId), {
     method: 'POST',
     headers: { authorization: `Bearer ${sandbox.pushToken}`, 'content-type': 'application/json', ...headers },

@@ -13,13 +13,21 @@ describe('POST /member/v1/members/import: auth', () => {
     ['wrong scheme', { authorization: 'Basic dXNlcjpwYXNz' }, /scheme must be Bearer/],
     ['empty bearer', { authorization: 'Bearer ' }, /empty bearer token/],
     ['not a JWT', { authorization: 'Bearer opaque-token-123' }, /malformed JWT/],
-    ['payload not JSON', { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.bm90LWpzb24.c2ln' }, /payload is not a JSON object/],
+    [
+      'payload not JSON',
+      { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.bm90LWpzb24.c2ln' },
+      /payload is not a JSON object/,
+    ],
     ['expired', { authorization: `Bearer ${craftJwt({ sub: 'u', exp: now() - 60 })}` }, /token expired/],
     ['not valid yet', { authorization: `Bearer ${craftJwt({ sub: 'u', nbf: now() + 3600 })}` }, /not valid yet/],
   ];
   for (const [name, headers, message] of cases) {
     it(`401 with the error object: ${name}`, async () => {
-      const reply = await call(fx.sandbox.url, IMPORT, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify([member('a')]) });
+      const reply = await call(fx.sandbox.url, IMPORT, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify([member('a')]),
+      });
       expect(reply.status).toBe(401);
       expect(memberErrorSchema.parse(reply.json).message).toMatch(message);
       expect(reply.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
@@ -41,13 +49,21 @@ describe('POST /member/v1/members/import: auth', () => {
   it('with strictTokens only its own member token passes', async () => {
     await fx.stop();
     const sandbox = await fx.start({ strictTokens: true });
-    expect((await importBatch(sandbox, [member('a')], { authorization: `Bearer ${craftJwt({ sub: 'x' })}` })).json.message).toMatch(/not issued by this sandbox/);
+    expect(
+      (await importBatch(sandbox, [member('a')], { authorization: `Bearer ${craftJwt({ sub: 'x' })}` })).json.message,
+    ).toMatch(/not issued by this sandbox/);
     expect((await importBatch(sandbox, [member('a')])).status).toBe(200);
   });
 });
 
 describe('content types', () => {
-  for (const type of ['application/json', 'text/json', 'application/vnd.member+json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"']) {
+  for (const type of [
+    'application/json',
+    'text/json',
+    'application/vnd.member+json',
+    'application/json; charset=utf-8',
+    'Application/JSON;charset="UTF-8"',
+  ]) {
     it(`accepts ${type}`, async () => {
       expect((await importBatch(fx.sandbox, [member('a')], { 'content-type': type })).status).toBe(200);
     });
@@ -60,12 +76,27 @@ describe('content types', () => {
     });
   }
   it('a UTF-8 byte order mark before the JSON is accepted', async () => {
-    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify([member('bom', { firstName: 'Åse' })]))]);
-    expect((await call(fx.sandbox.url, IMPORT, { method: 'POST', headers: { authorization: `Bearer ${fx.sandbox.memberToken}`, 'content-type': 'application/json' }, body })).status).toBe(200);
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(JSON.stringify([member('bom', { firstName: 'Åse' })])),
+    ]);
+    expect(
+      (
+        await call(fx.sandbox.url, IMPORT, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${fx.sandbox.memberToken}`, 'content-type': 'application/json' },
+          body,
+        })
+      ).status,
+    ).toBe(200);
     expect(fx.sandbox.getMember('bom')?.firstName).toBe('Åse');
   });
   it('415 without a content type', async () => {
-    const reply = await call(fx.sandbox.url, IMPORT, { method: 'POST', headers: { authorization: `Bearer ${fx.sandbox.memberToken}` }, body: '[]' });
+    const reply = await call(fx.sandbox.url, IMPORT, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.sandbox.memberToken}` },
+      body: '[]',
+    });
     expect(reply.status).toBe(415);
   });
 });
@@ -140,10 +171,18 @@ describe('upsert semantics', () => {
       member('b'),
     ]);
     expect(importResultSchema.parse(first.json)).toEqual({ importedCount: 2, updatedCount: 0, skipped: [] });
-    const second = await importBatch(fx.sandbox, [member('a', { phone: null, address: { city: 'Bergen' }, metadata: { other: null } }), member('c')]);
+    const second = await importBatch(fx.sandbox, [
+      member('a', { phone: null, address: { city: 'Bergen' }, metadata: { other: null } }),
+      member('c'),
+    ]);
     expect(second.json).toEqual({ importedCount: 1, updatedCount: 1, skipped: [] });
     expect(fx.sandbox.getMember('a')).toEqual(
-      member('a', { email: 'a@x.io', phone: null, address: { city: 'Bergen', zipCode: '0150' }, metadata: { other: null } }),
+      member('a', {
+        email: 'a@x.io',
+        phone: null,
+        address: { city: 'Bergen', zipCode: '0150' },
+        metadata: { other: null },
+      }),
     );
   });
   it('a memberId twice in one batch: applied in order, counted once imported and once updated', async () => {
@@ -155,7 +194,11 @@ describe('upsert semantics', () => {
     await importBatch(fx.sandbox, [member('gone')]);
     expect((await call(fx.sandbox.url, '/_sandbox/members/gone', { method: 'DELETE' })).status).toBe(204);
     const reply = await importBatch(fx.sandbox, [member('gone'), member('new')]);
-    expect(reply.json).toEqual({ importedCount: 1, updatedCount: 0, skipped: [{ memberId: 'gone', reason: 'member erased' }] });
+    expect(reply.json).toEqual({
+      importedCount: 1,
+      updatedCount: 0,
+      skipped: [{ memberId: 'gone', reason: 'member erased' }],
+    });
     expect(fx.sandbox.getMember('gone')).toBeUndefined();
   });
   it('keeps own __proto__ keys of metadata as data', async () => {
@@ -187,7 +230,9 @@ describe('a client that goes away mid-body', () => {
     const sandbox = await fx.start({ log: (line) => lines.push(line) });
     const socket = connect(sandbox.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST ${IMPORT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sandbox.memberToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{"memberId":`);
+    socket.write(
+      `POST ${IMPORT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sandbox.memberToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{"memberId":`,
+    );
     // the sandbox has the request (headers and part of the body) before the client goes away
     while (sandbox.stats().inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     socket.destroy();

@@ -53,7 +53,10 @@ describe('--data FILE', () => {
     const sandbox = await start(file, 5);
     let reads = 0;
     for (let batch = 0; batch < 60; batch++) {
-      await importBatch(sandbox, Array.from({ length: 50 }, (_, i) => member(`b${batch}-${i}`, { firstName: 'x'.repeat(40) })));
+      await importBatch(
+        sandbox,
+        Array.from({ length: 50 }, (_, i) => member(`b${batch}-${i}`, { firstName: 'x'.repeat(40) })),
+      );
       try {
         parseStoreFile(file);
         reads++;
@@ -86,7 +89,9 @@ describe('--data FILE', () => {
   });
 
   it('a folder that cannot take the file is refused at start', async () => {
-    await expect(startSandbox({ dataFile: join(tempFile(), 'nested', 'store.ndjson') })).rejects.toThrow(/cannot write the store file's folder/);
+    await expect(startSandbox({ dataFile: join(tempFile(), 'nested', 'store.ndjson') })).rejects.toThrow(
+      /cannot write the store file's folder/,
+    );
   });
 
   it('a missing file is an empty store', async () => {

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { FaultEngine } from '../../src/sandbox/faults.js';
 import { checkContentType } from '../../src/sandbox/http-util.js';
 import { mergeFaults, defaultFaults } from '../../src/sandbox/options.js';
-import { authorizeMember, authorizePush, bearerToken, checkJwt, generateMemberToken, generatePushToken } from '../../src/sandbox/tokens.js';
+import {
+  authorizeMember,
+  authorizePush,
+  bearerToken,
+  checkJwt,
+  generateMemberToken,
+  generatePushToken,
+} from '../../src/sandbox/tokens.js';
 import { craftJwt } from './helpers.js';
 
 const policy = { memberToken: generateMemberToken(), pushToken: generatePushToken(), strict: false };
@@ -32,7 +39,7 @@ describe('tokens', () => {
     expect(checkJwt('a.b', 0).ok).toBe(false);
     expect(checkJwt(`${craftJwt({}).split('.').slice(0, 2).join('.')}.`, 0)).toEqual({ ok: true });
   });
-  it('strict mode accepts only the sandbox\'s own tokens', () => {
+  it("strict mode accepts only the sandbox's own tokens", () => {
     const strict = { ...policy, strict: true };
     expect(authorizeMember(`Bearer ${policy.memberToken}`, strict).ok).toBe(true);
     expect(authorizeMember(`Bearer ${craftJwt({})}`, strict).ok).toBe(false);

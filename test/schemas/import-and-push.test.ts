@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  importRequestSchema, importResultSchema, memberErrorSchema, platformSchema, problemSchema, skippedEntrySchema,
+  importRequestSchema,
+  importResultSchema,
+  memberErrorSchema,
+  platformSchema,
+  problemSchema,
+  skippedEntrySchema,
   subscriptionRequestSchema,
 } from '../../src/schemas/index.js';
 
@@ -16,11 +21,18 @@ describe('import request and result', () => {
 
   it('result is strict: int32 counts, nullable skipped of strict entries', () => {
     expect(importResultSchema.safeParse({ importedCount: 1, updatedCount: 0, skipped: null }).success).toBe(true);
-    expect(importResultSchema.safeParse({ importedCount: 1, updatedCount: 0, skipped: [{ memberId: null, reason: null }] }).success).toBe(true);
-    expect(importResultSchema.safeParse({ importedCount: 1, updatedCount: 0, skipped: [], extra: 1 }).success).toBe(false);
+    expect(
+      importResultSchema.safeParse({ importedCount: 1, updatedCount: 0, skipped: [{ memberId: null, reason: null }] })
+        .success,
+    ).toBe(true);
+    expect(importResultSchema.safeParse({ importedCount: 1, updatedCount: 0, skipped: [], extra: 1 }).success).toBe(
+      false,
+    );
     expect(importResultSchema.safeParse({ importedCount: 1.5, updatedCount: 0, skipped: [] }).success).toBe(false);
     expect(importResultSchema.safeParse({ importedCount: 2 ** 31, updatedCount: 0, skipped: [] }).success).toBe(false);
-    expect(importResultSchema.safeParse({ importedCount: 2 ** 31 - 1, updatedCount: 0, skipped: [] }).success).toBe(true);
+    expect(importResultSchema.safeParse({ importedCount: 2 ** 31 - 1, updatedCount: 0, skipped: [] }).success).toBe(
+      true,
+    );
     expect(importResultSchema.safeParse({ importedCount: 1, updatedCount: 0 }).success).toBe(false);
     expect(skippedEntrySchema.safeParse({ memberId: 'a', reason: 'x', why: 1 }).success).toBe(false);
     expect(skippedEntrySchema.safeParse({ memberId: 'a', reason: 'dup' }).success).toBe(true);

@@ -26,15 +26,25 @@ describe('member upsert item', () => {
   });
 
   it('requires isActive (boolean) and createdAt (date-time, not null)', () => {
-    expect(issuesOf({ memberId: 'a' }).map((i) => i.path).sort()).toEqual(['createdAt', 'isActive']);
+    expect(
+      issuesOf({ memberId: 'a' })
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(['createdAt', 'isActive']);
     expect(ok({ isActive: 'true' })).toBe(false);
     expect(ok({ isActive: null })).toBe(false);
     expect(ok({ createdAt: null })).toBe(false);
   });
 
   const maxLengths: [string, number][] = [
-    ['email', 256], ['firstName', 64], ['lastName', 64], ['phone', 32], ['selectedStoreId', 64],
-    ['loyaltyProgram', 64], ['nationality', 64], ['homeTelephone', 32],
+    ['email', 256],
+    ['firstName', 64],
+    ['lastName', 64],
+    ['phone', 32],
+    ['selectedStoreId', 64],
+    ['loyaltyProgram', 64],
+    ['nationality', 64],
+    ['homeTelephone', 32],
   ];
   it.each(maxLengths)('%s: max %i characters, nullable, optional', (field, max) => {
     expect(ok({ [field]: 'a'.repeat(max) })).toBe(true);
@@ -58,7 +68,12 @@ describe('member upsert item', () => {
   });
 
   it('date-times: Z and offsets pass; no zone, plain dates and impossible dates fail', () => {
-    for (const v of ['2024-05-01T12:00:00Z', '2024-05-01T12:00:00.123Z', '2024-05-01T12:00:00+02:00', '2024-02-29T00:00:00Z']) {
+    for (const v of [
+      '2024-05-01T12:00:00Z',
+      '2024-05-01T12:00:00.123Z',
+      '2024-05-01T12:00:00+02:00',
+      '2024-02-29T00:00:00Z',
+    ]) {
       expect(ok({ createdAt: v, birthdate: v }), v).toBe(true);
     }
     for (const v of ['2024-05-01', '2024-05-01T12:00:00', '2023-02-29T00:00:00Z', '01/05/2024', 'yesterday', '']) {
@@ -69,9 +84,12 @@ describe('member upsert item', () => {
 
   it('refuses unknown properties at the top level and inside address', () => {
     expect(issuesOf({ ...base, emial: 'a@b.c' })).toEqual([{ code: 'unrecognized_keys', path: '' }]);
-    expect(issuesOf({ ...base, address: { city: 'Oslo', street: 'x' } })).toEqual([{ code: 'unrecognized_keys', path: 'address' }]);
-    expect(issuesOf(JSON.parse('{"memberId":"a","isActive":true,"createdAt":"2024-05-01T12:00:00Z","__proto__":{"x":1}}')))
-      .toEqual([{ code: 'unrecognized_keys', path: '' }]);
+    expect(issuesOf({ ...base, address: { city: 'Oslo', street: 'x' } })).toEqual([
+      { code: 'unrecognized_keys', path: 'address' },
+    ]);
+    expect(
+      issuesOf(JSON.parse('{"memberId":"a","isActive":true,"createdAt":"2024-05-01T12:00:00Z","__proto__":{"x":1}}')),
+    ).toEqual([{ code: 'unrecognized_keys', path: '' }]);
   });
 
   it('address: six nullable strings with their max lengths', () => {
@@ -94,7 +112,11 @@ describe('member upsert item', () => {
   });
 
   it('customProperties: any JSON value, but not non-JSON values', () => {
-    expect(ok({ customProperties: { s: 'x', n: 1.5, b: false, z: null, a: [1, 'two', { three: 3 }], o: { deep: { er: [] } } } })).toBe(true);
+    expect(
+      ok({
+        customProperties: { s: 'x', n: 1.5, b: false, z: null, a: [1, 'two', { three: 3 }], o: { deep: { er: [] } } },
+      }),
+    ).toBe(true);
     expect(ok({ customProperties: { n: Number.NaN } })).toBe(false);
     expect(ok({ customProperties: { u: undefined } })).toBe(false);
     expect(ok({ customProperties: { d: new Date() } })).toBe(false);
@@ -102,7 +124,8 @@ describe('member upsert item', () => {
   });
 
   it('__proto__, constructor and prototype keys are data: validated, kept, and pollute nothing', () => {
-    const json = '{"memberId":"a","isActive":true,"createdAt":"2024-05-01T12:00:00Z",' +
+    const json =
+      '{"memberId":"a","isActive":true,"createdAt":"2024-05-01T12:00:00Z",' +
       '"metadata":{"__proto__":"p","constructor":"c","prototype":null},' +
       '"customProperties":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"nested":{"__proto__":[1]}}}';
     const parsed = memberUpsertItemSchema.parse(JSON.parse(json));
@@ -111,7 +134,9 @@ describe('member upsert item', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(parsed.metadata)).toBe(Object.prototype);
     // an own __proto__ key is validated like any other (zod's z.record would skip it)
-    const bad = JSON.parse('{"memberId":"a","isActive":true,"createdAt":"2024-05-01T12:00:00Z","metadata":{"__proto__":5}}');
+    const bad = JSON.parse(
+      '{"memberId":"a","isActive":true,"createdAt":"2024-05-01T12:00:00Z","metadata":{"__proto__":5}}',
+    );
     expect(issuesOf(bad)).toEqual([{ code: 'invalid_type', path: 'metadata.__proto__' }]);
     // maps built without a prototype are accepted too
     const bare = Object.create(null) as Record<string, string>;

@@ -6,9 +6,18 @@ function shuffleKeys(value: unknown, seed: number): unknown {
   if (Array.isArray(value)) return value.map((v) => shuffleKeys(v, seed));
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value);
-  const rotated = entries.slice(seed % Math.max(entries.length, 1)).concat(entries.slice(0, seed % Math.max(entries.length, 1))).reverse();
+  const rotated = entries
+    .slice(seed % Math.max(entries.length, 1))
+    .concat(entries.slice(0, seed % Math.max(entries.length, 1)))
+    .reverse();
   const out: Record<string, unknown> = {};
-  for (const [k, v] of rotated) Object.defineProperty(out, k, { value: shuffleKeys(v, seed + 1), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of rotated)
+    Object.defineProperty(out, k, {
+      value: shuffleKeys(v, seed + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
@@ -24,7 +33,13 @@ describe('item hash', () => {
   });
 
   it('sees any change of a value, a null or an added field', () => {
-    const base = { memberId: 'm1', isActive: true, createdAt: '2024-01-01T00:00:00Z', email: 'a@example.com', metadata: { tier: 'gold' } };
+    const base = {
+      memberId: 'm1',
+      isActive: true,
+      createdAt: '2024-01-01T00:00:00Z',
+      email: 'a@example.com',
+      metadata: { tier: 'gold' },
+    };
     const variants = [
       { ...base, email: 'b@example.com' },
       { ...base, email: null },

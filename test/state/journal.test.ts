@@ -17,7 +17,13 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const header: JournalHeader = { memberctl: 'journal', v: 1, input: { path: '/data/m.csv', size: 10, sha256: 'ab' }, shard: null, createdAt: '2026-01-01T00:00:00.000Z' };
+const header: JournalHeader = {
+  memberctl: 'journal',
+  v: 1,
+  input: { path: '/data/m.csv', size: 10, sha256: 'ab' },
+  shard: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
 const batch = (ok: number[], imp: number, upd: number, skip: [number, string][] = [], rej: [number, string][] = []) =>
   ({ t: 'batch', ok: encodeRanges(ok), imp, upd, skip, rej }) as const;
 
@@ -34,7 +40,8 @@ describe('record ranges', () => {
   });
 
   it('refuses malformed ranges', () => {
-    for (const bad of ['0', '3-1', 'x', '1-', '1,,2']) expect(() => forEachInRanges(bad, () => undefined), bad).toThrow();
+    for (const bad of ['0', '3-1', 'x', '1-', '1,,2'])
+      expect(() => forEachInRanges(bad, () => undefined), bad).toThrow();
   });
 });
 
@@ -42,7 +49,10 @@ describe('journal file', () => {
   it('is created 0600 with its header, appends synced entries, and reads back', async () => {
     const path = join(tempDir(), 'm.csv.memberctl-journal');
     const writer = await JournalWriter.create(path, header);
-    await Promise.all([writer.append(batch([1, 2, 3], 2, 1)), writer.append(batch([5], 0, 0, [[4, 'locked']], [[6, 'bad email']]))]);
+    await Promise.all([
+      writer.append(batch([1, 2, 3], 2, 1)),
+      writer.append(batch([5], 0, 0, [[4, 'locked']], [[6, 'bad email']])),
+    ]);
     await writer.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const contents = (await readJournal(path))!;
@@ -51,7 +61,15 @@ describe('journal file', () => {
     expect(contents.entries.map((e) => e.t)).toEqual(['run', 'batch', 'batch']);
     const index = ResumeIndex.fromEntries(contents.entries);
     expect(index.counts).toEqual({ imported: 2, updated: 2, skipped: 1, rejected: 1 });
-    expect([1, 2, 3, 4, 5, 6, 7].map((r) => index.get(r)?.outcome)).toEqual(['imported', 'imported', 'updated', 'skipped', 'updated', 'rejected', undefined]);
+    expect([1, 2, 3, 4, 5, 6, 7].map((r) => index.get(r)?.outcome)).toEqual([
+      'imported',
+      'imported',
+      'updated',
+      'skipped',
+      'updated',
+      'rejected',
+      undefined,
+    ]);
     expect(index.get(6)).toEqual({ outcome: 'rejected', reason: 'bad email' });
     expect(index.runs).toBe(1);
   });
@@ -135,6 +153,8 @@ describe('journal file', () => {
     await Promise.all(Array.from({ length: 200 }, (_, i) => writer.append(batch([i + 1], 1, 0))));
     await writer.close();
     const entries = (await readJournal(path))!.entries.filter((e) => e.t === 'batch');
-    expect(entries.map((e) => (e.t === 'batch' ? Number(e.ok) : 0))).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(entries.map((e) => (e.t === 'batch' ? Number(e.ok) : 0))).toEqual(
+      Array.from({ length: 200 }, (_, i) => i + 1),
+    );
   });
 });

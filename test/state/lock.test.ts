@@ -18,7 +18,11 @@ describe('lock files', () => {
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => acquireLock(path, 'journal')));
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect((r.reason as Error).message).toContain(`journal ${path} is in use by another memberctl (pid ${process.pid}`);
+    for (const r of results)
+      if (r.status === 'rejected')
+        expect((r.reason as Error).message).toContain(
+          `journal ${path} is in use by another memberctl (pid ${process.pid}`,
+        );
     await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireLock>>>).value.release();
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
@@ -33,7 +37,9 @@ describe('lock files', () => {
   it('a lock from another host is held (its pid cannot be checked here)', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'memberctl-lock-')), 's');
     writeFileSync(`${path}.lock`, JSON.stringify({ pid: 4242, host: 'elsewhere', at: 'then', id: 'x' }));
-    await expect(acquireLock(path, 'state')).rejects.toThrow(`state ${path} is in use by another memberctl (pid 4242 on elsewhere, since then)`);
+    await expect(acquireLock(path, 'state')).rejects.toThrow(
+      `state ${path} is in use by another memberctl (pid 4242 on elsewhere, since then)`,
+    );
   });
 });
 
@@ -55,7 +61,11 @@ describe('state locks: shards of one count share a state, nothing else does', ()
     await expect(acquireStateLock(path)).rejects.toThrow(refusal);
     await expect(acquireStateLock(path)).rejects.toThrow(/, --shard 1\/3\)$/);
     await expect(acquireStateLock(path, shard(0, 4))).rejects.toThrow(refusal);
-    await expect(acquireStateLock(path, shard(0, 4))).rejects.toMatchObject({ code: 'locked', category: 'usage', details: { pid: process.pid, lock: `${path}.shard-1-of-3.lock` } });
+    await expect(acquireStateLock(path, shard(0, 4))).rejects.toMatchObject({
+      code: 'locked',
+      category: 'usage',
+      details: { pid: process.pid, lock: `${path}.shard-1-of-3.lock` },
+    });
     await held.release();
     // a refused run leaves nothing behind, and the state is free again
     expect(readdirSync(dirname(path))).toEqual([]);
@@ -65,14 +75,19 @@ describe('state locks: shards of one count share a state, nothing else does', ()
   it('no shard may join a run that holds the state alone', async () => {
     const path = statePath();
     const whole = await acquireStateLock(path);
-    await expect(acquireStateLock(path, shard(0, 3))).rejects.toThrow(`state ${path} is in use by another memberctl (pid ${process.pid}, since `);
+    await expect(acquireStateLock(path, shard(0, 3))).rejects.toThrow(
+      `state ${path} is in use by another memberctl (pid ${process.pid}, since `,
+    );
     await whole.release();
     await (await acquireStateLock(path, shard(0, 3))).release();
   });
 
   it('a shard lock left by a dead process holds nothing', async () => {
     const path = statePath();
-    writeFileSync(`${path}.shard-2-of-3.lock`, JSON.stringify({ pid: await deadPid(), host: hostname(), at: 'then', id: 'old' }));
+    writeFileSync(
+      `${path}.shard-2-of-3.lock`,
+      JSON.stringify({ pid: await deadPid(), host: hostname(), at: 'then', id: 'old' }),
+    );
     await (await acquireStateLock(path)).release();
     await (await acquireStateLock(path, shard(0, 5))).release();
   });
@@ -80,10 +95,15 @@ describe('state locks: shards of one count share a state, nothing else does', ()
   it('of overlapping runs starting together, never two go on', async () => {
     const path = statePath();
     for (let round = 0; round < 20; round++) {
-      const results = await Promise.allSettled([acquireStateLock(path), acquireStateLock(path, shard(0, 2)), acquireStateLock(path, shard(1, 3))]);
+      const results = await Promise.allSettled([
+        acquireStateLock(path),
+        acquireStateLock(path, shard(0, 2)),
+        acquireStateLock(path, shard(1, 3)),
+      ]);
       const won = results.filter((r): r is PromiseFulfilledResult<HeldLock> => r.status === 'fulfilled');
       expect(won.length).toBeLessThanOrEqual(1);
-      for (const r of results) if (r.status === 'rejected') expect((r.reason as Error).message).toContain('is in use by another memberctl');
+      for (const r of results)
+        if (r.status === 'rejected') expect((r.reason as Error).message).toContain('is in use by another memberctl');
       for (const lock of won) await lock.value.release();
     }
   });

@@ -20,7 +20,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const confirm = (state: SyncState, ids: string[]) => state.commit(ids.map((memberId) => ({ memberId, hash: `h-${memberId}`, textHash: `t-${memberId}` })));
+const confirm = (state: SyncState, ids: string[]) =>
+  state.commit(ids.map((memberId) => ({ memberId, hash: `h-${memberId}`, textHash: `t-${memberId}` })));
 const DAY = 24 * 60 * 60 * 1000;
 
 describe('nightly state', () => {
@@ -79,7 +80,10 @@ describe('nightly state', () => {
   it('a damaged state says how to recover; state show reports it and state reset moves it aside', () => {
     const path = tempPath();
     const state = SyncState.open(path, { create: true });
-    confirm(state, Array.from({ length: 20_000 }, (_, i) => `member-with-a-longer-id-${i}`));
+    confirm(
+      state,
+      Array.from({ length: 20_000 }, (_, i) => `member-with-a-longer-id-${i}`),
+    );
     state.close();
     truncateSync(path, Math.floor(statSync(path).size / 2));
 
@@ -89,7 +93,11 @@ describe('nightly state', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toMatchObject({ code: 'state-damaged', message: expect.stringContaining('is damaged'), hint: expect.stringContaining(`memberctl state reset --state ${path}`) });
+    expect(error).toMatchObject({
+      code: 'state-damaged',
+      message: expect.stringContaining('is damaged'),
+      hint: expect.stringContaining(`memberctl state reset --state ${path}`),
+    });
     expect((error as Error).message + (error as { hint: string }).hint).not.toContain('permissions');
 
     expect(stateOverview(path)).toMatchObject({ damaged: true, hint: expect.stringContaining('state reset') });

@@ -19,10 +19,15 @@ describe('shard', () => {
 
   it('puts every record in exactly one shard, for any n', () => {
     fc.assert(
-      fc.property(fc.option(fc.string(), { nil: undefined }), fc.integer({ min: 1, max: 1e9 }), fc.integer({ min: 1, max: 64 }), (id, record, n) => {
-        const owners = Array.from({ length: n }, (_, i) => i).filter((i) => shardOf(id, record, n) === i);
-        expect(owners).toHaveLength(1);
-      }),
+      fc.property(
+        fc.option(fc.string(), { nil: undefined }),
+        fc.integer({ min: 1, max: 1e9 }),
+        fc.integer({ min: 1, max: 64 }),
+        (id, record, n) => {
+          const owners = Array.from({ length: n }, (_, i) => i).filter((i) => shardOf(id, record, n) === i);
+          expect(owners).toHaveLength(1);
+        },
+      ),
     );
   });
 

@@ -45,7 +45,7 @@ const failure = (work: () => unknown): unknown => {
 };
 
 describe('state corrections when the close fails too', () => {
-  it.each(['forget', 'reset'] as const)('state %s: the correction\'s own error is kept, not the close\'s', (which) => {
+  it.each(['forget', 'reset'] as const)("state %s: the correction's own error is kept, not the close's", (which) => {
     const path = stateWithMembers();
     const full = stateError(path, Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
     vi.spyOn(SyncState.prototype, which).mockImplementationOnce(() => {
@@ -62,7 +62,11 @@ describe('state corrections when the close fails too', () => {
   it('state show: a damaged state is still shown as damaged when its close fails after', () => {
     const path = stateWithMembers();
     vi.spyOn(SyncState.prototype, 'summary').mockImplementationOnce(() => {
-      throw new InputError(`${path} is damaged`, { code: 'state-damaged', file: path, hint: `memberctl state reset --state ${path}` });
+      throw new InputError(`${path} is damaged`, {
+        code: 'state-damaged',
+        file: path,
+        hint: `memberctl state reset --state ${path}`,
+      });
     });
     failNextClose(path);
     expect(stateOverview(path)).toMatchObject({ damaged: true, problem: `${path} is damaged` });

@@ -66,7 +66,13 @@ describe('sync state', () => {
 
   it('forgets one member or all of them', () => {
     const state = SyncState.open(tempPath(), { create: true });
-    state.commit(['a', 'b', 'c'].map((memberId) => ({ memberId, hash: itemHash(memberId), textHash: textHash(JSON.stringify(memberId)) })));
+    state.commit(
+      ['a', 'b', 'c'].map((memberId) => ({
+        memberId,
+        hash: itemHash(memberId),
+        textHash: textHash(JSON.stringify(memberId)),
+      })),
+    );
     expect(state.forget('b')).toBe(true);
     expect(state.forget('b')).toBe(false);
     expect(state.lookup('b')).toBeUndefined();
@@ -77,21 +83,42 @@ describe('sync state', () => {
 
   it('a transaction that fails half-way leaves nothing behind', () => {
     const state = SyncState.open(tempPath(), { create: true });
-    expect(() => state.commit([{ memberId: 'ok', hash: itemHash(1), textHash: textHash(JSON.stringify(1)) }, { memberId: null as unknown as string, hash: itemHash(2), textHash: textHash(JSON.stringify(2)) }])).toThrow();
+    expect(() =>
+      state.commit([
+        { memberId: 'ok', hash: itemHash(1), textHash: textHash(JSON.stringify(1)) },
+        { memberId: null as unknown as string, hash: itemHash(2), textHash: textHash(JSON.stringify(2)) },
+      ]),
+    ).toThrow();
     expect(state.lookup('ok')).toBeUndefined();
     state.close();
   });
 
   it('refuses a missing file unless creating, a non-database and a foreign database, with exit 2', () => {
-    expect(() => SyncState.open(tempPath(), { create: false })).toThrow(expect.objectContaining({ category: 'usage', code: 'state-file', message: expect.stringMatching(/no state file/) }));
+    expect(() => SyncState.open(tempPath(), { create: false })).toThrow(
+      expect.objectContaining({
+        category: 'usage',
+        code: 'state-file',
+        message: expect.stringMatching(/no state file/),
+      }),
+    );
     const text = tempPath('notes.txt');
-    writeFileSync(text, 'hello, this is not SQLite at all, not even close.............................................');
-    expect(() => SyncState.open(text, { create: true })).toThrow(expect.objectContaining({ category: 'usage', message: expect.stringMatching(/not a memberctl state file/) }));
+    writeFileSync(
+      text,
+      'hello, this is not SQLite at all, not even close.............................................',
+    );
+    expect(() => SyncState.open(text, { create: true })).toThrow(
+      expect.objectContaining({ category: 'usage', message: expect.stringMatching(/not a memberctl state file/) }),
+    );
     const foreign = tempPath('app.db');
     const db = new Database(foreign);
     db.exec('CREATE TABLE users (id INTEGER)');
     db.close();
-    expect(() => SyncState.open(foreign, { create: true })).toThrow(expect.objectContaining({ category: 'usage', message: expect.stringMatching(/SQLite database but not a memberctl state/) }));
+    expect(() => SyncState.open(foreign, { create: true })).toThrow(
+      expect.objectContaining({
+        category: 'usage',
+        message: expect.stringMatching(/SQLite database but not a memberctl state/),
+      }),
+    );
   });
 
   it('two connections (two shards on one machine) can write the same file', () => {
@@ -118,7 +145,14 @@ describe('sync state', () => {
         throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_SHMLOCK' });
       },
     };
-    expect(() => state.close()).toThrow(expect.objectContaining({ code: 'state-close', category: 'usage', message: `closing state file ${path} failed: SQLITE_IOERR_SHMLOCK`, details: { cause: 'SQLITE_IOERR_SHMLOCK' } }));
+    expect(() => state.close()).toThrow(
+      expect.objectContaining({
+        code: 'state-close',
+        category: 'usage',
+        message: `closing state file ${path} failed: SQLITE_IOERR_SHMLOCK`,
+        details: { cause: 'SQLITE_IOERR_SHMLOCK' },
+      }),
+    );
     expect((state as unknown as { db: Database.Database }).db.open).toBe(false);
     state.close(); // closed: nothing more to do
     const again = SyncState.open(path, { create: false });

@@ -40,9 +40,14 @@ export function describeToken(token: Setting<TokenRef> | undefined): string {
 function showJson(settings: ResolvedSettings, configPath: string) {
   return {
     configFile: { path: configPath, found: settings.configFile !== undefined },
-    profile: settings.profile ? { name: settings.profile.value, source: describeProvenance(settings.profile.source) } : null,
+    profile: settings.profile
+      ? { name: settings.profile.value, source: describeProvenance(settings.profile.source) }
+      : null,
     settings: Object.fromEntries(
-      SETTING_KEYS.map((key) => [key, { value: settings.values[key].value ?? null, source: describeProvenance(settings.values[key].source) }]),
+      SETTING_KEYS.map((key) => [
+        key,
+        { value: settings.values[key].value ?? null, source: describeProvenance(settings.values[key].source) },
+      ]),
     ),
     tokens: {
       member: describeToken(settings.tokens.member),
@@ -55,18 +60,29 @@ function renderShow(settings: ResolvedSettings, configPath: string, output: Outp
   const { color } = output;
   const rows: [string, string, string][] = SETTING_KEYS.map((key) => {
     const { value, source } = settings.values[key];
-    return [key, value === undefined ? color.dim(SETTING_SPECS[key].whenUnset ?? 'not set') : String(value), value === undefined ? '' : describeProvenance(source)];
+    return [
+      key,
+      value === undefined ? color.dim(SETTING_SPECS[key].whenUnset ?? 'not set') : String(value),
+      value === undefined ? '' : describeProvenance(source),
+    ];
   });
-  rows.push(['member token', describeToken(settings.tokens.member), ''], ['push token', describeToken(settings.tokens.push), '']);
+  rows.push(
+    ['member token', describeToken(settings.tokens.member), ''],
+    ['push token', describeToken(settings.tokens.push), ''],
+  );
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
   const valueWidth = Math.min(48, Math.max(...rows.map(([, value]) => value.length)) + 2);
   output.out(`config file  ${configPath}${settings.configFile ? '' : color.dim(' (not found: no profiles)')}`);
-  output.out(`profile      ${settings.profile ? `${settings.profile.value} (from ${describeProvenance(settings.profile.source)})` : color.dim('none')}\n`);
-  for (const [name, value, source] of rows) output.out(`${name.padEnd(width)}${value.padEnd(valueWidth)}${color.dim(source)}`.trimEnd());
+  output.out(
+    `profile      ${settings.profile ? `${settings.profile.value} (from ${describeProvenance(settings.profile.source)})` : color.dim('none')}\n`,
+  );
+  for (const [name, value, source] of rows)
+    output.out(`${name.padEnd(width)}${value.padEnd(valueWidth)}${color.dim(source)}`.trimEnd());
 }
 
 function milliseconds(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of milliseconds, e.g. 5000');
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('expected a whole number of milliseconds, e.g. 5000');
   return Number(value);
 }
 
@@ -95,8 +111,14 @@ Examples:
 
 function checkCommand(result: CommandResult): Command {
   return addConnectionOptions(new Command('check'))
-    .description('check that memberctl can import: settings, DNS/TCP/TLS to the base URL, tokens (expiry, file permissions)')
-    .addOption(new Option('--connect-timeout <ms>', 'give up on each network step after this many milliseconds').default(5000).argParser(milliseconds))
+    .description(
+      'check that memberctl can import: settings, DNS/TCP/TLS to the base URL, tokens (expiry, file permissions)',
+    )
+    .addOption(
+      new Option('--connect-timeout <ms>', 'give up on each network step after this many milliseconds')
+        .default(5000)
+        .argParser(milliseconds),
+    )
     .option('--no-probe', 'do not send the credentials probe (a POST of an empty batch, which cannot write)')
     .addHelpText(
       'after',
@@ -111,14 +133,25 @@ ${exitCodesHelp('config check')}`,
     .action(async (options: CommonOptions & { connectTimeout: number; probe: boolean }, command: Command) => {
       const output = createOutput();
       const settings = loadCommandSettings(command, 'member');
-      const check = await checkConfiguration({ settings, env: process.env, timeoutMs: options.connectTimeout, probe: options.probe });
+      const check = await checkConfiguration({
+        settings,
+        env: process.env,
+        timeoutMs: options.connectTimeout,
+        probe: options.probe,
+      });
       const exitCode = exitCodeFor(check.category);
       if (options.json) output.out(JSON.stringify({ ...check, exitCode }, null, 2));
       else {
         const { color } = output;
-        const paint: Record<CheckStatus, (text: string) => string> = { ok: color.green, warn: color.yellow, fail: color.red };
+        const paint: Record<CheckStatus, (text: string) => string> = {
+          ok: color.green,
+          warn: color.yellow,
+          fail: color.red,
+        };
         for (const line of check.checks) output.out(`${paint[line.status](MARK[line.status])}  ${line.message}`);
-        output.out(`\nverdict: ${paint[check.verdict === 'not-ready' ? 'fail' : check.verdict === 'ready' ? 'ok' : 'warn'](check.summary)} (exit ${exitCode})`);
+        output.out(
+          `\nverdict: ${paint[check.verdict === 'not-ready' ? 'fail' : check.verdict === 'ready' ? 'ok' : 'warn'](check.summary)} (exit ${exitCode})`,
+        );
       }
       result.exitCode = exitCode;
     });
@@ -144,14 +177,24 @@ Examples:
       const isDefault = (name: string) => config?.data.defaultProfile === name;
       if (options.names) profiles.forEach(([name]) => output.out(name));
       else if (options.json) {
-        const list = profiles.map(([name, profile]) => ({ name, default: isDefault(name), description: profile.description ?? null, baseUrl: profile.baseUrl ?? null }));
-        output.out(JSON.stringify({ configFile: { path: location.path, found: config !== undefined }, profiles: list }, null, 2));
-      } else if (profiles.length === 0) output.out(`no profiles: ${config ? `${location.path} defines none` : `no config file at ${location.path}`}`);
+        const list = profiles.map(([name, profile]) => ({
+          name,
+          default: isDefault(name),
+          description: profile.description ?? null,
+          baseUrl: profile.baseUrl ?? null,
+        }));
+        output.out(
+          JSON.stringify({ configFile: { path: location.path, found: config !== undefined }, profiles: list }, null, 2),
+        );
+      } else if (profiles.length === 0)
+        output.out(`no profiles: ${config ? `${location.path} defines none` : `no config file at ${location.path}`}`);
       else {
         const width = Math.max(...profiles.map(([name]) => name.length)) + 3;
         for (const [name, profile] of profiles) {
           const about = [profile.baseUrl, profile.description].filter(Boolean).join('  ');
-          output.out(`${isDefault(name) ? '*' : ' '} ${name.padEnd(width)}${output.color.dim(String(about))}`.trimEnd());
+          output.out(
+            `${isDefault(name) ? '*' : ' '} ${name.padEnd(width)}${output.color.dim(String(about))}`.trimEnd(),
+          );
         }
       }
       result.exitCode = exitCodeFor('ok');
@@ -160,7 +203,9 @@ Examples:
 
 export function configCommand(result: CommandResult): Command {
   return new Command('config')
-    .description('show the effective settings, or check that they work (profiles live in ~/.config/memberctl/config.json)')
+    .description(
+      'show the effective settings, or check that they work (profiles live in ~/.config/memberctl/config.json)',
+    )
     .addHelpText(
       'after',
       `

@@ -14,7 +14,12 @@ import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
 import { resolveTarget, type Target } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
-import { addImportStateOptions, IMPORT_STATE_EXAMPLES, importStateOptionsFrom, type ImportStateFlags } from '../import-state-flags.js';
+import {
+  addImportStateOptions,
+  IMPORT_STATE_EXAMPLES,
+  importStateOptionsFrom,
+  type ImportStateFlags,
+} from '../import-state-flags.js';
 import type { CommandResult } from '../program.js';
 import { createImportView } from '../render/import-view.js';
 import { endImport } from '../import-report.js';
@@ -42,7 +47,10 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
 export function importCommand(result: CommandResult): Command {
   const command = new Command('import')
     .description('send a file of member records to the import endpoint in batches, and account for every record')
-    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz, or an .xlsx workbook; - for standard input (with --format)');
+    .argument(
+      '<file>',
+      'CSV, JSON array or NDJSON file, optionally .gz, or an .xlsx workbook; - for standard input (with --format)',
+    );
   // --help in groups, as gh and the sf CLI show theirs: input, target, sending, resume and sync, output
   command.optionsGroup('Input options:');
   addInputOptions(command);
@@ -50,25 +58,49 @@ export function importCommand(result: CommandResult): Command {
   command
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
     .option('--token-file <file>', 'file whose first line is the member token (else MEMBERCTL_TOKEN, else the profile)')
-    .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback (the token would cross the network in clear)')
+    .option(
+      '--allow-insecure-http',
+      'allow plain http:// to a host other than loopback (the token would cross the network in clear)',
+    )
     .option('--sandbox', 'import into a local sandbox started for this run (no real server, no token needed)')
-    .option('--sandbox-data <file>', 'with --sandbox: keep the sandbox\'s members in this file (inspect with `memberctl sandbox --data FILE`)');
+    .option(
+      '--sandbox-data <file>',
+      "with --sandbox: keep the sandbox's members in this file (inspect with `memberctl sandbox --data FILE`)",
+    );
   command.optionsGroup('Sending options:');
   command
-    .option('--batch-size <n>', `records per request (default ${IMPORT_DEFAULTS.batchSize}; lowered for the run after a 413)`)
+    .option(
+      '--batch-size <n>',
+      `records per request (default ${IMPORT_DEFAULTS.batchSize}; lowered for the run after a 413)`,
+    )
     .option('--max-batch-bytes <n>', `JSON bytes per request (default ${IMPORT_DEFAULTS.maxBatchBytes})`)
-    .option('--concurrency <n>', 'requests in flight at once, fixed (default: adapts to the server, see --max-concurrency)')
-    .option('--max-concurrency <n>', `the most requests in flight the adaptive default may reach (default ${IMPORT_DEFAULTS.maxConcurrency})`)
+    .option(
+      '--concurrency <n>',
+      'requests in flight at once, fixed (default: adapts to the server, see --max-concurrency)',
+    )
+    .option(
+      '--max-concurrency <n>',
+      `the most requests in flight the adaptive default may reach (default ${IMPORT_DEFAULTS.maxConcurrency})`,
+    )
     .option('--retries <n>', 'retries after 429, 5xx, timeouts and connection errors (default 5)')
     .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
-    .option('--grace <ms>', `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`);
+    .option(
+      '--grace <ms>',
+      `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`,
+    );
   command.optionsGroup('Resume and sync options:');
   addImportStateOptions(command);
   command.optionsGroup('Output options:');
   command
-    .option('--rejects <file>', 'write every record not imported or updated: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
+    .option(
+      '--rejects <file>',
+      'write every record not imported or updated: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)',
+    )
     .option('--report <file>', 'also write the --json object to this file (0600); failed runs too')
-    .option('--json', 'print one JSON object on stdout: {exitCode, startedAt, finishedAt, input, target, error, rows, invalid, importedCount, updatedCount, skipped, rejected, failed, …, nextCommand when there is more to send}')
+    .option(
+      '--json',
+      'print one JSON object on stdout: {exitCode, startedAt, finishedAt, input, target, error, rows, invalid, importedCount, updatedCount, skipped, rejected, failed, …, nextCommand when there is more to send}',
+    )
     .addOption(new Option('--quiet', 'no progress bar and no summary; warnings and errors only').conflicts('json'));
   command.addHelpText(
     'after',
@@ -149,18 +181,28 @@ function parseFlags(settings: ResolvedSettings, flags: ImportFlags) {
  * --concurrency N (or a profile's or MEMBERCTL_CONCURRENCY's) fixes the number; else it adapts up to
  * --max-concurrency. Typed together they contradict each other; a typed --max-concurrency beats a profile's fixed one.
  */
-function concurrencyFrom(flags: ImportFlags, fixed: number | undefined, from: string): { concurrency?: number; maxConcurrency: number } {
+function concurrencyFrom(
+  flags: ImportFlags,
+  fixed: number | undefined,
+  from: string,
+): { concurrency?: number; maxConcurrency: number } {
   if (flags.maxConcurrency === undefined) return { concurrency: fixed, maxConcurrency: IMPORT_DEFAULTS.maxConcurrency };
   if (from === 'flag') {
-    throw new UsageError('--concurrency and --max-concurrency cannot be used together', { hint: '--concurrency N fixes the number of requests in flight; --max-concurrency N lets it adapt up to N.' });
+    throw new UsageError('--concurrency and --max-concurrency cannot be used together', {
+      hint: '--concurrency N fixes the number of requests in flight; --max-concurrency N lets it adapt up to N.',
+    });
   }
   const max = wholeNumber('--max-concurrency', flags.maxConcurrency);
-  if (max < 1 || max > 256) throw new UsageError(`--max-concurrency must be from 1 to 256, got ${max}`, { hint: 'For example --max-concurrency 64.' });
+  if (max < 1 || max > 256)
+    throw new UsageError(`--max-concurrency must be from 1 to 256, got ${max}`, {
+      hint: 'For example --max-concurrency 64.',
+    });
   return { concurrency: undefined, maxConcurrency: max };
 }
 
 function wholeNumber(flag: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got "${value}"`, { hint: `For example ${flag} 10000.` });
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`${flag} must be a whole number, got "${value}"`, { hint: `For example ${flag} 10000.` });
   return Number(value);
 }
 
@@ -171,6 +213,12 @@ async function checkWritable(path: string): Promise<void> {
 }
 
 function importOutputs(flags: ImportFlags) {
-  const named = (flag: string, path: string | false | undefined) => (typeof path === 'string' ? { flag, path } : undefined);
-  return [named('--rejects', flags.rejects), named('--report', flags.report), named('--journal', flags.journal), named('--state', flags.state)];
+  const named = (flag: string, path: string | false | undefined) =>
+    typeof path === 'string' ? { flag, path } : undefined;
+  return [
+    named('--rejects', flags.rejects),
+    named('--report', flags.report),
+    named('--journal', flags.journal),
+    named('--state', flags.state),
+  ];
 }

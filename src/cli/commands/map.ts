@@ -20,7 +20,7 @@ interface MapInitFlags {
 
 export function mapCommand(result: CommandResult): Command {
   const map = new Command('map')
-    .description('work with mapping files (--map): from an export\'s columns to member fields')
+    .description("work with mapping files (--map): from an export's columns to member fields")
     .addHelpText(
       'after',
       `
@@ -32,14 +32,26 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
     );
   map.addCommand(
     new Command('init')
-      .description('write a starter mapping from a file\'s headers and first rows: a guessed field per column (null for the rest), date formats, placeholders for required fields')
+      .description(
+        "write a starter mapping from a file's headers and first rows: a guessed field per column (null for the rest), date formats, placeholders for required fields",
+      )
       .argument('<file>', 'the export: CSV, JSON array or NDJSON (optionally .gz), or an .xlsx workbook')
       .option('--out <file>', 'write the mapping here (default: stdout); never the input, never through a symlink')
       .option('--force', 'replace --out if it exists')
-      .addOption(new Option('--format <format>', 'input format when the extension does not tell').choices(['csv', 'json', 'ndjson', 'xlsx']))
+      .addOption(
+        new Option('--format <format>', 'input format when the extension does not tell').choices([
+          'csv',
+          'json',
+          'ndjson',
+          'xlsx',
+        ]),
+      )
       .option('--delimiter <char>', 'CSV delimiter (default: detected)')
       .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
-      .option('--encoding <name>', 'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 or UTF-32 BOM is recognised)')
+      .option(
+        '--encoding <name>',
+        'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 or UTF-32 BOM is recognised)',
+      )
       .option('--json', 'print {file, format, out, mapping, notes} on stdout')
       .addHelpText(
         'after',
@@ -55,14 +67,36 @@ Examples:
         const output = createOutput();
         const delimiter = flags.delimiter === 'tab' ? '\t' : flags.delimiter;
         if (flags.out) await checkOutputPaths([file], [{ flag: '--out', path: flags.out }]);
-        const init = await initMapping({ path: file, format: flags.format, delimiter, encoding: flags.encoding, sheet: flags.sheet });
+        const init = await initMapping({
+          path: file,
+          format: flags.format,
+          delimiter,
+          encoding: flags.encoding,
+          sheet: flags.sheet,
+        });
         const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
-        if (flags.out) await writeOutputFile(flags.out, 'mapping', text, { noClobber: !flags.force, mode: 0o644 & ~process.umask() });
-        if (flags.json) output.out(JSON.stringify({ file: init.file, format: init.format, out: flags.out ?? null, mapping: init.mapping, notes: init.notes }));
+        if (flags.out)
+          await writeOutputFile(flags.out, 'mapping', text, {
+            noClobber: !flags.force,
+            mode: 0o644 & ~process.umask(),
+          });
+        if (flags.json)
+          output.out(
+            JSON.stringify({
+              file: init.file,
+              format: init.format,
+              out: flags.out ?? null,
+              mapping: init.mapping,
+              notes: init.notes,
+            }),
+          );
         else if (!flags.out) process.stdout.write(text);
         if (!flags.json) {
           for (const note of init.notes) output.err(`note: ${note}`);
-          if (flags.out) output.err(`wrote ${flags.out}: check it, then: ${init.validateCommand} --map ${shellCommand([flags.out])}`);
+          if (flags.out)
+            output.err(
+              `wrote ${flags.out}: check it, then: ${init.validateCommand} --map ${shellCommand([flags.out])}`,
+            );
         }
         result.exitCode = exitCodeFor('ok');
       }),

@@ -2,7 +2,14 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { isLoopbackHost } from '../../core/connection.js';
 import { InputError, UsageError } from '../../errors.js';
-import { DEFAULT_QUEUE_LIMIT, SandboxConfigError, startSandbox, StoreFileError, type SandboxFaults, type SandboxHandle } from '../../sandbox/index.js';
+import {
+  DEFAULT_QUEUE_LIMIT,
+  SandboxConfigError,
+  startSandbox,
+  StoreFileError,
+  type SandboxFaults,
+  type SandboxHandle,
+} from '../../sandbox/index.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
@@ -32,12 +39,14 @@ export const DEFAULT_SANDBOX_PORT = 7780;
 
 const wholeNumber = (min: number) => (raw: string) => {
   const value = Number(raw);
-  if (!/^-?\d+$/.test(raw.trim()) || value < min) throw new InvalidArgumentError(`expected a whole number, ${min} or more`);
+  if (!/^-?\d+$/.test(raw.trim()) || value < min)
+    throw new InvalidArgumentError(`expected a whole number, ${min} or more`);
   return value;
 };
 const probability = (raw: string) => {
   const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1)
+    throw new InvalidArgumentError('expected a number from 0 to 1');
   return value;
 };
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -56,7 +65,9 @@ function describeFaults(faults: SandboxFaults): string {
 
 function printBanner(sandbox: SandboxHandle, flags: SandboxFlags, output: Output): void {
   const { color } = output;
-  const store = flags.data ? `${flags.data} (${sandbox.memberCount()} members loaded; written atomically)` : 'in memory only (--data FILE keeps it)';
+  const store = flags.data
+    ? `${flags.data} (${sandbox.memberCount()} members loaded; written atomically)`
+    : 'in memory only (--data FILE keeps it)';
   output.out(`${color.bold('memberctl sandbox')} listening on ${color.cyan(sandbox.url)}  ${color.dim('(a local test server, not the real API)')}
 
 Sandbox-only credentials (accepted by this sandbox only; printing them is the point):
@@ -79,9 +90,12 @@ Press Ctrl-C to stop.`);
 
 async function start(flags: SandboxFlags, output: Output): Promise<SandboxHandle> {
   if (!isLoopbackHost(flags.host) && !flags.allowRemote) {
-    throw new UsageError(`refusing to listen on ${flags.host}: the sandbox has no real authentication and an open admin API`, {
-      hint: 'use --host 127.0.0.1 (the default), or add --allow-remote if this network is trusted',
-    });
+    throw new UsageError(
+      `refusing to listen on ${flags.host}: the sandbox has no real authentication and an open admin API`,
+      {
+        hint: 'use --host 127.0.0.1 (the default), or add --allow-remote if this network is trusted',
+      },
+    );
   }
   try {
     return await startSandbox({
@@ -108,11 +122,18 @@ async function start(flags: SandboxFlags, output: Output): Promise<SandboxHandle
   } catch (error) {
     if (error instanceof SandboxConfigError) throw new UsageError(error.message);
     if (error instanceof StoreFileError) {
-      throw new InputError(error.message, { file: flags.data, hint: 'move the file away to start with an empty store, or point --data elsewhere' });
+      throw new InputError(error.message, {
+        file: flags.data,
+        hint: 'move the file away to start with an empty store, or point --data elsewhere',
+      });
     }
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${flags.port} on ${flags.host} is already in use`, { hint: 'pick another with --port N, or --port 0 for any free port' });
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on ${flags.host} (${code})`);
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`port ${flags.port} on ${flags.host} is already in use`, {
+        hint: 'pick another with --port N, or --port 0 for any free port',
+      });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new UsageError(`cannot listen on ${flags.host} (${code})`);
     throw error;
   }
 }
@@ -141,14 +162,29 @@ export function sandboxCommand(result: CommandResult): Command {
     .option('--latency <ms>', 'delay every API answer by this many milliseconds', wholeNumber(0))
     .option('--fail-rate <r>', 'share of API requests answered 503, not applied (0 to 1)', probability)
     .option('--rate-limit <n>', 'API requests per second; beyond it 429 with Retry-After', wholeNumber(0))
-    .option('--capacity <n>', 'import requests served at once; more wait (adding latency), see --queue-limit (default 0: no limit)', wholeNumber(0))
-    .option('--queue-limit <n>', `with --capacity: requests that may wait; more → 503 with Retry-After (default ${DEFAULT_QUEUE_LIMIT})`, wholeNumber(0))
+    .option(
+      '--capacity <n>',
+      'import requests served at once; more wait (adding latency), see --queue-limit (default 0: no limit)',
+      wholeNumber(0),
+    )
+    .option(
+      '--queue-limit <n>',
+      `with --capacity: requests that may wait; more → 503 with Retry-After (default ${DEFAULT_QUEUE_LIMIT})`,
+      wholeNumber(0),
+    )
     .option('--drop-rate <r>', 'share of requests applied and then cut without an answer (0 to 1)', probability)
     .option('--reject-member-id <id>', 'answer 400 to any import batch holding this memberId (repeatable)', collect)
-    .option('--seed <n>', 'seed of the fault generator: same seed, same faults in arrival order (default 1)', wholeNumber(0))
+    .option(
+      '--seed <n>',
+      'seed of the fault generator: same seed, same faults in arrival order (default 1)',
+      wholeNumber(0),
+    )
     .option('--member-token <jwt>', 'use this member token (a JWT) instead of a generated one')
     .option('--push-token <token>', 'use this push token instead of a generated one')
-    .option('--strict-tokens', 'accept only this sandbox\'s two tokens (else any well-formed unexpired JWT / opaque token)')
+    .option(
+      '--strict-tokens',
+      "accept only this sandbox's two tokens (else any well-formed unexpired JWT / opaque token)",
+    )
     .option('--json', 'print one JSON line {url, memberToken, pushToken, ...} on stdout once listening (for scripts)')
     .addHelpText(
       'after',
@@ -170,22 +206,26 @@ requests (a foreign Origin, a Host that is not localhost or an IP) are refused 4
       const sandbox = await start(flags, output);
       const signal = untilSignal();
       if (flags.json) {
-        output.out(JSON.stringify({
-          url: sandbox.url,
-          adminUrl: `${sandbox.url}/_sandbox`,
-          memberToken: sandbox.memberToken,
-          pushToken: sandbox.pushToken,
-          dataFile: flags.data ?? null,
-          members: sandbox.memberCount(),
-          pid: process.pid,
-        }));
+        output.out(
+          JSON.stringify({
+            url: sandbox.url,
+            adminUrl: `${sandbox.url}/_sandbox`,
+            memberToken: sandbox.memberToken,
+            pushToken: sandbox.pushToken,
+            dataFile: flags.data ?? null,
+            members: sandbox.memberCount(),
+            pid: process.pid,
+          }),
+        );
       } else {
         printBanner(sandbox, flags, output);
       }
       const received = await signal;
-      if (!flags.json) output.err(`\n${received}: stopping the sandbox${flags.data ? ` and writing ${flags.data}` : ''}...`);
+      if (!flags.json)
+        output.err(`\n${received}: stopping the sandbox${flags.data ? ` and writing ${flags.data}` : ''}...`);
       await sandbox.close();
-      if (!flags.json) output.err(`stopped${flags.data ? `; ${sandbox.memberCount()} members saved in ${flags.data}` : ''}.`);
+      if (!flags.json)
+        output.err(`stopped${flags.data ? `; ${sandbox.memberCount()} members saved in ${flags.data}` : ''}.`);
       result.exitCode = exitCodeFor('ok');
     });
 }

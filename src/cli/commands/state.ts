@@ -1,6 +1,13 @@
 /** `memberctl state show|forget|reset --state FILE`: look into and correct the --changed-only state. */
 import { Command } from 'commander';
-import { forgetMember, listAbsent, resetState, stateOfMember, stateOverview, withStateLock } from '../../core/import/durable/state-admin.js';
+import {
+  forgetMember,
+  listAbsent,
+  resetState,
+  stateOfMember,
+  stateOverview,
+  withStateLock,
+} from '../../core/import/durable/state-admin.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { createOutput } from '../output.js';
@@ -45,7 +52,8 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
     absent: `  $ memberctl state absent --state members.state                  memberId,absentSince lines on stdout
   $ memberctl state absent --state members.state --out gone.csv --json`,
   };
-  for (const sub of state.commands) sub.exitOverride().addHelpText('after', `\nExamples:\n${examples[sub.name()] ?? ''}`);
+  for (const sub of state.commands)
+    sub.exitOverride().addHelpText('after', `\nExamples:\n${examples[sub.name()] ?? ''}`);
   return state;
 }
 
@@ -68,8 +76,12 @@ function showCommand(result: CommandResult): Command {
           output.out(`members      ${n(overview.members)}`);
           output.out(`last update  ${overview.lastUpdate ?? output.color.dim('never')}`);
           output.out(`target       ${overview.target ?? output.color.dim('none yet (bound by the next import)')}`);
-          output.out(`last good    ${overview.lastGoodRows === null ? output.color.dim('no whole run yet') : `${n(overview.lastGoodRows)} rows (the shrink guard compares with this)`}`);
-          output.out(`absent       ${n(overview.absent)} members not in the last whole run's input (memberctl state absent lists them)`);
+          output.out(
+            `last good    ${overview.lastGoodRows === null ? output.color.dim('no whole run yet') : `${n(overview.lastGoodRows)} rows (the shrink guard compares with this)`}`,
+          );
+          output.out(
+            `absent       ${n(overview.absent)} members not in the last whole run's input (memberctl state absent lists them)`,
+          );
         }
         // a damaged state is reported, not thrown; the exit code still tells a script it cannot be used
         result.exitCode = exitCodeFor('damaged' in overview ? 'usage' : 'ok');
@@ -92,7 +104,12 @@ function forgetCommand(result: CommandResult): Command {
       const output = createOutput();
       const outcome = await withStateLock(flags.state, () => forgetMember(flags.state, memberId));
       if (flags.json) output.out(JSON.stringify(outcome));
-      else output.out(outcome.forgotten ? `forgot ${memberId}: its next row will be sent` : `${memberId} was not in the state: nothing to forget`);
+      else
+        output.out(
+          outcome.forgotten
+            ? `forgot ${memberId}: its next row will be sent`
+            : `${memberId} was not in the state: nothing to forget`,
+        );
       result.exitCode = exitCodeFor('ok');
     });
 }
@@ -104,8 +121,14 @@ function resetCommand(result: CommandResult): Command {
       const output = createOutput();
       const outcome = await withStateLock(flags.state, () => resetState(flags.state));
       if (flags.json) output.out(JSON.stringify(outcome));
-      else if (outcome.damagedMovedTo) output.out(`the damaged state was moved to ${outcome.damagedMovedTo}; a new, empty state is in its place: the next import sends every member`);
-      else output.out(`forgot ${outcome.forgotten!.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`);
+      else if (outcome.damagedMovedTo)
+        output.out(
+          `the damaged state was moved to ${outcome.damagedMovedTo}; a new, empty state is in its place: the next import sends every member`,
+        );
+      else
+        output.out(
+          `forgot ${outcome.forgotten!.toLocaleString('en-US')} member${outcome.forgotten === 1 ? '' : 's'}: the next import sends every member`,
+        );
       result.exitCode = exitCodeFor('ok');
     });
 }
@@ -122,7 +145,8 @@ function absentCommand(result: CommandResult): Command {
 async function absentAction(flags: StateFlags): Promise<number> {
   const output = createOutput();
   const header = 'memberId,absentSince';
-  const line = (member: { memberId: string; absentSince: string }) => `${csvCell(member.memberId)},${member.absentSince}`;
+  const line = (member: { memberId: string; absentSince: string }) =>
+    `${csvCell(member.memberId)},${member.absentSince}`;
   if (flags.out) {
     // the state file itself (or its -wal) must never be the output
     await checkOutputPaths([flags.state, `${flags.state}-wal`], [{ flag: '--out', path: flags.out }]);
@@ -136,7 +160,11 @@ async function absentAction(flags: StateFlags): Promise<number> {
       await file.abort().catch(() => undefined); // an earlier list at that path stays as it was
       throw error;
     }
-    output.out(flags.json ? JSON.stringify({ state: flags.state, absent: count, out: flags.out }) : `${count.toLocaleString('en-US')} members absent from the last whole run's input: ${flags.out}`);
+    output.out(
+      flags.json
+        ? JSON.stringify({ state: flags.state, absent: count, out: flags.out })
+        : `${count.toLocaleString('en-US')} members absent from the last whole run's input: ${flags.out}`,
+    );
   } else if (flags.json) {
     const members: { memberId: string; absentSince: string }[] = [];
     const count = await listAbsent(flags.state, (member) => void members.push(member));

@@ -58,8 +58,18 @@ function whereToAsk(flags: GatherFlags): Given['ask'] {
   return process.stdin.isTTY ? 'stdin' : undefined;
 }
 
-export async function readGiven(customerId: string | undefined, flags: GatherFlags, output: Output, signal: AbortSignal): Promise<Given | 'cancelled'> {
-  let draft: SubscriptionDraft = { customerId, tokenHandle: flags.tokenHandle, platform: flags.platform, installationId: flags.installationId };
+export async function readGiven(
+  customerId: string | undefined,
+  flags: GatherFlags,
+  output: Output,
+  signal: AbortSignal,
+): Promise<Given | 'cancelled'> {
+  let draft: SubscriptionDraft = {
+    customerId,
+    tokenHandle: flags.tokenHandle,
+    platform: flags.platform,
+    installationId: flags.installationId,
+  };
   const sources: ValueSources = {};
   const ask = whereToAsk(flags);
   let blobFacts: { file: string; keysSeen: string[] } | undefined;
@@ -78,16 +88,27 @@ export async function readGiven(customerId: string | undefined, flags: GatherFla
   const missing = missingFields(draft);
   if (!ask && missing.length > 0) {
     const why = flags.json ? '--json never asks' : 'no terminal to ask on';
-    throw blobFacts ? missingFromBlobError(missing, blobFacts.file, blobFacts.keysSeen, why) : missingError(missing, why);
+    throw blobFacts
+      ? missingFromBlobError(missing, blobFacts.file, blobFacts.keysSeen, why)
+      : missingError(missing, why);
   }
-  const problems = draftProblems(draft, { cleanToken: flags.cleanToken }).filter((problem) => problem.kind !== 'missing');
+  const problems = draftProblems(draft, { cleanToken: flags.cleanToken }).filter(
+    (problem) => problem.kind !== 'missing',
+  );
   if (problems.length > 0) throw invalidSubscriptionError(problems, sources);
   return { draft, sources, ask };
 }
 
-async function readBlob(path: string, output: Output, signal: AbortSignal): Promise<{ text: string; file: string } | 'cancelled'> {
-  if (path === '-' && process.stdin.isTTY) output.err('note: paste the device JSON, then press Ctrl-D on an empty line (Ctrl-C cancels)');
-  const cancelled = new Promise<'cancelled'>((resolve) => signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
+async function readBlob(
+  path: string,
+  output: Output,
+  signal: AbortSignal,
+): Promise<{ text: string; file: string } | 'cancelled'> {
+  if (path === '-' && process.stdin.isTTY)
+    output.err('note: paste the device JSON, then press Ctrl-D on an empty line (Ctrl-C cancels)');
+  const cancelled = new Promise<'cancelled'>((resolve) =>
+    signal.addEventListener('abort', () => resolve('cancelled'), { once: true }),
+  );
   const file = path === '-' ? 'stdin' : path;
   const reading = readWholeInput(path, BLOB_LIMIT_BYTES, { label: `--from ${file}` });
   reading.catch(() => undefined); // after a Ctrl-C nobody waits for the read: its failure must not surface as unhandled

@@ -6,7 +6,13 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Readable, Writable } from 'node:stream';
-import { DRAFT_FIELDS, fieldProblem, normalizePlatform, suggestPlatform, type SubscriptionDraft } from '../../core/subscribe/index.js';
+import {
+  DRAFT_FIELDS,
+  fieldProblem,
+  normalizePlatform,
+  suggestPlatform,
+  type SubscriptionDraft,
+} from '../../core/subscribe/index.js';
 import { PLATFORMS, PLATFORM_NAMES } from '../../schemas/index.js';
 import { missingError, problemText, suggestionText } from '../render/subscribe-problems.js';
 
@@ -23,7 +29,11 @@ export class PromptInterrupted extends Error {
   }
 }
 
-export async function promptMissing(draft: SubscriptionDraft, streams: PromptStreams, signal?: AbortSignal): Promise<SubscriptionDraft> {
+export async function promptMissing(
+  draft: SubscriptionDraft,
+  streams: PromptStreams,
+  signal?: AbortSignal,
+): Promise<SubscriptionDraft> {
   const filled: SubscriptionDraft = { ...draft };
   const rl = createInterface({ input: streams.input, output: streams.output, terminal: false });
   // An ended input leaves question() pending forever: race every question against the close, which an abort causes too.
@@ -34,9 +44,16 @@ export async function promptMissing(draft: SubscriptionDraft, streams: PromptStr
   try {
     for (const field of DRAFT_FIELDS) {
       if (filled[field.key] !== undefined) continue;
-      const value = field.key === 'platform' ? await askPlatform(ask, streams.output) : await askText(ask, streams.output, field.key, field.label);
+      const value =
+        field.key === 'platform'
+          ? await askPlatform(ask, streams.output)
+          : await askText(ask, streams.output, field.key, field.label);
       if (value === undefined && signal?.aborted) throw new PromptInterrupted();
-      if (value === undefined) throw missingError(DRAFT_FIELDS.filter((f) => filled[f.key] === undefined).map((f) => f.key), 'input ended');
+      if (value === undefined)
+        throw missingError(
+          DRAFT_FIELDS.filter((f) => filled[f.key] === undefined).map((f) => f.key),
+          'input ended',
+        );
       filled[field.key] = value;
     }
     return filled;
@@ -48,7 +65,12 @@ export async function promptMissing(draft: SubscriptionDraft, streams: PromptStr
 
 type Ask = (question: string) => Promise<string | undefined>;
 
-async function askText(ask: Ask, output: Writable, key: keyof SubscriptionDraft, label: string): Promise<string | undefined> {
+async function askText(
+  ask: Ask,
+  output: Writable,
+  key: keyof SubscriptionDraft,
+  label: string,
+): Promise<string | undefined> {
   for (;;) {
     const answer = await ask(`${label}: `);
     if (answer === undefined) return undefined;
@@ -72,7 +94,9 @@ async function askPlatform(ask: Ask, output: Writable): Promise<string | undefin
     if (platform) return platform;
     if (trimmed === '') continue;
     const suggestion = suggestPlatform(trimmed);
-    const advice = suggestion ? `did you mean ${suggestionText(suggestion)}? Type its number or name` : 'type its number or name';
+    const advice = suggestion
+      ? `did you mean ${suggestionText(suggestion)}? Type its number or name`
+      : 'type its number or name';
     output.write(`  ${JSON.stringify(trimmed)} is not one of the choices; ${advice}\n`);
   }
 }

@@ -17,7 +17,13 @@ import type { CommandResult } from '../program.js';
 import { loadCommandSettings } from '../settings-flags.js';
 import { askMissing, readGiven, untilCtrlC } from './subscribe-gather.js';
 import { keysLookedFor } from '../render/subscribe-blob.js';
-import { invalidSubscriptionError, missingError, platformEntries, PLATFORM_SPELLING, type ValueSources } from '../render/subscribe-problems.js';
+import {
+  invalidSubscriptionError,
+  missingError,
+  platformEntries,
+  PLATFORM_SPELLING,
+  type ValueSources,
+} from '../render/subscribe-problems.js';
 import { resolveTarget } from '../target.js';
 
 /** The flags as commander hands them over, checked once (the timeout's own checks are the settings'). */
@@ -39,19 +45,39 @@ const timeoutSchema = z.number().int().positive();
 
 export function subscribeCommand(result: CommandResult): Command {
   return new Command('subscribe')
-    .description("subscribe a customer's device to push notifications (POST /push/v1/customers/{customerId}/subscription)")
+    .description(
+      "subscribe a customer's device to push notifications (POST /push/v1/customers/{customerId}/subscription)",
+    )
     .argument('[customerId]', 'the customer whose device is subscribed (any characters; sent percent-encoded)')
     .option('--token-handle <token>', 'the device token the push hub uses to reach the device (1-255 characters)')
-    .option('--platform <platform>', 'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (legacy Android, deprecated); the words ios, android, huawei and the like work too (see below)')
+    .option(
+      '--platform <platform>',
+      'Apns (iOS), FcmV1 (Android), Hms (Huawei) or Fcm (legacy Android, deprecated); the words ios, android, huawei and the like work too (see below)',
+    )
     .option('--installation-id <id>', 'unique id of the app installation on the device (1-50 characters)')
-    .option('--from <file>', 'read the device token, platform and installation id from a JSON object in FILE, or - for standard input, as apps and logs print it (flags win)')
-    .option('--clean-token', 'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log)')
+    .option(
+      '--from <file>',
+      'read the device token, platform and installation id from a JSON object in FILE, or - for standard input, as apps and logs print it (flags win)',
+    )
+    .option(
+      '--clean-token',
+      'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log)',
+    )
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
-    .option('--token-file <file>', 'file whose first line is the push token (else MEMBERCTL_PUSH_TOKEN, else the profile)')
-    .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback (the token would cross the network in clear)')
+    .option(
+      '--token-file <file>',
+      'file whose first line is the push token (else MEMBERCTL_PUSH_TOKEN, else the profile)',
+    )
+    .option(
+      '--allow-insecure-http',
+      'allow plain http:// to a host other than loopback (the token would cross the network in clear)',
+    )
     .option('--sandbox', 'send to a local sandbox started for this run (no real server, no token needed)')
     .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
-    .option('--json', 'print {customerId, installationId, platform, status}, or {error: {type, title, status, detail, instance}}')
+    .option(
+      '--json',
+      'print {customerId, installationId, platform, status}, or {error: {type, title, status, detail, instance}}',
+    )
     .addHelpText(
       'after',
       `
@@ -92,7 +118,10 @@ function wrap(text: string, indent: number): string {
 
 async function runSubscribe(customerId: string | undefined, flags: SubscribeFlags, command: Command): Promise<number> {
   // --log-format json: the notes, warnings and errors below become JSON lines on stderr (see log-format.ts).
-  const output = (command.optsWithGlobals() as { logFormat?: string }).logFormat === 'json' ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } })) : createOutput();
+  const output =
+    (command.optsWithGlobals() as { logFormat?: string }).logFormat === 'json'
+      ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'subscribe' } }))
+      : createOutput();
   const given = await untilCtrlC((signal) => readGiven(customerId, flags, output, signal));
   if (given === 'cancelled') return cancelled(output, `while reading --from ${flags.from ?? '-'}`);
   const settings = loadCommandSettings(command, 'push');
@@ -102,18 +131,32 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
     const request = {
       draft: given.draft,
       cleanToken: flags.cleanToken,
-      target: { baseUrl: target.baseUrl, token: target.token, timeoutMs: timeoutSchema.parse(settings.values.timeoutMs.value ?? SETTING_DEFAULTS.timeoutMs) },
+      target: {
+        baseUrl: target.baseUrl,
+        token: target.token,
+        timeoutMs: timeoutSchema.parse(settings.values.timeoutMs.value ?? SETTING_DEFAULTS.timeoutMs),
+      },
     };
-    const ports = { ask: (draft: SubscriptionDraft) => untilCtrlC((signal) => askMissing({ ...given, draft }, signal)), watchStop: stopOnSignals };
+    const ports = {
+      ask: (draft: SubscriptionDraft) => untilCtrlC((signal) => askMissing({ ...given, draft }, signal)),
+      watchStop: stopOnSignals,
+    };
     const report = await subscribeDevice(request, ports, (event) => {
       if (event.type === 'warning') output.warn(event.message);
       else if (event.type === 'cleaned-token') output.err(`note: sending the cleaned device token ${event.token}`);
       else if (event.type === 'sending' && target.isSandbox) output.err(`note: sending to ${target.description}`);
-      else if (event.type === 'retry') output.err(`retrying in ${(event.info.delayMs / 1000).toFixed(1)} s (${event.info.reason}), retry ${event.info.attempt} of 3`);
+      else if (event.type === 'retry')
+        output.err(
+          `retrying in ${(event.info.delayMs / 1000).toFixed(1)} s (${event.info.reason}), retry ${event.info.attempt} of 3`,
+        );
     });
     if (report.kind === 'cancelled') return cancelled(output, 'at the prompt');
     if (report.kind === 'invalid') throw invalidError(report.problems, given.sources);
-    return render(report, { output, json: Boolean(flags.json), where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '' });
+    return render(report, {
+      output,
+      json: Boolean(flags.json),
+      where: target.isSandbox ? ' (local sandbox: nothing was sent to a real server)' : '',
+    });
   } finally {
     await target.close();
   }
@@ -142,10 +185,13 @@ function cancelled(output: Output, when: string): number {
 }
 
 const HINTS: Partial<Record<SubscribeReport['kind'], string>> = {
-  credentials: 'check MEMBERCTL_PUSH_TOKEN / --token-file (the push token, not the member JWT): it may be expired, for another environment, or lack permission',
-  'not-confirmed': 'the subscription may or may not be stored; running the same command again is safe (it is idempotent by installation id)',
+  credentials:
+    'check MEMBERCTL_PUSH_TOKEN / --token-file (the push token, not the member JWT): it may be expired, for another environment, or lack permission',
+  'not-confirmed':
+    'the subscription may or may not be stored; running the same command again is safe (it is idempotent by installation id)',
 };
-const NOT_SENT_HINT = 'the server was not reached, so nothing was stored; check the base URL and the network, then run the same command again';
+const NOT_SENT_HINT =
+  'the server was not reached, so nothing was stored; check the base URL and the network, then run the same command again';
 
 type Sent = Exclude<SubscribeReport, { kind: 'invalid' | 'cancelled' }>;
 
@@ -154,7 +200,10 @@ function render(outcome: Sent, how: { output: Output; json: boolean; where: stri
   if (outcome.kind === 'subscribed') {
     const { customerId, installationId, platform, status } = outcome;
     if (json) output.out(JSON.stringify({ customerId, installationId, platform, status }));
-    else output.out(`Subscribed device ${installationId} of customer ${customerId} to push notifications (${platform}, ${PLATFORMS[platform]}): HTTP ${status}${how.where}`);
+    else
+      output.out(
+        `Subscribed device ${installationId} of customer ${customerId} to push notifications (${platform}, ${PLATFORMS[platform]}): HTTP ${status}${how.where}`,
+      );
     return exitCodeFor(outcome.category);
   }
   const problem: Problem = outcome.problem;
@@ -175,4 +224,3 @@ function problemJson(problem: Problem): Record<keyof Problem, string | number | 
     instance: problem.instance ?? null,
   };
 }
-

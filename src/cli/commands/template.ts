@@ -16,7 +16,9 @@ interface TemplateOptions {
 
 export function templateCommand(result: CommandResult): Command {
   return new Command('template')
-    .description('write an import file with every field and one example record (CSV or JSON), or the table of field limits')
+    .description(
+      'write an import file with every field and one example record (CSV or JSON), or the table of field limits',
+    )
     .addOption(new Option('--format <format>', 'file format').choices(['csv', 'json']).default('csv'))
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--force', 'overwrite --out if it exists')
@@ -46,7 +48,10 @@ Examples:
         return;
       }
       // a template holds no personal data: readable by others like any file the user makes (0644 less the umask)
-      await writeOutputFile(options.out, 'template', text, { noClobber: !options.force, mode: 0o644 & ~process.umask() });
+      await writeOutputFile(options.out, 'template', text, {
+        noClobber: !options.force,
+        mode: 0o644 & ~process.umask(),
+      });
       output.err(
         `wrote ${options.out}: ${options.format === 'json' ? `${MEMBER_FIELDS.length} fields` : `${templateColumns().length} columns`} and one example record; ` +
           'field limits: memberctl template --fields',

@@ -1,7 +1,12 @@
 /** `memberctl validate FILE`: read, map and validate every record locally (no network), and say what is wrong. */
 import { Command } from 'commander';
 import { z } from 'zod';
-import { validateFile, validateCategory, type ValidateEvent, type ValidateProgressInfo } from '../../core/validate/validate-file.js';
+import {
+  validateFile,
+  validateCategory,
+  type ValidateEvent,
+  type ValidateProgressInfo,
+} from '../../core/validate/validate-file.js';
 import { isMemberctlError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
@@ -19,19 +24,21 @@ interface ValidateFlags extends InputFlags {
 }
 
 /** --show N: invalid records listed on the terminal (all of them go to --rejects / --json). */
-const showSchema = z
-  .string()
-  .regex(/^\d+$/)
-  .transform(Number)
-  .default(20);
+const showSchema = z.string().regex(/^\d+$/).transform(Number).default(20);
 
 export function validateCommand(result: CommandResult): Command {
   const command = new Command('validate')
     .description('read, map and validate every record of a file locally, with no network: rows, valid, invalid and why')
-    .argument('<file>', 'CSV, JSON array or NDJSON file, optionally .gz, or an .xlsx workbook; - for standard input (with --format)')
+    .argument(
+      '<file>',
+      'CSV, JSON array or NDJSON file, optionally .gz, or an .xlsx workbook; - for standard input (with --format)',
+    )
     .option('--json', 'print one JSON object on stdout: counts and every invalid record with its issues')
     .option('--output <file>', 'write the valid items, exactly as import would send them, one JSON object per line')
-    .option('--rejects <file>', 'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)')
+    .option(
+      '--rejects <file>',
+      'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)',
+    )
     .option('--show <n>', 'invalid records listed on the terminal (default 20; all of them go to --rejects / --json)');
   addInputOptions(command).addHelpText(
     'after',
@@ -46,7 +53,10 @@ ${exitCodesHelp('validate')}`,
   return command.action(async (file: string, flags: ValidateFlags) => {
     const output = createOutput();
     const show = showSchema.safeParse(flags.show);
-    if (!show.success) throw new UsageError(`--show must be a whole number, got "${flags.show}"`, { hint: 'For example --show 50, or --show 0 for the summary only.' });
+    if (!show.success)
+      throw new UsageError(`--show must be a whole number, got "${flags.show}"`, {
+        hint: 'For example --show 50, or --show 0 for the summary only.',
+      });
     const json = flags.json ? new ValidateJsonStream() : undefined;
     const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
     let soFar: ValidateProgressInfo | undefined;

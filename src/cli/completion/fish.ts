@@ -29,12 +29,17 @@ export function fishScript(model: CompletionModel): string {
         ? `not __fish_seen_subcommand_from ${allSubcommands.join(' ')}`
         : [
             `__fish_seen_subcommand_from ${node.path.at(-1)}`,
-            ...(node.subcommands.length ? [`not __fish_seen_subcommand_from ${node.subcommands.map((s) => s.name).join(' ')}`] : []),
+            ...(node.subcommands.length
+              ? [`not __fish_seen_subcommand_from ${node.subcommands.map((s) => s.name).join(' ')}`]
+              : []),
           ].join('; and ');
     for (const sub of node.subcommands) {
-      lines.push(`complete -c ${model.name} -f -n ${singleQuote(here)} -a ${sub.name} -d ${singleQuote(shortDescription(sub.description))}`);
+      lines.push(
+        `complete -c ${model.name} -f -n ${singleQuote(here)} -a ${sub.name} -d ${singleQuote(shortDescription(sub.description))}`,
+      );
     }
-    for (const option of node.options) lines.push(optionLine(model.name, `__fish_seen_subcommand_from ${node.path.at(-1)}`, option));
+    for (const option of node.options)
+      lines.push(optionLine(model.name, `__fish_seen_subcommand_from ${node.path.at(-1)}`, option));
   }
   for (const option of model.globals) lines.push(optionLine(model.name, undefined, option));
   return `${lines.join('\n')}\n`;

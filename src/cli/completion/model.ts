@@ -43,7 +43,13 @@ function toOption(option: Option): CompletionOption {
   };
 }
 
-const HELP: CompletionOption = { names: ['--help', '-h'], long: '--help', short: '-h', description: 'display help', takesValue: false };
+const HELP: CompletionOption = {
+  names: ['--help', '-h'],
+  long: '--help',
+  short: '-h',
+  description: 'display help',
+  takesValue: false,
+};
 
 function visibleOptions(command: Command): CompletionOption[] {
   return [...command.options.filter((option) => !option.hidden).map(toOption), HELP];
@@ -97,7 +103,10 @@ export interface ShellWalk {
  * Walks the model for a case-based shell script. `valueCase(pattern, values)` renders one case: `values` is the
  * list of choices, or a command whose output lists them (profile names).
  */
-export function shellWalk(model: CompletionModel, valueCase: (pattern: string, values: { choices: string[] } | { command: string }) => string): ShellWalk {
+export function shellWalk(
+  model: CompletionModel,
+  valueCase: (pattern: string, values: { choices: string[] } | { command: string }) => string,
+): ShellWalk {
   const fn = `_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
   const descend = model.nodes
     .filter((node) => node.path.length > 0)

@@ -5,7 +5,8 @@
 import { shellWalk, shortDescription, singleQuote, type CompletionModel, type CompletionOption } from './model.js';
 
 /** _describe items are "name:description"; a colon inside the name must be escaped. */
-const item = (name: string, description: string) => singleQuote(`${name.replaceAll(':', '\\:')}:${shortDescription(description)}`);
+const item = (name: string, description: string) =>
+  singleQuote(`${name.replaceAll(':', '\\:')}:${shortDescription(description)}`);
 const optionItems = (options: CompletionOption[]) =>
   options.flatMap((option) => option.names.map((name) => item(name, option.description))).join(' ');
 

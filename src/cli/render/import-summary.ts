@@ -6,7 +6,21 @@ import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 
 /** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
-const JSON_FIELDS = ['rows', 'invalid', 'unchanged', 'importedCount', 'updatedCount', 'skipped', 'rejected', 'failed', 'batches', 'requests', 'retries', 'concurrency', 'durationMs'] as const;
+const JSON_FIELDS = [
+  'rows',
+  'invalid',
+  'unchanged',
+  'importedCount',
+  'updatedCount',
+  'skipped',
+  'rejected',
+  'failed',
+  'batches',
+  'requests',
+  'retries',
+  'concurrency',
+  'durationMs',
+] as const;
 export type ImportJson = Omit<Pick<ImportSummary, (typeof JSON_FIELDS)[number]>, 'unchanged'> & { unchanged?: number };
 
 export function importJson(summary: ImportSummary, options: { withUnchanged?: boolean } = {}): ImportJson {
@@ -33,7 +47,9 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
   const rows: [string, number, (text: string) => string][] = [
     ['rows', summary.rows, color.bold],
     ['invalid', summary.invalid, summary.invalid ? color.yellow : color.dim],
-    ...(context.withUnchanged ? [['unchanged', summary.unchanged, color.dim] as [string, number, (text: string) => string]] : []),
+    ...(context.withUnchanged
+      ? [['unchanged', summary.unchanged, color.dim] as [string, number, (text: string) => string]]
+      : []),
     ['imported', summary.importedCount, summary.importedCount ? color.green : color.dim],
     ['updated', summary.updatedCount, summary.updatedCount ? color.green : color.dim],
     ['skipped', summary.skipped.length, summary.skipped.length ? color.yellow : color.dim],
@@ -50,16 +66,21 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
       `  ${plural(summary.batches, 'batch', 'batches')}, ${plural(summary.requests, 'request', 'requests')}, ${plural(summary.retries, 'retry', 'retries')} · ${seconds.toFixed(1)} s${rate ? ` · ${rate}` : ''}`,
     ),
   );
-  const reasons = (['invalid', 'skipped', 'rejected', 'failed'] as const).filter((stage) => summary.topReasons[stage].length > 0);
+  const reasons = (['invalid', 'skipped', 'rejected', 'failed'] as const).filter(
+    (stage) => summary.topReasons[stage].length > 0,
+  );
   if (reasons.length > 0) {
     output.out('Most common reasons:');
     for (const stage of reasons) {
-      for (const { reason, count } of summary.topReasons[stage]) output.out(`  ${stage.padEnd(9)}${n(count).padStart(width)}  ${reason}`);
+      for (const { reason, count } of summary.topReasons[stage])
+        output.out(`  ${stage.padEnd(9)}${n(count).padStart(width)}  ${reason}`);
     }
   }
   const notImported = summary.invalid + summary.skipped.length + summary.rejected + summary.failed;
-  if (context.rejectsPath && summary.outputError?.kind === 'rejects') output.out(color.red(`Not written: ${context.rejectsPath} (it would be incomplete; error below)`));
-  else if (context.rejectsPath) output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);
+  if (context.rejectsPath && summary.outputError?.kind === 'rejects')
+    output.out(color.red(`Not written: ${context.rejectsPath} (it would be incomplete; error below)`));
+  else if (context.rejectsPath)
+    output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);
   if (context.reportPath) output.out(`Wrote the report to ${context.reportPath}`);
   output.out(verdict(summary, context, output));
 }
@@ -67,13 +88,19 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
 function verdict(summary: ImportSummary, context: SummaryContext, output: Output): string {
   const { color } = output;
   if (summary.stopReason === 'credentials') {
-    return color.red(`Stopped: the server refused the credentials; ${plural(summary.failed, 'record', 'records')} not confirmed.`);
+    return color.red(
+      `Stopped: the server refused the credentials; ${plural(summary.failed, 'record', 'records')} not confirmed.`,
+    );
   }
   if (summary.stopReason === 'output') {
-    return color.red(`Stopped: an output file could not be written (error below); ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`);
+    return color.red(
+      `Stopped: an output file could not be written (error below); ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`,
+    );
   }
   if (summary.stopReason === 'unreachable') {
-    return color.red(`Stopped early: the first batches all failed the same way (error below); ${n(summary.failed)} records not confirmed, nothing more was sent.`);
+    return color.red(
+      `Stopped early: the first batches all failed the same way (error below); ${n(summary.failed)} records not confirmed, nothing more was sent.`,
+    );
   }
   if (summary.inputError) {
     return color.red(
@@ -83,7 +110,9 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.failed > 0) {
     const why = summary.stopReason ? 'the run was interrupted: ' : '';
     const feed = context.rejectsPath ? `, or import the failed lines of ${context.rejectsPath}` : '';
-    return color.red(`${why}${plural(summary.failed, 'record', 'records')} not confirmed. They are safe to send again${context.againCommand ? `${feed ? ` (${feed.slice(2)})` : ''}; run: ${context.againCommand}` : `: run the same command again${feed}.`}`);
+    return color.red(
+      `${why}${plural(summary.failed, 'record', 'records')} not confirmed. They are safe to send again${context.againCommand ? `${feed ? ` (${feed.slice(2)})` : ''}; run: ${context.againCommand}` : `: run the same command again${feed}.`}`,
+    );
   }
   const refused = summary.invalid + summary.skipped.length + summary.rejected;
   if (refused > 0) {
@@ -93,11 +122,19 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
       : path.toLowerCase().endsWith('.csv')
         ? ` Fix them in ${path} and import that file as it is.`
         : ` Their inputs are in ${path}: jq -c .input ${path} > fixed.ndjson, fix, and import fixed.ndjson.`;
-    return color.yellow(`Done, ${plural(refused, 'record', 'records')} not imported (invalid, skipped or rejected).${hint}`);
+    return color.yellow(
+      `Done, ${plural(refused, 'record', 'records')} not imported (invalid, skipped or rejected).${hint}`,
+    );
   }
   if (summary.importedCount + summary.updatedCount === 0) {
     // a --changed-only night with nothing changed, or an empty file: nothing was sent, and that is fine
-    return color.green(summary.rows === 0 ? 'Done: the input held no records; nothing was sent.' : 'Done: every record unchanged since the last confirmed run; nothing was sent.');
+    return color.green(
+      summary.rows === 0
+        ? 'Done: the input held no records; nothing was sent.'
+        : 'Done: every record unchanged since the last confirmed run; nothing was sent.',
+    );
   }
-  return color.green(`Done: every record ${summary.unchanged > 0 ? 'imported, updated or unchanged' : 'imported or updated'}.`);
+  return color.green(
+    `Done: every record ${summary.unchanged > 0 ? 'imported, updated or unchanged' : 'imported or updated'}.`,
+  );
 }

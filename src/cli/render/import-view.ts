@@ -55,10 +55,16 @@ export interface RenderContext {
  * Why a run that has a summary stopped early, if it did: the credentials (never the token itself), a server that
  * cannot be reached (with the command to run once fixed), or input unreadable midway (a usage error).
  */
-export function importRunError(summary: ImportSummary, target: ViewTarget | undefined, again = 'the same command with --resume'): MemberctlError | undefined {
+export function importRunError(
+  summary: ImportSummary,
+  target: ViewTarget | undefined,
+  again = 'the same command with --resume',
+): MemberctlError | undefined {
   if (summary.stopReason === 'credentials') {
     const from = target?.isSandbox ? 'the sandbox' : 'the configured token';
-    return new CredentialsError(`the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`);
+    return new CredentialsError(
+      `the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`,
+    );
   }
   if (summary.stopReason === 'unreachable') {
     const hint = `fix it, then run: ${again}${again.endsWith('--resume') ? ' (if the fix is another --base-url, with --restart instead)' : ''}`;
@@ -72,16 +78,27 @@ export function importRunError(summary: ImportSummary, target: ViewTarget | unde
 }
 
 /** `run.file` is the input as given, `run.profile` the settings profile: the JSON log's run-started line names them. */
-export function createImportView(command: Command, flags: ImportViewFlags, run: { file: string; profile?: string }): ImportView {
+export function createImportView(
+  command: Command,
+  flags: ImportViewFlags,
+  run: { file: string; profile?: string },
+): ImportView {
   const globals = command.optsWithGlobals() as { logFormat?: string; color?: boolean };
   const plain = createOutput({ noColor: globals.color === false });
   const logJson = globals.logFormat === 'json';
   let jsonLog: JsonLog | undefined = logJson ? createJsonLog({ context: { command: 'import' } }) : undefined;
   let output: Output = jsonLog ? jsonStderrOutput(plain, jsonLog) : plain;
   let target: ViewTarget | undefined;
-  const progress: ImportProgress | undefined = plain.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog ? createImportProgress() : undefined;
-  const warn = (message: string) => (jsonLog ? undefined : progress ? progress.log(`warning: ${message}`) : output.warn(message));
-  const notice = (message: string) => (jsonLog ? jsonLog.log('info', 'notice', { message }) : flags.quiet ? undefined : output.err(output.color.dim(message)));
+  const progress: ImportProgress | undefined =
+    plain.stderrIsTTY && !flags.json && !flags.quiet && !jsonLog ? createImportProgress() : undefined;
+  const warn = (message: string) =>
+    jsonLog ? undefined : progress ? progress.log(`warning: ${message}`) : output.warn(message);
+  const notice = (message: string) =>
+    jsonLog
+      ? jsonLog.log('info', 'notice', { message })
+      : flags.quiet
+        ? undefined
+        : output.err(output.color.dim(message));
   const others = (event: ImportFileEvent) => {
     if (event.type === 'warning') warn(event.message);
     else if (event.type === 'notice') notice(event.message);
@@ -100,7 +117,13 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
     knowTarget(known) {
       target = known;
       if (logJson) {
-        const runStarted = { input: run.file, profile: run.profile ?? null, target: known.description, version: packageVersion(), host: hostname() };
+        const runStarted = {
+          input: run.file,
+          profile: run.profile ?? null,
+          target: known.description,
+          version: packageVersion(),
+          host: hostname(),
+        };
         jsonLog = createJsonLog({ context: { command: 'import' }, secrets: [known.token], runStarted });
         output = jsonStderrOutput(plain, jsonLog);
       }
@@ -114,7 +137,7 @@ export function createImportView(command: Command, flags: ImportViewFlags, run: 
           ? `stopping: nothing new is sent; waiting up to ${(graceMs / 1000).toFixed(0)} s for requests in flight. Ctrl-C again to stop at once.`
           : 'stopping at once: requests in flight are abandoned (their records count as failed).';
       if (jsonLog) jsonLog.log('warn', 'signal', { count, message });
-      else if (!flags.quiet || count > 1) (progress ? progress.log(message) : output.err(message));
+      else if (!flags.quiet || count > 1) progress ? progress.log(message) : output.err(message);
     },
     error(error) {
       renderError(error, output);

@@ -2,14 +2,29 @@
  * `subscribe --from` in words: why a blob could not be read, what it lacks, and where each value came from.
  * Never a value from the blob (it may hold a token, or be a secret pasted by mistake): keys and lengths only.
  */
-import { BLOB_KEYS, BLOB_LIMIT_BYTES, isKeyFor, type BlobProblem, type DeviceField, type ReadBlob } from '../../core/subscribe/device-blob.js';
+import {
+  BLOB_KEYS,
+  BLOB_LIMIT_BYTES,
+  isKeyFor,
+  type BlobProblem,
+  type DeviceField,
+  type ReadBlob,
+} from '../../core/subscribe/device-blob.js';
 import type { SubscriptionDraft } from '../../core/subscribe/index.js';
 import { UsageError } from '../../errors.js';
 import { fieldName } from './subscribe-problems.js';
 
 const EXAMPLE = '{"tokenHandle": "…", "platform": "ios", "installationId": "…"}';
-const WHAT: Record<DeviceField, string> = { tokenHandle: 'device tokens', platform: 'platforms', installationId: 'installation ids' };
-const NOUN: Record<DeviceField, string> = { tokenHandle: 'device token', platform: 'platform', installationId: 'installation id' };
+const WHAT: Record<DeviceField, string> = {
+  tokenHandle: 'device tokens',
+  platform: 'platforms',
+  installationId: 'installation ids',
+};
+const NOUN: Record<DeviceField, string> = {
+  tokenHandle: 'device token',
+  platform: 'platform',
+  installationId: 'installation id',
+};
 
 /** A key as the blob wrote it, quoted with JSON's escapes (no control characters reach the terminal). */
 const quoted = (key: string) => JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key);
@@ -58,7 +73,12 @@ export function keysLookedFor(field: DeviceField): string {
 }
 
 /** Exit 2 for fields neither the flags nor the blob gave, with no terminal to ask on. */
-export function missingFromBlobError(missing: readonly (keyof SubscriptionDraft)[], file: string, keysSeen: readonly string[], why: string): UsageError {
+export function missingFromBlobError(
+  missing: readonly (keyof SubscriptionDraft)[],
+  file: string,
+  keysSeen: readonly string[],
+  why: string,
+): UsageError {
   const fields = missing.filter((field): field is DeviceField => field !== 'customerId');
   // A key that is there but gave nothing (null, "") is named, or "none of installationId…; it has installationId" reads as a contradiction.
   const emptyKeys = (field: DeviceField) => keysSeen.filter((key) => isKeyFor(field, key));
@@ -68,7 +88,10 @@ export function missingFromBlobError(missing: readonly (keyof SubscriptionDraft)
       return `no ${NOUN[field]} (none of ${keysLookedFor(field)}${empty.length > 0 ? `; ${empty.map(quoted).join(', ')} ${empty.length > 1 ? 'are' : 'is'} null or empty` : ''})`;
     })
     .join(', ');
-  const has = keysSeen.length === 0 ? 'no keys' : `${keysSeen.slice(0, 12).map(quoted).join(', ')}${keysSeen.length > 12 ? ', …' : ''}`;
+  const has =
+    keysSeen.length === 0
+      ? 'no keys'
+      : `${keysSeen.slice(0, 12).map(quoted).join(', ')}${keysSeen.length > 12 ? ', …' : ''}`;
   const flags = missing.map((field) => fieldName(field));
   const blobPart = fields.length > 0 ? `; the --from ${file} blob has ${lacks}; it has ${has}` : '';
   return new UsageError(`missing ${flags.join(', ')}${blobPart} (${why}; nothing sent)`, {
@@ -79,18 +102,31 @@ export function missingFromBlobError(missing: readonly (keyof SubscriptionDraft)
 }
 
 function missingHint(fields: readonly DeviceField[], customerMissing: boolean): string {
-  const customer = customerMissing ? 'pass CUSTOMER_ID as the argument after subscribe (it is never read from the blob)' : '';
+  const customer = customerMissing
+    ? 'pass CUSTOMER_ID as the argument after subscribe (it is never read from the blob)'
+    : '';
   if (fields.length === 0) return customer;
   const device = `add the value to the blob under one of those keys, or pass ${fields.map((field) => fieldName(field)).join(', ')}`;
   return customer ? `${customer}; ${device}` : device;
 }
 
 /** What the user is told about the blob: where each value came from, what was skipped, which flag won. */
-export function blobNotes(file: string, blob: ReadBlob, sources: Partial<Record<DeviceField, string>>, overridden: readonly { field: DeviceField; key: string }[]): string[] {
+export function blobNotes(
+  file: string,
+  blob: ReadBlob,
+  sources: Partial<Record<DeviceField, string>>,
+  overridden: readonly { field: DeviceField; key: string }[],
+): string[] {
   const notes: string[] = [];
-  if (blob.ignoredChars > 0) notes.push(`--from ${file}: read the JSON object inside the text (${blob.ignoredChars} characters around it left out)`);
-  const used = (Object.entries(sources) as [DeviceField, string][]).map(([field, key]) => `${NOUN[field]} from ${quoted(key)}`);
+  if (blob.ignoredChars > 0)
+    notes.push(
+      `--from ${file}: read the JSON object inside the text (${blob.ignoredChars} characters around it left out)`,
+    );
+  const used = (Object.entries(sources) as [DeviceField, string][]).map(
+    ([field, key]) => `${NOUN[field]} from ${quoted(key)}`,
+  );
   if (used.length > 0) notes.push(`--from ${file}: ${used.join(', ')}`);
-  for (const { field, key } of overridden) notes.push(`${fieldName(field)} wins over ${quoted(key)} in the --from blob`);
+  for (const { field, key } of overridden)
+    notes.push(`${fieldName(field)} wins over ${quoted(key)} in the --from blob`);
   return notes;
 }

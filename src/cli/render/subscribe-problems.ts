@@ -3,7 +3,12 @@
  * of the --from blob), its limit and the value's length; the hint speaks only of the fields that are wrong.
  * Values are never echoed except a platform (short, and what was typed is the clue to the fix).
  */
-import { DRAFT_FIELDS, FIELD_LIMITS, type SubscriptionDraft, type SubscriptionProblem } from '../../core/subscribe/index.js';
+import {
+  DRAFT_FIELDS,
+  FIELD_LIMITS,
+  type SubscriptionDraft,
+  type SubscriptionProblem,
+} from '../../core/subscribe/index.js';
 import { PLATFORM_NAMES } from '../../schemas/index.js';
 import { aliasesOf, type PlatformSuggestion } from '../../core/subscribe/platforms.js';
 import { UsageError } from '../../errors.js';
@@ -25,7 +30,9 @@ export function fieldName(key: keyof SubscriptionDraft, source: ValueSource = 'f
 /** Every platform with the everyday words that mean it, current ones first; Fcm is legacy and has no alias. */
 export function platformEntries(): string[] {
   const order = [...PLATFORM_NAMES.filter((name) => name !== 'Fcm'), 'Fcm' as const];
-  return order.map((name) => (name === 'Fcm' ? 'Fcm (legacy Android, deprecated)' : `${name} (${aliasesOf(name).join(', ')})`));
+  return order.map((name) =>
+    name === 'Fcm' ? 'Fcm (legacy Android, deprecated)' : `${name} (${aliasesOf(name).join(', ')})`,
+  );
 }
 
 export const PLATFORM_SPELLING = 'any case, with - or _ (fcm-v1, FCM_V1)';
@@ -50,7 +57,9 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
     case 'missing':
       return `${name} is missing`;
     case 'empty':
-      return problem.field === 'customerId' ? `${name} is empty` : `${name} is empty (the API needs 1 to ${FIELD_LIMITS[problem.field]} characters)`;
+      return problem.field === 'customerId'
+        ? `${name} is empty`
+        : `${name} is empty (the API needs 1 to ${FIELD_LIMITS[problem.field]} characters)`;
     case 'too-long':
       return `${name} is ${problem.length} characters long; the API allows 1 to ${problem.limit}`;
     case 'unknown': {
@@ -68,7 +77,8 @@ const FIELD_HINTS: Record<keyof SubscriptionDraft, (problem: SubscriptionProblem
       ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
       : "the device token is in the app's debug log or support screen",
   platform: () => `platforms: ${platformList()}`,
-  installationId: () => "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",
+  installationId: () =>
+    "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",
 };
 
 /** The hint for these problems only: a wrong installation id says nothing about platforms. */
@@ -79,7 +89,10 @@ export function problemsHint(problems: readonly SubscriptionProblem[]): string {
 }
 
 /** The exit-2 error for a draft that failed its checks; --json gets the problems as data. */
-export function invalidSubscriptionError(problems: readonly SubscriptionProblem[], sources: ValueSources = {}): UsageError {
+export function invalidSubscriptionError(
+  problems: readonly SubscriptionProblem[],
+  sources: ValueSources = {},
+): UsageError {
   const texts = problems.map((problem) => problemText(problem, sources[problem.field]));
   return new UsageError(`invalid subscription, nothing sent: ${texts.join('; ')}`, {
     code: 'invalid-subscription',

@@ -24,7 +24,12 @@ export class ValidateJsonStream {
   }
 
   invalid(invalid: InvalidRecord): Promise<void> | undefined {
-    const record = { record: invalid.record, line: invalid.line, memberId: invalid.memberId ?? null, issues: invalid.issues };
+    const record = {
+      record: invalid.record,
+      line: invalid.line,
+      memberId: invalid.memberId ?? null,
+      issues: invalid.issues,
+    };
     const text = `${this.first ? '' : ','}\n${JSON.stringify(record)}`;
     this.first = false;
     // wait for a slow reader of stdout instead of buffering the whole report
@@ -33,7 +38,15 @@ export class ValidateJsonStream {
 
   finish(stats: ValidateStats): void {
     const { rows, valid, invalid, reasons, durationMs } = stats;
-    const rest = { rows, valid, invalid, reasons, output: stats.output ?? null, rejects: stats.rejects ?? null, durationMs };
+    const rest = {
+      rows,
+      valid,
+      invalid,
+      reasons,
+      output: stats.output ?? null,
+      rejects: stats.rejects ?? null,
+      durationMs,
+    };
     this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(rest).slice(1)}\n`);
   }
 

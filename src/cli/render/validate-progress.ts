@@ -19,18 +19,27 @@ export function createValidateProgress(stream: NodeJS.WriteStream = process.stde
   let knownSize = false;
   const payload = (rows: number) => {
     const seconds = (performance.now() - started) / 1000;
-    return { rows: rows.toLocaleString('en-US'), rate: seconds > 0.5 ? Math.round(rows / seconds).toLocaleString('en-US') : '…' };
+    return {
+      rows: rows.toLocaleString('en-US'),
+      rate: seconds > 0.5 ? Math.round(rows / seconds).toLocaleString('en-US') : '…',
+    };
   };
   function start(totalBytes: number | undefined): void {
     knownSize = totalBytes !== undefined && totalBytes > 0;
-      const format = knownSize ? '{bar} {percentage}% | {rows} records | {rate} rows/s | ETA {eta_formatted}' : '{rows} records | {rate} rows/s';
-      bar = new (progressBars().SingleBar)({ format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 }, progressBars().Presets.shades_classic);
-      bar.start(knownSize ? totalBytes! : 1, 0, payload(0));
+    const format = knownSize
+      ? '{bar} {percentage}% | {rows} records | {rate} rows/s | ETA {eta_formatted}'
+      : '{rows} records | {rate} rows/s';
+    bar = new (progressBars().SingleBar)(
+      { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, etaBuffer: 50, barsize: 24 },
+      progressBars().Presets.shades_classic,
+    );
+    bar.start(knownSize ? totalBytes! : 1, 0, payload(0));
   }
   return {
     onEvent(event) {
       if (event.type === 'started') start(event.totalBytes);
-      else if (event.type === 'progress') bar?.update(knownSize ? event.progress.bytesRead : 0, payload(event.progress.rows));
+      else if (event.type === 'progress')
+        bar?.update(knownSize ? event.progress.bytesRead : 0, payload(event.progress.rows));
     },
     stop() {
       bar?.stop();

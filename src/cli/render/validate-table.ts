@@ -13,8 +13,13 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
         issue: issue.path ? `${issue.path}: ${issue.message}` : issue.message,
       })),
     );
-    const width = (key: 'record' | 'line' | 'memberId', title: string) => Math.max(title.length, ...rows.map((r) => r[key].length));
-    const [wr, wl, wm] = [width('record', 'record'), width('line', 'line'), Math.min(36, width('memberId', 'memberId'))];
+    const width = (key: 'record' | 'line' | 'memberId', title: string) =>
+      Math.max(title.length, ...rows.map((r) => r[key].length));
+    const [wr, wl, wm] = [
+      width('record', 'record'),
+      width('line', 'line'),
+      Math.min(36, width('memberId', 'memberId')),
+    ];
     output.out(color.bold(`Invalid records in ${stats.file}:`));
     output.out(color.dim(`  ${'record'.padStart(wr)}  ${'line'.padStart(wl)}  ${'memberId'.padEnd(wm)}  issue`));
     for (const r of rows) {
@@ -22,24 +27,42 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
     }
     const more = stats.invalid - stats.sample.length;
     if (more > 0) {
-      const where = stats.rejects ? `all of them are in ${stats.rejects.path}` : `list them all with --rejects fix-me.${rejectsFormat}, or --json`;
+      const where = stats.rejects
+        ? `all of them are in ${stats.rejects.path}`
+        : `list them all with --rejects fix-me.${rejectsFormat}, or --json`;
       output.out(color.dim(`  … and ${more} more invalid record${more === 1 ? '' : 's'}: ${where}`));
     }
     output.out('');
   }
   const seconds = (stats.durationMs / 1000).toFixed(1);
-  const rate = stats.durationMs > 0 ? `, ${Math.round((stats.rows * 1000) / stats.durationMs).toLocaleString('en-US')} rows/s` : '';
-  const verdict = stats.invalid === 0 ? color.green(`${stats.valid} valid`) : `${stats.valid} valid, ${color.red(`${stats.invalid} invalid`)}`;
-  output.out(`${stats.file}: ${stats.rows} record${stats.rows === 1 ? '' : 's'}, ${verdict} (${stats.format}, ${seconds} s${rate})`);
+  const rate =
+    stats.durationMs > 0
+      ? `, ${Math.round((stats.rows * 1000) / stats.durationMs).toLocaleString('en-US')} rows/s`
+      : '';
+  const verdict =
+    stats.invalid === 0
+      ? color.green(`${stats.valid} valid`)
+      : `${stats.valid} valid, ${color.red(`${stats.invalid} invalid`)}`;
+  output.out(
+    `${stats.file}: ${stats.rows} record${stats.rows === 1 ? '' : 's'}, ${verdict} (${stats.format}, ${seconds} s${rate})`,
+  );
   if (stats.invalid > stats.sample.length) {
     output.out('Most common reasons:');
     const w = String(stats.reasons[0]!.count).length;
     for (const { reason, count } of stats.reasons) output.out(`  ${String(count).padStart(w)}  ${reason}`);
   }
-  if (stats.output) output.out(`Wrote ${stats.output.items} item${stats.output.items === 1 ? '' : 's'} to ${stats.output.path}`);
-  if (stats.rejects) output.out(`Wrote ${stats.rejects.records} rejected record${stats.rejects.records === 1 ? '' : 's'} to ${stats.rejects.path}`);
+  if (stats.output)
+    output.out(`Wrote ${stats.output.items} item${stats.output.items === 1 ? '' : 's'} to ${stats.output.path}`);
+  if (stats.rejects)
+    output.out(
+      `Wrote ${stats.rejects.records} rejected record${stats.rejects.records === 1 ? '' : 's'} to ${stats.rejects.path}`,
+    );
   else if (stats.invalid > 0 && rejectsFormat === 'csv') {
-    output.out(color.dim('To fix them: --rejects fix-me.csv writes the invalid rows with stage and error columns; fix and validate it as is.'));
+    output.out(
+      color.dim(
+        'To fix them: --rejects fix-me.csv writes the invalid rows with stage and error columns; fix and validate it as is.',
+      ),
+    );
   } else if (stats.invalid > 0) {
     output.out(color.dim('To fix them: --rejects fix-me.ndjson writes each invalid record with its reason.'));
   }

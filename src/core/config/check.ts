@@ -41,25 +41,42 @@ export async function checkConfiguration(options: ConfigCheckOptions): Promise<C
   const checks: CheckLine[] = [];
   const add = (topic: CheckTopic, status: CheckStatus, message: string) => checks.push({ topic, status, message });
 
-  const profile = settings.profile ? `, profile ${settings.profile.value} (from ${describeProvenance(settings.profile.source)})` : '';
-  add('config', 'ok', settings.configFile ? `config file ${settings.configFile}${profile}` : 'no config file: using flags, environment and defaults');
+  const profile = settings.profile
+    ? `, profile ${settings.profile.value} (from ${describeProvenance(settings.profile.source)})`
+    : '';
+  add(
+    'config',
+    'ok',
+    settings.configFile
+      ? `config file ${settings.configFile}${profile}`
+      : 'no config file: using flags, environment and defaults',
+  );
 
   let baseUrl: URL | undefined;
   const rawUrl = settings.values.baseUrl.value;
-  if (!rawUrl) add('config', 'fail', 'no base URL: set MEMBERCTL_BASE_URL, pass --base-url or set baseUrl in a profile');
+  if (!rawUrl)
+    add('config', 'fail', 'no base URL: set MEMBERCTL_BASE_URL, pass --base-url or set baseUrl in a profile');
   else {
     try {
       baseUrl = parseBaseUrl(rawUrl, settings.values.allowInsecureHttp.value);
       add('config', 'ok', `base URL ${baseUrl.href} (from ${describeProvenance(settings.values.baseUrl.source)})`);
     } catch (error) {
-      add('config', 'fail', isMemberctlError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : String(error));
+      add(
+        'config',
+        'fail',
+        isMemberctlError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : String(error),
+      );
     }
   }
 
   const memberToken = await checkToken('member', settings, env, add, options.now ?? new Date());
   await checkToken('push', settings, env, add, options.now ?? new Date());
   if (!settings.tokens.member && !settings.tokens.push) {
-    add('credentials', 'fail', 'no token at all: set MEMBERCTL_TOKEN / MEMBERCTL_PUSH_TOKEN, --token-file or tokenFile in a profile');
+    add(
+      'credentials',
+      'fail',
+      'no token at all: set MEMBERCTL_TOKEN / MEMBERCTL_PUSH_TOKEN, --token-file or tokenFile in a profile',
+    );
   }
 
   if (baseUrl) {
@@ -114,13 +131,25 @@ async function checkToken(area: TokenArea, settings: ResolvedSettings, env: Node
   const expiry = expiryState(claims, now);
   switch (expiry.state) {
     case 'expired':
-      add('credentials', 'fail', `${label}${subject} expired ${humanDuration(expiry.agoMs)} ago (${expiry.at.toISOString()}${issued})`);
+      add(
+        'credentials',
+        'fail',
+        `${label}${subject} expired ${humanDuration(expiry.agoMs)} ago (${expiry.at.toISOString()}${issued})`,
+      );
       return undefined;
     case 'expiring':
-      add('credentials', 'warn', `${label}${subject} expires in ${humanDuration(expiry.inMs)} (${expiry.at.toISOString()}): renew it before a long run`);
+      add(
+        'credentials',
+        'warn',
+        `${label}${subject} expires in ${humanDuration(expiry.inMs)} (${expiry.at.toISOString()}): renew it before a long run`,
+      );
       break;
     case 'valid':
-      add('credentials', 'ok', `${label}${subject} valid until ${expiry.at.toISOString()} (${humanDuration(expiry.inMs)})${issued}`);
+      add(
+        'credentials',
+        'ok',
+        `${label}${subject} valid until ${expiry.at.toISOString()} (${humanDuration(expiry.inMs)})${issued}`,
+      );
       break;
     case 'no-expiry':
       add('credentials', 'ok', `${label}${subject} has no expiry claim${issued}`);
@@ -135,13 +164,25 @@ async function probeCredentials(baseUrl: URL, token: string, timeoutMs: number, 
   const outcome = await probeImportEndpoint(baseUrl, token, timeoutMs);
   switch (outcome.kind) {
     case 'accepted':
-      add('credentials', 'ok', `member token accepted by the import endpoint (HTTP ${outcome.status} to an empty batch; nothing written)`);
+      add(
+        'credentials',
+        'ok',
+        `member token accepted by the import endpoint (HTTP ${outcome.status} to an empty batch; nothing written)`,
+      );
       return;
     case 'refused':
-      add('credentials', 'fail', `member token refused by the server (HTTP ${outcome.status}): expired, for another environment, or lacking permission`);
+      add(
+        'credentials',
+        'fail',
+        `member token refused by the server (HTTP ${outcome.status}): expired, for another environment, or lacking permission`,
+      );
       return;
     case 'not-found':
-      add('config', 'fail', `no import endpoint under ${baseUrl.href} (HTTP ${outcome.status}): check the base URL's path prefix`);
+      add(
+        'config',
+        'fail',
+        `no import endpoint under ${baseUrl.href} (HTTP ${outcome.status}): check the base URL's path prefix`,
+      );
       return;
     case 'server-error':
       add('network', 'warn', `the import endpoint answered HTTP ${outcome.status}: the server may be unwell`);
@@ -164,10 +205,21 @@ function verdict(checks: CheckLine[]): ConfigCheckResult {
   // The first layer that fails is the one to fix first: config, then network, then credentials.
   for (const topic of ['config', 'network', 'credentials'] as const) {
     const failure = checks.find((check) => check.topic === topic && check.status === 'fail');
-    if (failure) return { checks, verdict: 'not-ready', category: CATEGORY_BY_TOPIC[topic], summary: `not ready: ${failure.message}` };
+    if (failure)
+      return {
+        checks,
+        verdict: 'not-ready',
+        category: CATEGORY_BY_TOPIC[topic],
+        summary: `not ready: ${failure.message}`,
+      };
   }
   const warnings = checks.filter((check) => check.status === 'warn').length;
   return warnings
-    ? { checks, verdict: 'ready-with-warnings', category: 'ok', summary: `ready, with ${warnings} warning${warnings === 1 ? '' : 's'}` }
+    ? {
+        checks,
+        verdict: 'ready-with-warnings',
+        category: 'ok',
+        summary: `ready, with ${warnings} warning${warnings === 1 ? '' : 's'}`,
+      }
     : { checks, verdict: 'ready', category: 'ok', summary: 'ready' };
 }

@@ -95,12 +95,15 @@ export class Batcher {
   /** After a 413, batches not sent yet (and the open one) are cut to the new size rather than refused again. */
   resplit(waiting: Batch[]): Batch[] {
     const open = this.size > this.#maxItems ? this.close() : undefined;
-    return [...waiting, ...(open ? [open] : [])].flatMap((batch) => (batch.records.length <= this.#maxItems ? [batch] : this.#cut(batch, this.#maxItems, 'split')));
+    return [...waiting, ...(open ? [open] : [])].flatMap((batch) =>
+      batch.records.length <= this.#maxItems ? [batch] : this.#cut(batch, this.#maxItems, 'split'),
+    );
   }
 
   #cut(batch: Batch, size: number, attempt: Batch['attempt']): Batch[] {
     const parts: Batch[] = [];
-    for (let i = 0; i < batch.records.length; i += size) parts.push(makeBatch(batch.id, batch.records.slice(i, i + size), attempt));
+    for (let i = 0; i < batch.records.length; i += size)
+      parts.push(makeBatch(batch.id, batch.records.slice(i, i + size), attempt));
     return parts;
   }
 
@@ -133,7 +136,12 @@ export class Batcher {
   /** Closes the open batch, if any. */
   close(): Batch | undefined {
     if (this.records.length === 0) return undefined;
-    const batch: Batch = { id: this.nextId++, records: this.records, bytes: bodyBytes(this.records.length, this.itemBytes), attempt: 'first' };
+    const batch: Batch = {
+      id: this.nextId++,
+      records: this.records,
+      bytes: bodyBytes(this.records.length, this.itemBytes),
+      attempt: 'first',
+    };
     this.records = [];
     this.itemBytes = 0;
     return batch;

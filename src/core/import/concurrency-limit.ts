@@ -77,7 +77,15 @@ export interface AdaptiveSettings {
   overloadBackoff: number;
 }
 
-export const ADAPTIVE_DEFAULTS: AdaptiveSettings = { initial: 4, min: 1, latencyMin: 4, max: 32, tolerance: 1.5, slackMs: 10, overloadBackoff: 0.7 };
+export const ADAPTIVE_DEFAULTS: AdaptiveSettings = {
+  initial: 4,
+  min: 1,
+  latencyMin: 4,
+  max: 32,
+  tolerance: 1.5,
+  slackMs: 10,
+  overloadBackoff: 0.7,
+};
 
 /** Fewest answers that close a window: one or two samples are too noisy to act on. */
 const MIN_WINDOW = 4;
@@ -120,7 +128,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   constructor(settings: Partial<AdaptiveSettings> = {}) {
     this.settings = { ...ADAPTIVE_DEFAULTS, ...settings };
     const { min, max, initial } = this.settings;
-    if (!(min >= 1 && max >= min)) throw new RangeError(`concurrency limits: need 1 ≤ min ≤ max (min ${min}, max ${max})`);
+    if (!(min >= 1 && max >= min))
+      throw new RangeError(`concurrency limits: need 1 ≤ min ≤ max (min ${min}, max ${max})`);
     this.#limit = clamp(initial, min, max);
     this.#peak = this.current;
   }
@@ -191,7 +200,10 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     const ceilingMs = this.#floorMs * this.settings.tolerance + this.settings.slackMs;
     if (minMs > ceilingMs) {
       const floor = Math.min(this.settings.latencyMin, this.settings.max);
-      if (this.#limit > floor) this.#change(Math.max(floor, this.#limit * clamp(ceilingMs / minMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least)));
+      if (this.#limit > floor)
+        this.#change(
+          Math.max(floor, this.#limit * clamp(ceilingMs / minMs, LATENCY_BACKOFF.most, LATENCY_BACKOFF.least)),
+        );
     } else if (filled && medianMs <= ceilingMs && this.current < this.settings.max) {
       const grown = this.#phase === 'slow-start' ? this.#limit * 2 : this.#limit + Math.sqrt(this.#limit);
       this.#change(grown, true);

@@ -68,14 +68,26 @@ export class Dispatcher {
     this.busy++;
     const { records } = batch;
     const range = rangeOf(batch);
-    this.o.emit({ type: 'batch-sent', batch: batch.id, ...range, size: records.length, bytes: batch.bytes, attempt: batch.attempt });
+    this.o.emit({
+      type: 'batch-sent',
+      batch: batch.id,
+      ...range,
+      size: records.length,
+      bytes: batch.bytes,
+      attempt: batch.attempt,
+    });
     const started = performance.now();
     let response: ImportResponse;
     try {
       response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal, this.o.limit.attempt);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      response = { kind: 'failed', message, retries: 0, cause: { kind: 'network', code: 'network', retries: 0, gaveUp: false, reachedServer: true } };
+      response = {
+        kind: 'failed',
+        message,
+        retries: 0,
+        cause: { kind: 'network', code: 'network', retries: 0, gaveUp: false, reachedServer: true },
+      };
     }
     this.inFlight--;
     // credentials refused: stop before anything else is sent (the others in flight may still be answered)
@@ -100,24 +112,57 @@ export class Dispatcher {
     switch (response.kind) {
       case 'ok': {
         const account = accountResponse(records, response.result);
-        const skipped = account.skipped.map(({ record, reason }) => ({ record, reason: reason ?? '(no reason given by the server)' }));
+        const skipped = account.skipped.map(({ record, reason }) => ({
+          record,
+          reason: reason ?? '(no reason given by the server)',
+        }));
         if (account.addsUp) {
-          await settler.settleAnswered({ confirmed: account.rest, importedCount: account.importedCount, updatedCount: account.updatedCount, skipped, rejected: [] });
-          emit({ type: 'batch-confirmed', batch: batch.id, ...range, size: records.length, importedCount: account.importedCount, updatedCount: account.updatedCount, skipped: skipped.length, durationMs });
+          await settler.settleAnswered({
+            confirmed: account.rest,
+            importedCount: account.importedCount,
+            updatedCount: account.updatedCount,
+            skipped,
+            rejected: [],
+          });
+          emit({
+            type: 'batch-confirmed',
+            batch: batch.id,
+            ...range,
+            size: records.length,
+            importedCount: account.importedCount,
+            updatedCount: account.updatedCount,
+            skipped: skipped.length,
+            durationMs,
+          });
           return;
         }
         const where = `${recordRange(records)} (${records.length} records)`;
-        emit({ type: 'warning', code: 'counts-do-not-add-up', message: `server response for ${where} does not add up: ${account.problem}; the ${account.rest.length} records it does not account for count as failed (safe to re-run)` });
+        emit({
+          type: 'warning',
+          code: 'counts-do-not-add-up',
+          message: `server response for ${where} does not add up: ${account.problem}; the ${account.rest.length} records it does not account for count as failed (safe to re-run)`,
+        });
         await settler.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped, rejected: [] });
-        await settler.settleFailed(account.rest, `not confirmed: the server's counts for ${where} did not add up (${account.problem})`, 'not confirmed: server counts did not add up');
+        await settler.settleFailed(
+          account.rest,
+          `not confirmed: the server's counts for ${where} did not add up (${account.problem})`,
+          'not confirmed: server counts did not add up',
+        );
         return;
       }
       case 'bad-request': {
         if (records.length === 1) {
           const { name, message, details } = response.error;
           const summary = `${name}: ${message}`;
-          const reason = details === undefined || details === null ? summary : `${summary} ${truncate(safeJson(details), 500)}`;
-          await settler.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped: [], rejected: [{ record: records[0]!, reason, countAs: summary }] });
+          const reason =
+            details === undefined || details === null ? summary : `${summary} ${truncate(safeJson(details), 500)}`;
+          await settler.settleAnswered({
+            confirmed: [],
+            importedCount: 0,
+            updatedCount: 0,
+            skipped: [],
+            rejected: [{ record: records[0]!, reason, countAs: summary }],
+          });
           emit({ type: 'records-rejected', batch: batch.id, records: [records[0]!.record], status: 400 });
           return;
         }
@@ -128,28 +173,57 @@ export class Dispatcher {
       case 'too-large': {
         if (records.length === 1) {
           const reason = `the server refused this record as too large even alone (413${response.message ? `: ${response.message}` : ''}); it is ${records[0]!.bytes} bytes of JSON`;
-          await settler.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped: [], rejected: [{ record: records[0]!, reason, countAs: 'too large even alone (413)' }] });
+          await settler.settleAnswered({
+            confirmed: [],
+            importedCount: 0,
+            updatedCount: 0,
+            skipped: [],
+            rejected: [{ record: records[0]!, reason, countAs: 'too large even alone (413)' }],
+          });
           emit({ type: 'records-rejected', batch: batch.id, records: [records[0]!.record], status: 413 });
           return;
         }
         const lowered = this.o.batcher.tooLarge(records.length);
         if (lowered !== undefined) {
-          emit({ type: 'warning', code: 'batch-size-lowered', message: `the server refused a batch of ${records.length} records as too large (413): batch size lowered to ${lowered} for the rest of the run` });
+          emit({
+            type: 'warning',
+            code: 'batch-size-lowered',
+            message: `the server refused a batch of ${records.length} records as too large (413): batch size lowered to ${lowered} for the rest of the run`,
+          });
           this.ready.push(...this.o.batcher.resplit(this.ready.splice(0)));
         }
-        emit({ type: 'batch-split', batch: batch.id, ...range, size: records.length, status: 413, batchSize: this.o.batcher.maxItems });
+        emit({
+          type: 'batch-split',
+          batch: batch.id,
+          ...range,
+          size: records.length,
+          status: 413,
+          batchSize: this.o.batcher.maxItems,
+        });
         this.requeueHalves(batch, 'split');
         return;
       }
       case 'auth': {
-        await settler.settleFailed(records, `not confirmed: the server refused the credentials (${response.status}); nothing more was sent`, `not confirmed: credentials refused (${response.status})`);
+        await settler.settleFailed(
+          records,
+          `not confirmed: the server refused the credentials (${response.status}); nothing more was sent`,
+          `not confirmed: credentials refused (${response.status})`,
+        );
         return;
       }
       case 'failed': {
         const stopped = this.o.requestSignal.aborted ? this.o.stopReasonText() : undefined;
-        const reason = stopped ?? `not confirmed: ${response.message}${response.status ? ` (HTTP ${response.status})` : ''}`;
+        const reason =
+          stopped ?? `not confirmed: ${response.message}${response.status ? ` (HTTP ${response.status})` : ''}`;
         const countAs = stopped ?? `not confirmed: ${causeKey(response.cause)}`;
-        emit({ type: 'batch-failed', batch: batch.id, ...range, size: records.length, status: response.status, message: stopped ?? response.message });
+        emit({
+          type: 'batch-failed',
+          batch: batch.id,
+          ...range,
+          size: records.length,
+          status: response.status,
+          message: stopped ?? response.message,
+        });
         await settler.settleFailed(records, reason, countAs);
         return;
       }

@@ -20,8 +20,23 @@ export interface Progress {
 }
 
 export type ImportEvent =
-  | { type: 'run-started'; batchSize: number; maxBatchBytes: number; concurrency: number; adaptive: boolean; totalBytes?: number }
-  | { type: 'batch-sent'; batch: number; firstRecord: number; lastRecord: number; size: number; bytes: number; attempt: 'first' | 'bisect' | 'split' }
+  | {
+      type: 'run-started';
+      batchSize: number;
+      maxBatchBytes: number;
+      concurrency: number;
+      adaptive: boolean;
+      totalBytes?: number;
+    }
+  | {
+      type: 'batch-sent';
+      batch: number;
+      firstRecord: number;
+      lastRecord: number;
+      size: number;
+      bytes: number;
+      attempt: 'first' | 'bisect' | 'split';
+    }
   | {
       type: 'batch-confirmed';
       batch: number;
@@ -34,8 +49,24 @@ export type ImportEvent =
       durationMs: number;
     }
   | { type: 'batch-bisected'; batch: number; firstRecord: number; lastRecord: number; size: number; status: 400 }
-  | { type: 'batch-split'; batch: number; firstRecord: number; lastRecord: number; size: number; status: 413; batchSize: number }
-  | { type: 'batch-failed'; batch: number; firstRecord: number; lastRecord: number; size: number; status?: number; message: string }
+  | {
+      type: 'batch-split';
+      batch: number;
+      firstRecord: number;
+      lastRecord: number;
+      size: number;
+      status: 413;
+      batchSize: number;
+    }
+  | {
+      type: 'batch-failed';
+      batch: number;
+      firstRecord: number;
+      lastRecord: number;
+      size: number;
+      status?: number;
+      message: string;
+    }
   | { type: 'records-rejected'; batch: number; records: number[]; status: 400 | 413 }
   | { type: 'retry'; reason: string; delayMs: number; attempt?: number; status?: number }
   | { type: 'warning'; code: string; message: string }

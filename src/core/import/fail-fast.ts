@@ -35,10 +35,14 @@ function isTlsCode(code: string): boolean {
 
 /** What to check, per kind of wall. */
 function advice(kind: string): string {
-  if (kind.startsWith('http-')) return 'the import endpoint is not at this base URL: check its path (memberctl config check tests it)';
-  if (kind.startsWith('redirect-')) return 'the server redirects: use the address it redirects to as the base URL (https://?), memberctl does not follow redirects with a token';
-  if (kind === 'dns') return "the host name does not resolve: check the base URL's host (memberctl config check tests it)";
-  if (kind === 'tls') return 'the TLS handshake fails: check https:// versus http://, the port, and the certificate (memberctl config check tests it)';
+  if (kind.startsWith('http-'))
+    return 'the import endpoint is not at this base URL: check its path (memberctl config check tests it)';
+  if (kind.startsWith('redirect-'))
+    return 'the server redirects: use the address it redirects to as the base URL (https://?), memberctl does not follow redirects with a token';
+  if (kind === 'dns')
+    return "the host name does not resolve: check the base URL's host (memberctl config check tests it)";
+  if (kind === 'tls')
+    return 'the TLS handshake fails: check https:// versus http://, the port, and the certificate (memberctl config check tests it)';
   return 'nothing accepts connections there: is the server running, and are the host and port right? (memberctl config check tests it)';
 }
 

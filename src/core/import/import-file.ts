@@ -23,7 +23,15 @@ export interface ImportRequest {
   /** The input and how to read it (--format, --map, --limit...). */
   input: CandidateOptions;
   /** `concurrency` fixes the requests in flight; without it they adapt to the server up to `maxConcurrency`. */
-  sending: { batchSize: number; maxBatchBytes: number; concurrency?: number; maxConcurrency?: number; retries: number; timeoutMs: number; graceMs?: number };
+  sending: {
+    batchSize: number;
+    maxBatchBytes: number;
+    concurrency?: number;
+    maxConcurrency?: number;
+    retries: number;
+    timeoutMs: number;
+    graceMs?: number;
+  };
   /** --rejects FILE: every record not imported or updated. */
   rejectsPath?: string;
   /** --resume, --journal, --changed-only, --state, --shard. */
@@ -82,12 +90,21 @@ export interface ImportReport {
   category: ResultCategory;
 }
 
-export async function importFile(request: ImportRequest, ports: ImportPorts, onEvent: (event: ImportFileEvent) => void = () => undefined): Promise<ImportReport> {
+export async function importFile(
+  request: ImportRequest,
+  ports: ImportPorts,
+  onEvent: (event: ImportFileEvent) => void = () => undefined,
+): Promise<ImportReport> {
   const { limit, ...input } = request.input;
   // The input first: a wrong file or mapping is reported before any server is contacted.
   // warnings about the input's end come once it is read
   const onEndWarning = (message: string) => onEvent({ type: 'warning', code: 'input', message });
-  const opening = readCandidates({ ...input, parseAhead: true, onEndWarning, holdUnterminated: request.state.changedOnly });
+  const opening = readCandidates({
+    ...input,
+    parseAhead: true,
+    onEndWarning,
+    holdUnterminated: request.state.changedOnly,
+  });
   const stream = await openUnlessStopped(opening, request.stopSignal, input.path === '-' ? 'stdin' : input.path);
   // a stop must also end a read blocked on a pipe that sends nothing
   const closeInput = () => void stream.close();
@@ -101,7 +118,15 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
     for (const message of stream.warnings) onEvent({ type: 'warning', code: 'input', message });
     // a full disk or a size limit on an output stops the run cleanly (output-guard.ts)
     const guard = outputGuard();
-    if (request.rejectsPath) rejects = guard.rejects(await openRejectsWriter(request.rejectsPath, { headers: stream.source.headers, delimiter: stream.source.delimiter, encoding: stream.source.encoding }), request.rejectsPath);
+    if (request.rejectsPath)
+      rejects = guard.rejects(
+        await openRejectsWriter(request.rejectsPath, {
+          headers: stream.source.headers,
+          delimiter: stream.source.delimiter,
+          encoding: stream.source.encoding,
+        }),
+        request.rejectsPath,
+      );
     // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is a usage error)
     durable = await openDurableState(request, stream, target, limit, onEvent);
     client = connect(ports, target, request, onEvent);
@@ -115,7 +140,15 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
     const { journalKept, absentFromInput, outputError } = await durable.finish(summary);
     summary = withOutputError(summary, outputError);
     const { resumedRecords, shard, journalPath, counters } = durable;
-    const state = { resumedRecords, shard, otherShards: counters.otherShards, refreshed: counters.refreshed, absentFromInput, journalPath, journalKept };
+    const state = {
+      resumedRecords,
+      shard,
+      otherShards: counters.otherShards,
+      refreshed: counters.refreshed,
+      absentFromInput,
+      journalPath,
+      journalKept,
+    };
     return { file: stream.source.file, summary, state, category: importCategory(summary) };
   } finally {
     request.stopSignal?.removeEventListener('abort', closeInput);
@@ -123,19 +156,51 @@ export async function importFile(request: ImportRequest, ports: ImportPorts, onE
   }
 }
 
-async function openDurableState(request: ImportRequest, stream: CandidateStream, target: ImportTarget, limit: number | undefined, onEvent: (event: ImportFileEvent) => void): Promise<ImportStateSession> {
+async function openDurableState(
+  request: ImportRequest,
+  stream: CandidateStream,
+  target: ImportTarget,
+  limit: number | undefined,
+  onEvent: (event: ImportFileEvent) => void,
+): Promise<ImportStateSession> {
   // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/nightly.md)
-  const inputRows = request.state.statePath ? (await countRows(request.input.path, stream.source.format))?.rows : undefined;
-  const options = { ...request.state, sourceKey: stream.sourceKey, inputRows, limited: limit !== undefined, endedSuspect: () => stream.end.unterminated, target: target.name };
+  const inputRows = request.state.statePath
+    ? (await countRows(request.input.path, stream.source.format))?.rows
+    : undefined;
+  const options = {
+    ...request.state,
+    sourceKey: stream.sourceKey,
+    inputRows,
+    limited: limit !== undefined,
+    endedSuspect: () => stream.end.unterminated,
+    target: target.name,
+  };
   const notice = (message: string) => onEvent({ type: 'notice', message });
   return openImportState(options, notice, (message) => onEvent({ type: 'warning', code: 'state', message }));
 }
 
-function connect(ports: ImportPorts, target: ImportTarget, request: ImportRequest, onEvent: (event: ImportFileEvent) => void): ImportConnection {
+function connect(
+  ports: ImportPorts,
+  target: ImportTarget,
+  request: ImportRequest,
+  onEvent: (event: ImportFileEvent) => void,
+): ImportConnection {
   const { concurrency, maxConcurrency, timeoutMs, retries } = request.sending;
-  const options: ConnectOptions = { connections: concurrency ?? maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency, timeoutMs, retries, onRetry: (info) => onEvent({ type: 'retry', ...info }) };
+  const options: ConnectOptions = {
+    connections: concurrency ?? maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
+    timeoutMs,
+    retries,
+    onRetry: (info) => onEvent({ type: 'retry', ...info }),
+  };
   if (ports.connect) return ports.connect(target, options);
-  return new MemberApiClient({ baseUrl: target.baseUrl, token: target.token, connections: options.connections, timeoutMs, retry: memberRetryPolicy(retries), onRetry: options.onRetry });
+  return new MemberApiClient({
+    baseUrl: target.baseUrl,
+    token: target.token,
+    connections: options.connections,
+    timeoutMs,
+    retry: memberRetryPolicy(retries),
+    onRetry: options.onRetry,
+  });
 }
 
 interface RunParts {
@@ -148,7 +213,10 @@ interface RunParts {
   guard: OutputGuard;
 }
 
-function run(stream: CandidateStream, { request, limit, client, rejects, durable, onEvent, guard }: RunParts): Promise<ImportSummary> {
+function run(
+  stream: CandidateStream,
+  { request, limit, client, rejects, durable, onEvent, guard }: RunParts,
+): Promise<ImportSummary> {
   const { batchSize, maxBatchBytes, concurrency, maxConcurrency, graceMs } = request.sending;
   return runImport({
     chunks: stream,

@@ -1,6 +1,16 @@
 /** The import use case: `runImport` and its contracts (see pipeline.ts for how the pieces fit). */
 export { runImport, IMPORT_DEFAULTS } from './pipeline.js';
 export { importCategory } from './category.js';
-export { importFile, type ImportRequest, type ImportPorts, type ImportTarget, type ImportReport, type ImportStateReport, type ImportFileEvent, type ImportConnection, type ConnectOptions } from './import-file.js';
+export {
+  importFile,
+  type ImportRequest,
+  type ImportPorts,
+  type ImportTarget,
+  type ImportReport,
+  type ImportStateReport,
+  type ImportFileEvent,
+  type ImportConnection,
+  type ConnectOptions,
+} from './import-file.js';
 export { fanOut, type ImportEvent, type ImportEventListener, type Progress } from './events.js';
 export type * from './types.js';

@@ -14,7 +14,14 @@ import type { RecordIssue } from '../candidate.js';
 import { ReasonCounter } from '../reason-counter.js';
 import type { PendingRecord } from './batcher.js';
 import type { MemberOrder } from './member-order.js';
-import { LATER_ROW_COUNT_AS, laterRowReason, settledRecord, type AnsweredBatch, type Settler, type SettlerLinks } from './settle.js';
+import {
+  LATER_ROW_COUNT_AS,
+  laterRowReason,
+  settledRecord,
+  type AnsweredBatch,
+  type Settler,
+  type SettlerLinks,
+} from './settle.js';
 import type { ImportHooks, ImportSummary, RejectsSink, SettledBatch, Stage } from './types.js';
 
 export interface RecordInfo {
@@ -25,7 +32,10 @@ export interface RecordInfo {
 }
 
 /** What the summary takes from the books. */
-export type Books = Pick<ImportSummary, 'rows' | 'invalid' | 'unchanged' | 'importedCount' | 'updatedCount' | 'skipped' | 'rejected' | 'failed' | 'topReasons'>;
+export type Books = Pick<
+  ImportSummary,
+  'rows' | 'invalid' | 'unchanged' | 'importedCount' | 'updatedCount' | 'skipped' | 'rejected' | 'failed' | 'topReasons'
+>;
 
 type SentStage = Exclude<Stage, 'invalid'>;
 
@@ -34,7 +44,11 @@ export class Ledger implements Settler {
   readonly #skipped: ImportSummary['skipped'] = [];
   /** Invalid records count per issue, as validate counts them, so both commands show the same reasons. */
   readonly #invalidReasons = new ReasonCounter();
-  readonly #reasons: Record<SentStage, ReasonCounter> = { skipped: new ReasonCounter(), rejected: new ReasonCounter(), failed: new ReasonCounter() };
+  readonly #reasons: Record<SentStage, ReasonCounter> = {
+    skipped: new ReasonCounter(),
+    rejected: new ReasonCounter(),
+    failed: new ReasonCounter(),
+  };
   /** Responses are counted one at a time, in the order they were answered (the hook is called in that order too). */
   #queue: Promise<void> = Promise.resolve();
   /** onSettled calls not resolved yet, and the first failure among them. */
@@ -67,7 +81,11 @@ export class Ledger implements Settler {
   }
 
   /** --resume: a record an earlier run settled for good, counted as it ended then and not sent again. */
-  settledEarlier(info: RecordInfo, outcome: 'imported' | 'updated' | 'skipped' | 'rejected', reason?: string): Promise<void> | void {
+  settledEarlier(
+    info: RecordInfo,
+    outcome: 'imported' | 'updated' | 'skipped' | 'rejected',
+    reason?: string,
+  ): Promise<void> | void {
     if (outcome === 'imported') return void this.#counts.importedCount++;
     if (outcome === 'updated') return void this.#counts.updatedCount++;
     return this.#reject(info, outcome, reason ?? `${outcome} in an earlier run`);
@@ -146,7 +164,17 @@ export class Ledger implements Settler {
       failed: this.#reasons.failed.top(5),
     };
     const { rows, invalid, unchanged, importedCount, updatedCount, rejected, failed } = this.#counts;
-    return { rows, invalid, unchanged, importedCount, updatedCount, skipped: this.#skipped, rejected, failed, topReasons };
+    return {
+      rows,
+      invalid,
+      unchanged,
+      importedCount,
+      updatedCount,
+      skipped: this.#skipped,
+      rejected,
+      failed,
+      topReasons,
+    };
   }
 
   // ---- inside
@@ -156,14 +184,22 @@ export class Ledger implements Settler {
    * the one counted for "most common reasons" (free of member values).
    */
   #reject(info: RecordInfo, stage: SentStage, reason: string, countAs: string = reason): Promise<void> | void {
-    if (stage === 'skipped') this.#skipped.push({ memberId: info.memberId ?? null, reason, record: info.record, line: info.line });
+    if (stage === 'skipped')
+      this.#skipped.push({ memberId: info.memberId ?? null, reason, record: info.record, line: info.line });
     else this.#counts[stage]++;
     this.#reasons[stage].add(countAs);
     return this.#write(info, stage, reason);
   }
 
   #write(info: RecordInfo, stage: Stage, reason: string): Promise<void> | void {
-    return this.rejects?.write({ record: info.record, line: info.line, memberId: info.memberId, stage, reason, input: info.raw });
+    return this.rejects?.write({
+      record: info.record,
+      line: info.line,
+      memberId: info.memberId,
+      stage,
+      reason,
+      input: info.raw,
+    });
   }
 
   #serial(work: () => Promise<void>): Promise<void> {
@@ -181,7 +217,13 @@ export class Ledger implements Settler {
     ].sort((a, b) => a.record - b.record);
     if (records.length === 0) return Promise.resolve();
     const { importedCount, updatedCount } = batch;
-    const settledBatch: SettledBatch = { firstRecord: records[0]!.record, lastRecord: records[records.length - 1]!.record, importedCount, updatedCount, records };
+    const settledBatch: SettledBatch = {
+      firstRecord: records[0]!.record,
+      lastRecord: records[records.length - 1]!.record,
+      importedCount,
+      updatedCount,
+      records,
+    };
     try {
       return Promise.resolve(this.hooks.onSettled(settledBatch));
     } catch (error) {

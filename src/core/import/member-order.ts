@@ -58,7 +58,10 @@ export class MemberOrder {
    * A member's row on its way settled. Returns the member's next row to send, or, when this row failed, the
    * waiting rows that now fail with it.
    */
-  settle(record: PendingRecord, failed: boolean): { next?: PendingRecord; failedRows: PendingRecord[]; earlier?: FailedEarlier } {
+  settle(
+    record: PendingRecord,
+    failed: boolean,
+  ): { next?: PendingRecord; failedRows: PendingRecord[]; earlier?: FailedEarlier } {
     const waiting = this.active.get(record.memberId);
     if (waiting === undefined) return { failedRows: [] };
     if (failed) {

@@ -9,7 +9,11 @@ interface Closable {
   close(): Promise<void>;
 }
 
-export async function openUnlessStopped<T extends Closable>(opening: Promise<T>, stop: AbortSignal | undefined, file: string): Promise<T> {
+export async function openUnlessStopped<T extends Closable>(
+  opening: Promise<T>,
+  stop: AbortSignal | undefined,
+  file: string,
+): Promise<T> {
   if (stop === undefined) return opening;
   let onStop = (): void => undefined;
   const stopped = new Promise<never>((_, reject) => {
@@ -21,7 +25,13 @@ export async function openUnlessStopped<T extends Closable>(opening: Promise<T>,
     return await Promise.race([opening, stopped]);
   } catch (error) {
     // an input that opens after all (its writer came late) is closed unread; its own failure no longer matters
-    if (stop.aborted) opening.then((input) => input.close(), () => undefined).catch(() => undefined);
+    if (stop.aborted)
+      opening
+        .then(
+          (input) => input.close(),
+          () => undefined,
+        )
+        .catch(() => undefined);
     throw error;
   } finally {
     stop.removeEventListener('abort', onStop);
@@ -29,7 +39,12 @@ export async function openUnlessStopped<T extends Closable>(opening: Promise<T>,
 }
 
 function stoppedWhileOpening(file: string): MemberctlError {
-  return new MemberctlError('interrupted', `interrupted while waiting for ${file}: nothing was read or sent`, 'cancelled', {
-    hint: 'A pipe or FIFO is read once something writes to it: start the program that writes it, then memberctl.',
-  });
+  return new MemberctlError(
+    'interrupted',
+    `interrupted while waiting for ${file}: nothing was read or sent`,
+    'cancelled',
+    {
+      hint: 'A pipe or FIFO is read once something writes to it: start the program that writes it, then memberctl.',
+    },
+  );
 }

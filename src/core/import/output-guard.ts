@@ -34,7 +34,10 @@ export function outputGuard(): OutputGuard {
     return true;
   };
   /** Calls `call`, turning a resource failure (thrown or rejected) into a stop; `kindOf` says whose file failed. */
-  const guarded = (kindOf: (error: unknown) => [OutputKind, string | undefined], call: () => Promise<void> | void): Promise<void> | undefined => {
+  const guarded = (
+    kindOf: (error: unknown) => [OutputKind, string | undefined],
+    call: () => Promise<void> | void,
+  ): Promise<void> | undefined => {
     const handle = (error: unknown) => {
       if (!caught(...kindOf(error), error)) throw error;
     };
@@ -56,7 +59,10 @@ export function outputGuard(): OutputGuard {
         format: writer.format,
         write(entry) {
           if (failure?.kind === 'rejects') return undefined; // the file is dropped anyway: counting goes on
-          return guarded(() => ['rejects', path], () => writer.write(entry));
+          return guarded(
+            () => ['rejects', path],
+            () => writer.write(entry),
+          );
         },
         async close() {
           if (failure?.kind === 'rejects') return writer.abort(); // never half a rejects file
@@ -74,7 +80,13 @@ export function outputGuard(): OutputGuard {
       const { onSettled, beforeSend } = hooks;
       const watched = { ...hooks };
       // SQLite's errors are the state's; the journal's are plain file-system errors
-      if (onSettled) watched.onSettled = (batch) => guarded((error) => (resourceCause(error)?.startsWith('SQLITE_') ? ['state', files.state] : ['journal', files.journal]), () => onSettled(batch));
+      if (onSettled)
+        watched.onSettled = (batch) =>
+          guarded(
+            (error) =>
+              resourceCause(error)?.startsWith('SQLITE_') ? ['state', files.state] : ['journal', files.journal],
+            () => onSettled(batch),
+          );
       // beforeSend writes too (the source hashes it learns, in batches): the member is then sent, only an upsert
       if (beforeSend) {
         watched.beforeSend = (candidate, json) => {

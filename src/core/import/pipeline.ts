@@ -23,7 +23,13 @@ import { Reader, type ReaderParts } from './reader.js';
 import { StopControl } from './stop-control.js';
 import type { ImportOptions, ImportSummary } from './types.js';
 
-export const IMPORT_DEFAULTS = { batchSize: 500, maxBatchBytes: 1024 * 1024, maxConcurrency: ADAPTIVE_DEFAULTS.max, maxHeldRows: 10_000, graceMs: 10_000 } as const;
+export const IMPORT_DEFAULTS = {
+  batchSize: 500,
+  maxBatchBytes: 1024 * 1024,
+  maxConcurrency: ADAPTIVE_DEFAULTS.max,
+  maxHeldRows: 10_000,
+  graceMs: 10_000,
+} as const;
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -38,7 +44,14 @@ interface Run extends Omit<ReaderParts, 'maxHeld' | 'tick'> {
 
 export async function runImport(options: ImportOptions): Promise<ImportSummary> {
   const run = assemble(options);
-  run.emit({ type: 'run-started', batchSize: run.batcher.maxItems, maxBatchBytes: run.batcher.maxBytes, concurrency: run.limit.current, adaptive: run.limit.phase !== 'fixed', totalBytes: options.totalBytes });
+  run.emit({
+    type: 'run-started',
+    batchSize: run.batcher.maxItems,
+    maxBatchBytes: run.batcher.maxBytes,
+    concurrency: run.limit.current,
+    adaptive: run.limit.phase !== 'fixed',
+    totalBytes: options.totalBytes,
+  });
   let lastProgress = 0;
   const tick = () => {
     if (performance.now() - lastProgress <= PROGRESS_EVERY_MS) return;
@@ -69,18 +82,34 @@ function assemble(options: ImportOptions): Run {
   const changes = new Changes();
   const notify = () => changes.notify();
   const order = new MemberOrder();
-  const batcher = new Batcher(options.batchSize ?? IMPORT_DEFAULTS.batchSize, options.maxBatchBytes ?? IMPORT_DEFAULTS.maxBatchBytes);
+  const batcher = new Batcher(
+    options.batchSize ?? IMPORT_DEFAULTS.batchSize,
+    options.maxBatchBytes ?? IMPORT_DEFAULTS.maxBatchBytes,
+  );
   const hardStop = () => void options.transport.destroy?.().catch(() => undefined);
-  const stop = new StopControl({ stopSignal: options.stopSignal, abortSignal: options.abortSignal, outputFailedSignal: options.outputFailedSignal, graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs, emit, notify, hardStop });
-  const ledger: Ledger = new Ledger(order, options.hooks ?? {}, {
-    // a member's next row, released when the row before it settled
-    release: (next: PendingRecord) => {
-      if (stop.stopping) void ledger.settleFailed([next], stop.reasonText()!, stop.reasonText()!);
-      else for (const batch of batcher.add(next)) dispatcher.enqueue(batch);
+  const stop = new StopControl({
+    stopSignal: options.stopSignal,
+    abortSignal: options.abortSignal,
+    outputFailedSignal: options.outputFailedSignal,
+    graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs,
+    emit,
+    notify,
+    hardStop,
+  });
+  const ledger: Ledger = new Ledger(
+    order,
+    options.hooks ?? {},
+    {
+      // a member's next row, released when the row before it settled
+      release: (next: PendingRecord) => {
+        if (stop.stopping) void ledger.settleFailed([next], stop.reasonText()!, stop.reasonText()!);
+        else for (const batch of batcher.add(next)) dispatcher.enqueue(batch);
+      },
+      onSynced: () => (dispatcher.pump(), notify()),
+      onHookFailed: (error) => stop.fatal(error),
     },
-    onSynced: () => (dispatcher.pump(), notify()),
-    onHookFailed: (error) => stop.fatal(error),
-  }, options.rejects);
+    options.rejects,
+  );
   const failFast = new FailFast();
   const dispatcher: Dispatcher = new Dispatcher({
     transport: options.transport,
@@ -101,9 +130,33 @@ function assemble(options: ImportOptions): Run {
   });
   const progress = () => {
     const { rows: recordsRead, settled, confirmed } = ledger;
-    emit({ type: 'progress', progress: { recordsRead, settled, confirmed, inFlight: dispatcher.inFlight, concurrency: limit.current, bytesRead: options.bytesRead?.(), totalBytes: options.totalBytes } });
+    emit({
+      type: 'progress',
+      progress: {
+        recordsRead,
+        settled,
+        confirmed,
+        inFlight: dispatcher.inFlight,
+        concurrency: limit.current,
+        bytesRead: options.bytesRead?.(),
+        totalBytes: options.totalBytes,
+      },
+    });
   };
-  return { options, started: performance.now(), limit, ledger, order, batcher, dispatcher, stop, changes, emit, warnings: () => warnings, progress };
+  return {
+    options,
+    started: performance.now(),
+    limit,
+    ledger,
+    order,
+    batcher,
+    dispatcher,
+    stop,
+    changes,
+    emit,
+    warnings: () => warnings,
+    progress,
+  };
 }
 
 /** Sends what is left after the reading, then waits for every record to settle; on a stop, what was not sent fails. */

@@ -70,7 +70,10 @@ export class Reader {
   }
 
   /** True when the input ended (not --limit, not a stop). */
-  async #readChunks(iterator: AsyncIterator<readonly unknown[]>, toCandidate: (record: unknown) => Candidate): Promise<boolean> {
+  async #readChunks(
+    iterator: AsyncIterator<readonly unknown[]>,
+    toCandidate: (record: unknown) => Candidate,
+  ): Promise<boolean> {
     const { ledger, stop } = this.parts;
     const rowLimit = this.options.limit ?? Infinity;
     while (!stop.stopping && ledger.rows < rowLimit) {
@@ -123,23 +126,38 @@ export class Reader {
    * cost more than the batching itself.
    */
   #take(candidate: Candidate): Promise<void> | void {
-    if (!candidate.valid) return this.parts.ledger.invalid(candidate, candidate.issues, issuesToReason(candidate.issues));
+    if (!candidate.valid)
+      return this.parts.ledger.invalid(candidate, candidate.issues, issuesToReason(candidate.issues));
     const json = JSON.stringify(candidate.item);
     const { beforeSend } = this.#hooks;
     if (!beforeSend) return this.#send(candidate, json);
     const decided = beforeSend(candidate, json);
-    return decided instanceof Promise ? decided.then((decision) => this.#apply(candidate, json, decision)) : this.#apply(candidate, json, decided);
+    return decided instanceof Promise
+      ? decided.then((decision) => this.#apply(candidate, json, decision))
+      : this.#apply(candidate, json, decided);
   }
 
   #apply(candidate: Candidate & { valid: true }, json: string, decision: PreSendDecision): Promise<void> | void {
     if (decision === 'send') return this.#send(candidate, json);
     if (decision === 'unchanged') return this.parts.ledger.unchanged();
-    return this.parts.ledger.settledEarlier({ ...candidate, memberId: candidate.item.memberId }, decision.outcome, decision.reason);
+    return this.parts.ledger.settledEarlier(
+      { ...candidate, memberId: candidate.item.memberId },
+      decision.outcome,
+      decision.reason,
+    );
   }
 
   #send(candidate: Candidate & { valid: true }, json: string): Promise<void> | void {
     const { order, batcher, dispatcher, ledger } = this.parts;
-    const record: PendingRecord = { record: candidate.record, line: candidate.line, memberId: candidate.item.memberId, slab: NO_BYTES, at: 0, bytes: 0, raw: this.#keepRaw ? candidate.raw : undefined };
+    const record: PendingRecord = {
+      record: candidate.record,
+      line: candidate.line,
+      memberId: candidate.item.memberId,
+      slab: NO_BYTES,
+      at: 0,
+      bytes: 0,
+      raw: this.#keepRaw ? candidate.raw : undefined,
+    };
     const admission = order.admit(record);
     if (admission.kind === 'go') {
       this.#slabs.put(json, record);

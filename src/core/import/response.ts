@@ -45,7 +45,9 @@ export function accountResponse(records: readonly PendingRecord[], result: Impor
   if (result.importedCount < 0 || result.updatedCount < 0) problems.push('negative counts');
   if (unmatched.length > 0) {
     const names = unmatched.slice(0, 3).map((id) => (id === null ? 'null' : JSON.stringify(id)));
-    problems.push(`${unmatched.length} skipped entr${unmatched.length === 1 ? 'y names' : 'ies name'} no record of the batch (memberId ${names.join(', ')}${unmatched.length > 3 ? ', …' : ''})`);
+    problems.push(
+      `${unmatched.length} skipped entr${unmatched.length === 1 ? 'y names' : 'ies name'} no record of the batch (memberId ${names.join(', ')}${unmatched.length > 3 ? ', …' : ''})`,
+    );
   }
   return {
     addsUp: problems.length === 0,

@@ -54,7 +54,11 @@ class Settled implements SettledRecord {
   }
 }
 
-export function settledRecord(record: PendingRecord, outcome: SettledRecord['outcome'], reason?: string): SettledRecord {
+export function settledRecord(
+  record: PendingRecord,
+  outcome: SettledRecord['outcome'],
+  reason?: string,
+): SettledRecord {
   return new Settled(record, outcome, reason);
 }
 

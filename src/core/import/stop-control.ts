@@ -33,7 +33,9 @@ export class StopControl {
   constructor(private readonly o: StopControlOptions) {
     this.listen(o.stopSignal, () => this.interrupt());
     this.listen(o.abortSignal, () => this.abort());
-    this.listen(o.outputFailedSignal, () => this.outputFailed((o.outputFailedSignal!.reason as { short?: string }).short ?? 'an output could not be written'));
+    this.listen(o.outputFailedSignal, () =>
+      this.outputFailed((o.outputFailedSignal!.reason as { short?: string }).short ?? 'an output could not be written'),
+    );
   }
 
   get stopping(): boolean {

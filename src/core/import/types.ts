@@ -93,7 +93,14 @@ export interface ImportHooks {
 
 /** A place for records not imported or updated (src/io/rejects-writer.ts fits it). */
 export interface RejectsSink {
-  write(entry: { record: number; line: number; memberId?: string; stage: Stage; reason: string; input: unknown }): Promise<void> | void;
+  write(entry: {
+    record: number;
+    line: number;
+    memberId?: string;
+    stage: Stage;
+    reason: string;
+    input: unknown;
+  }): Promise<void> | void;
 }
 
 /**

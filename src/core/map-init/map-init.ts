@@ -26,7 +26,10 @@ export interface MapInitResult {
   notes: string[];
 }
 
-export async function initMapping(options: SourceOptions, localZone = Intl.DateTimeFormat().resolvedOptions().timeZone): Promise<MapInitResult> {
+export async function initMapping(
+  options: SourceOptions,
+  localZone = Intl.DateTimeFormat().resolvedOptions().timeZone,
+): Promise<MapInitResult> {
   const source = await openRecordSource(options);
   const sample: SourceRecord[] = [];
   try {
@@ -53,7 +56,9 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
   const rules = new Map<string, unknown>();
   for (const target of new Set(guesses)) {
     if (target === undefined) continue;
-    const proposals = names.flatMap((name, i) => (guesses[i] === target ? [proposeRule(name, target, cellsOf(name, i), localZone)] : []));
+    const proposals = names.flatMap((name, i) =>
+      guesses[i] === target ? [proposeRule(name, target, cellsOf(name, i), localZone)] : [],
+    );
     settle(target, proposals, { rules, fields, notes });
   }
   const columns: Record<string, unknown> = {};
@@ -65,13 +70,29 @@ export async function initMapping(options: SourceOptions, localZone = Intl.DateT
     const like = headersLike(field, names, 3).filter((h) => columns[h] === null);
     fields[field] = placeholderFor(field);
     // isActive's placeholder is a real value (every member active): say so, since nothing will fail to remind them
-    const what = field === 'isActive' ? 'says true for every member: map a status column instead if there is one' : 'holds a placeholder: replace it';
-    notes.push(`${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] ${what}`);
+    const what =
+      field === 'isActive'
+        ? 'says true for every member: map a status column instead if there is one'
+        : 'holds a placeholder: replace it';
+    notes.push(
+      `${field}: no column looks like it${like.length ? ` for sure (closest: ${like.map((h) => `"${h}"`).join(', ')})` : ''}; fields["${field}"] ${what}`,
+    );
   }
   // standard input is shown as "stdin" but read again as "-"
-  const validateCommand = shellCommand(['memberctl', 'validate', options.path === '-' ? '-' : source.file, ...readFlags(options)]);
+  const validateCommand = shellCommand([
+    'memberctl',
+    'validate',
+    options.path === '-' ? '-' : source.file,
+    ...readFlags(options),
+  ]);
   const description = `Starter mapping for ${source.file}, written by memberctl map init: check every rule (docs/mapping.md), then run ${validateCommand} --map <this file>.`;
-  return { file: source.file, format: source.format, mapping: { description, columns, fields }, validateCommand, notes };
+  return {
+    file: source.file,
+    format: source.format,
+    mapping: { description, columns, fields },
+    validateCommand,
+    notes,
+  };
 }
 
 /** A sampled non-empty cell and the line it is on (for notes that name it). */
@@ -96,7 +117,11 @@ interface Proposal {
  * a firstOf would read them all with one rule, so the column read best is mapped and the others are null, noted
  * with the rule that would map them instead.
  */
-function settle(target: string, proposals: Proposal[], out: { rules: Map<string, unknown>; fields: Record<string, unknown>; notes: string[] }): void {
+function settle(
+  target: string,
+  proposals: Proposal[],
+  out: { rules: Map<string, unknown>; fields: Record<string, unknown>; notes: string[] },
+): void {
   const [first] = proposals;
   if (proposals.length === 1) {
     out.rules.set(first!.name, first!.rule);
@@ -107,7 +132,9 @@ function settle(target: string, proposals: Proposal[], out: { rules: Map<string,
   if (options.every((o) => o === options[0])) {
     const names = proposals.map((p) => p.name);
     out.fields[target] = { firstOf: names, ...cellOptionsOf(first!.rule) };
-    out.notes.push(`${target}: ${names.map((h) => `"${h}"`).join(', ')} look alike; fields["${target}"] takes the first non-empty of them, in that order`);
+    out.notes.push(
+      `${target}: ${names.map((h) => `"${h}"`).join(', ')} look alike; fields["${target}"] takes the first non-empty of them, in that order`,
+    );
     out.notes.push(...new Set(proposals.flatMap((p) => p.notes)));
     return;
   }
@@ -117,7 +144,9 @@ function settle(target: string, proposals: Proposal[], out: { rules: Map<string,
   for (const other of proposals) {
     if (other === best) continue;
     out.rules.set(other.name, null);
-    out.notes.push(`${target}: "${best.name}" is mapped; "${other.name}" looks like it too but needs another rule, so it is null. To use it instead: "${other.name}": ${JSON.stringify(other.rule)}, "${best.name}": null`);
+    out.notes.push(
+      `${target}: "${best.name}" is mapped; "${other.name}" looks like it too but needs another rule, so it is null. To use it instead: "${other.name}": ${JSON.stringify(other.rule)}, "${best.name}": null`,
+    );
   }
 }
 
@@ -131,7 +160,13 @@ function cellOptionsOf(rule: unknown): Record<string, unknown> {
 function proposeRule(name: string, target: string, sampled: Cell[], localZone: string): Proposal {
   const cells = sampled.map((c) => c.text);
   const notes: string[] = [];
-  const plain = (rule: unknown, reads = cells.length): Proposal => ({ name, rule, reads, plain: rule === target, notes });
+  const plain = (rule: unknown, reads = cells.length): Proposal => ({
+    name,
+    rule,
+    reads,
+    plain: rule === target,
+    notes,
+  });
   if (target === 'birthdate' || target === 'createdAt') {
     const guess = guessDateFormat(cells);
     if (!guess) {
@@ -140,27 +175,53 @@ function proposeRule(name: string, target: string, sampled: Cell[], localZone: s
     }
     const reads = cells.length - guess.misses.length;
     const format = guess.format ? ` in "${guess.format}"` : '';
-    if (guess.iso > 0 && guess.format) notes.push(`"${name}" → ${target}: ${guess.iso} of its first ${cells.length} cells are dates (read as they are), the others text${format}`);
-    if (guess.misses.length > 0) notes.push(missesNote(name, target, cells.length, format, guess.misses.map((i) => sampled[i]!)));
+    if (guess.iso > 0 && guess.format)
+      notes.push(
+        `"${name}" → ${target}: ${guess.iso} of its first ${cells.length} cells are dates (read as they are), the others text${format}`,
+      );
+    if (guess.misses.length > 0)
+      notes.push(
+        missesNote(
+          name,
+          target,
+          cells.length,
+          format,
+          guess.misses.map((i) => sampled[i]!),
+        ),
+      );
     if (!guess.local) return plain(guess.format ? { field: target, format: guess.format } : target, reads);
-    notes.push(`"${name}" → ${target}: times without an offset; assumed "timeZone": "${localZone}" (this computer's zone): check it`);
-    return plain(guess.format ? { field: target, format: guess.format, timeZone: localZone } : { field: target, timeZone: localZone }, reads);
+    notes.push(
+      `"${name}" → ${target}: times without an offset; assumed "timeZone": "${localZone}" (this computer's zone): check it`,
+    );
+    return plain(
+      guess.format
+        ? { field: target, format: guess.format, timeZone: localZone }
+        : { field: target, timeZone: localZone },
+      reads,
+    );
   }
   if (target === 'isActive' || target === 'isEmployee' || target === 'deceased' || target === 'isMembershipFeePaid') {
     const values = guessValues(cells);
     if (!values) return plain(target);
-    const unsure = Object.entries(values).filter(([, v]) => v === null).map(([k]) => `"${k}"`);
+    const unsure = Object.entries(values)
+      .filter(([, v]) => v === null)
+      .map(([k]) => `"${k}"`);
     if (unsure.length) notes.push(`"${name}" → ${target}: say true or false for ${unsure.join(', ')} in "values"`);
     return plain({ field: target, values }, cells.filter((c) => typeof values[c.toLowerCase()] === 'boolean').length);
   }
-  if (target === 'address.countryCode' && needsCountryConversion(cells)) return plain({ field: target, convert: 'countryCode' });
+  if (target === 'address.countryCode' && needsCountryConversion(cells))
+    return plain({ field: target, convert: 'countryCode' });
   return plain(target);
 }
 
 /** "2 of its first 40 cells are not dates in "dd.MM.yyyy": "31.02.2024" (line 7), "n/a" (line 9): check them". */
 function missesNote(name: string, target: string, sampled: number, format: string, misses: Cell[]): string {
   const one = misses.length === 1;
-  const shown = misses.slice(0, 3).map((c) => `${JSON.stringify(c.text)} (line ${c.line})`).join(', ') + (misses.length > 3 ? ', …' : '');
+  const shown =
+    misses
+      .slice(0, 3)
+      .map((c) => `${JSON.stringify(c.text)} (line ${c.line})`)
+      .join(', ') + (misses.length > 3 ? ', …' : '');
   return `"${name}" → ${target}: ${misses.length} of its first ${sampled} cells ${one ? 'is not a date' : 'are not dates'}${format}: ${shown}: check ${one ? 'it' : 'them'}`;
 }
 
@@ -170,13 +231,15 @@ function readFlags(options: SourceOptions): string[] {
   if (options.format) flags.push('--format', options.format);
   if (options.sheet !== undefined) flags.push('--sheet', options.sheet);
   if (options.encoding !== undefined) flags.push('--encoding', options.encoding);
-  if (options.delimiter !== undefined) flags.push('--delimiter', options.delimiter === '\t' ? 'tab' : options.delimiter);
+  if (options.delimiter !== undefined)
+    flags.push('--delimiter', options.delimiter === '\t' ? 'tab' : options.delimiter);
   return flags;
 }
 
 function placeholderFor(field: (typeof REQUIRED_FIELDS)[number]): unknown {
   if (field === 'isActive') return { value: true };
-  if (field === 'createdAt') return { value: 'REPLACE: when these members joined, e.g. 2024-01-01T00:00:00Z, or map a column' };
+  if (field === 'createdAt')
+    return { value: 'REPLACE: when these members joined, e.g. 2024-01-01T00:00:00Z, or map a column' };
   return { column: 'REPLACE: the header of a column holding a unique id' };
 }
 

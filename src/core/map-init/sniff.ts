@@ -9,16 +9,48 @@ import { isKnownName, REQUIRED_FIELDS } from '../mapping/required-fields.js';
 
 /** Names exports give fields, beyond the API's own (matched leniently, on the whole name or its last dotted part). */
 const SYNONYMS: Record<string, string> = {
-  emailaddress: 'email', mail: 'email', workemail: 'email', primaryemail: 'email',
-  givenname: 'firstName', forename: 'firstName', first: 'firstName',
-  surname: 'lastName', familyname: 'lastName', last: 'lastName',
-  mobile: 'phone', mobilephone: 'phone', cellphone: 'phone', phonenumber: 'phone', telephone: 'phone', tel: 'phone',
-  homephone: 'homeTelephone', dateofbirth: 'birthdate', dob: 'birthdate', birthday: 'birthdate', born: 'birthdate',
-  street: 'address.addressLine1', streetaddress: 'address.addressLine1', address1: 'address.addressLine1', address: 'address.addressLine1',
-  address2: 'address.addressLine2', postcode: 'address.zipCode', postalcode: 'address.zipCode', zip: 'address.zipCode',
-  city: 'address.city', town: 'address.city', state: 'address.region', province: 'address.region', county: 'address.region',
-  zippostalcode: 'address.zipCode', aptsuite: 'address.addressLine2', apartment: 'address.addressLine2', stateregion: 'address.region',
-  country: 'address.countryCode', countrycode: 'address.countryCode', gender: 'genderId', store: 'selectedStoreId',
+  emailaddress: 'email',
+  mail: 'email',
+  workemail: 'email',
+  primaryemail: 'email',
+  givenname: 'firstName',
+  forename: 'firstName',
+  first: 'firstName',
+  surname: 'lastName',
+  familyname: 'lastName',
+  last: 'lastName',
+  mobile: 'phone',
+  mobilephone: 'phone',
+  cellphone: 'phone',
+  phonenumber: 'phone',
+  telephone: 'phone',
+  tel: 'phone',
+  homephone: 'homeTelephone',
+  dateofbirth: 'birthdate',
+  dob: 'birthdate',
+  birthday: 'birthdate',
+  born: 'birthdate',
+  street: 'address.addressLine1',
+  streetaddress: 'address.addressLine1',
+  address1: 'address.addressLine1',
+  address: 'address.addressLine1',
+  address2: 'address.addressLine2',
+  postcode: 'address.zipCode',
+  postalcode: 'address.zipCode',
+  zip: 'address.zipCode',
+  city: 'address.city',
+  town: 'address.city',
+  state: 'address.region',
+  province: 'address.region',
+  county: 'address.region',
+  zippostalcode: 'address.zipCode',
+  aptsuite: 'address.addressLine2',
+  apartment: 'address.addressLine2',
+  stateregion: 'address.region',
+  country: 'address.countryCode',
+  countrycode: 'address.countryCode',
+  gender: 'genderId',
+  store: 'selectedStoreId',
 };
 
 const GENERIC = /^(value|text|number|data)$/i;
@@ -30,9 +62,14 @@ export function guessTarget(header: string): string | undefined {
   // "contact.phones.0" is a phone: the last part that is not an array index names the value
   const parts = header.split('.').filter((part) => !/^\d+$/.test(part));
   // "contact.emails.0.value": a generic last part is named by its parent
-  const last = parts.length > 1 && GENERIC.test(parts[parts.length - 1]!) ? parts[parts.length - 2]! : (parts.pop() ?? header);
+  const last =
+    parts.length > 1 && GENERIC.test(parts[parts.length - 1]!) ? parts[parts.length - 2]! : (parts.pop() ?? header);
   // "Active?", "Zip/Postal Code": punctuation says nothing about the field
-  const names = [header, last].map((name) => normalizeName(name).replace(/[^\p{L}\p{N}]/gu, '').replace(/(email|phone)s$/, '$1'));
+  const names = [header, last].map((name) =>
+    normalizeName(name)
+      .replace(/[^\p{L}\p{N}]/gu, '')
+      .replace(/(email|phone)s$/, '$1'),
+  );
   const synonym = names.map((name) => SYNONYMS[name]).find(Boolean);
   if (synonym) return synonym;
   for (const field of REQUIRED_FIELDS) if (names.some((name) => isKnownName(field, name))) return field;
@@ -44,9 +81,29 @@ export function guessTarget(header: string): string | undefined {
 
 /** Patterns tried on a date column's cells, most specific and most common first; dd/MM before MM/dd. */
 const DATE_PATTERNS = [
-  "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", 'yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd HH:mm', 'yyyy/MM/dd',
-  'dd-MM-yyyy HH:mm', 'dd-MM-yyyy', 'dd.MM.yyyy HH:mm', 'dd.MM.yyyy', 'dd/MM/yyyy HH:mm', 'dd/MM/yyyy',
-  'MM/dd/yyyy HH:mm', 'MM/dd/yyyy', 'M/d/yyyy h:mm a', 'M/d/yyyy H:mm', 'M/d/yyyy', 'd/M/yyyy', 'M/d/yy', 'd.M.yy', 'd MMM yyyy', 'MMM d, yyyy', 'MMMM d, yyyy',
+  "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  "yyyy-MM-dd'T'HH:mm:ss",
+  'yyyy-MM-dd HH:mm:ss',
+  'yyyy-MM-dd HH:mm',
+  'yyyy/MM/dd HH:mm',
+  'yyyy/MM/dd',
+  'dd-MM-yyyy HH:mm',
+  'dd-MM-yyyy',
+  'dd.MM.yyyy HH:mm',
+  'dd.MM.yyyy',
+  'dd/MM/yyyy HH:mm',
+  'dd/MM/yyyy',
+  'MM/dd/yyyy HH:mm',
+  'MM/dd/yyyy',
+  'M/d/yyyy h:mm a',
+  'M/d/yyyy H:mm',
+  'M/d/yyyy',
+  'd/M/yyyy',
+  'M/d/yy',
+  'd.M.yy',
+  'd MMM yyyy',
+  'MMM d, yyyy',
+  'MMMM d, yyyy',
 ].map((pattern) => compileDateFormat(pattern));
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -94,7 +151,8 @@ export function guessDateFormat(cells: readonly string[]): DateGuess | undefined
 }
 
 const TRUE_WORDS = /^(active|enabled|current|subscribed|member|live|open|valid|customer|paid)$/i;
-const FALSE_WORDS = /^(inactive|disabled|lapsed|cancell?ed|expired|churned|closed|unsubscribed|suspended|deleted|former|lead)$/i;
+const FALSE_WORDS =
+  /^(inactive|disabled|lapsed|cancell?ed|expired|churned|closed|unsubscribed|suspended|deleted|former|lead)$/i;
 
 /** A values map for a boolean field whose cells are words, not true/false; undefined when they read as booleans. */
 export function guessValues(cells: readonly string[]): Record<string, boolean | null> | undefined {
@@ -106,7 +164,13 @@ export function guessValues(cells: readonly string[]): Record<string, boolean | 
   const values: Record<string, boolean | null> = {};
   for (const cell of distinct.slice(0, 12)) {
     const asBoolean = toBoolean(cell);
-    values[cell] = !(asBoolean instanceof Problem) ? asBoolean : TRUE_WORDS.test(cell) ? true : FALSE_WORDS.test(cell) ? false : null;
+    values[cell] = !(asBoolean instanceof Problem)
+      ? asBoolean
+      : TRUE_WORDS.test(cell)
+        ? true
+        : FALSE_WORDS.test(cell)
+          ? false
+          : null;
   }
   return values;
 }

@@ -6,7 +6,10 @@ import type { CellType } from './targets.js';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
 export class Problem {
-  constructor(readonly message: string, readonly rule: string) {}
+  constructor(
+    readonly message: string,
+    readonly rule: string,
+  ) {}
 }
 
 const TRUE = new Set(['true', 'yes', 'y', '1']);
@@ -55,9 +58,14 @@ export function toNumber(cell: string): number | Problem {
 export function toJson(cell: string): unknown {
   try {
     const value = JSON.parse(cell) as unknown;
-    return nestedDeeperThan(value, CUSTOM_VALUE_LEVELS) ? new Problem(`the JSON value is ${TOO_DEEP_MESSAGE}`, 'too deep') : value;
+    return nestedDeeperThan(value, CUSTOM_VALUE_LEVELS)
+      ? new Problem(`the JSON value is ${TOO_DEEP_MESSAGE}`, 'too deep')
+      : value;
   } catch {
-    return new Problem(`expected a JSON value (the column's type is json), got "${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}"`, 'not JSON');
+    return new Problem(
+      `expected a JSON value (the column's type is json), got "${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}"`,
+      'not JSON',
+    );
   }
 }
 

@@ -62,7 +62,8 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
   const ruled = new Map<number, Feed[] | null>();
   for (const [key, feeds] of mapping?.columns ?? []) {
     const index = findHeader(byName, key);
-    if (index === undefined || ruled.has(index)) warnings.push(`mapping file ${mapping!.file}: column "${key}" is not in ${file}'s header`);
+    if (index === undefined || ruled.has(index))
+      warnings.push(`mapping file ${mapping!.file}: column "${key}" is not in ${file}'s header`);
     else ruled.set(index, feeds);
   }
   const fields: ResolvedField[] = [];
@@ -71,8 +72,11 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
     const indices: number[] = [];
     for (const name of rule.sources) {
       const index = findHeader(byName, name);
-      if (index === undefined) warnings.push(`mapping file ${mapping!.file}: fields["${rule.path}"]: column "${name}" is not in ${file}'s header`);
-      else (indices.push(index), sourceColumns.add(index));
+      if (index === undefined)
+        warnings.push(
+          `mapping file ${mapping!.file}: fields["${rule.path}"]: column "${name}" is not in ${file}'s header`,
+        );
+      else indices.push(index), sourceColumns.add(index);
     }
     fields.push({ rule, indices });
   }
@@ -88,7 +92,8 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
       return;
     }
     const target = resolveTarget(header);
-    if (target) column.feeds = [{ target, path: targetPath(target), read: compileCellReader(target), emptyAsNull: false }];
+    if (target)
+      column.feeds = [{ target, path: targetPath(target), read: compileCellReader(target), emptyAsNull: false }];
     else if (!sourceColumns.has(index)) unknown.push(column);
   });
 
@@ -96,7 +101,9 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
   // with a mapping, a missing required field is what is left to map; without one, the unknown columns come first
   if (mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
   if (unknown.length > 0 && !options.ignoreUnknownColumns) {
-    const shown = unknown.slice(0, 5).map((c) => `${quotedHeader(c.header)} (column ${c.index + 1}${suggestionFor(c.header)})`);
+    const shown = unknown
+      .slice(0, 5)
+      .map((c) => `${quotedHeader(c.header)} (column ${c.index + 1}${suggestionFor(c.header)})`);
     if (unknown.length > shown.length) shown.push(`and ${unknown.length - shown.length} more`);
     const list = shown.join(', ');
     throw new UsageError(`${file} line 1: unknown column${unknown.length > 1 ? 's' : ''} ${list}`, {
@@ -105,12 +112,15 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
     });
   }
   if (!mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
-  const ignored = unknown.map((c) => `${file}: ignoring unknown column ${quotedHeader(c.header)} (column ${c.index + 1})`);
+  const ignored = unknown.map(
+    (c) => `${file}: ignoring unknown column ${quotedHeader(c.header)} (column ${c.index + 1})`,
+  );
   return { columns, fields, warnings: [...ignored, ...warnings] };
 }
 
 function suggestionFor(header: string): string {
-  if (isObjectFieldName(header)) return `: ${normalizeName(header) === 'address' ? 'use address.<field>, e.g. address.city' : `use ${header}.<key>`}`;
+  if (isObjectFieldName(header))
+    return `: ${normalizeName(header) === 'address' ? 'use address.<field>, e.g. address.city' : `use ${header}.<key>`}`;
   const suggestion = closestField(header);
   return suggestion ? `: did you mean ${suggestion}?` : '';
 }
@@ -122,13 +132,17 @@ function suggestionFor(header: string): string {
  */
 function rejectClashes(columns: ResolvedColumn[], file: string): void {
   const byPath = new Map<string, ResolvedColumn>();
-  const hint = 'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}), or take the first non-empty with {"fields": {"<field>": {"firstOf": ["<header>", "<header>"]}}}.';
+  const hint =
+    'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}), or take the first non-empty with {"fields": {"<field>": {"firstOf": ["<header>", "<header>"]}}}.';
   const problems: Problem[] = [];
   for (const column of columns) {
     for (const { path } of column.feeds) {
       const earlier = byPath.get(path);
       if (earlier && earlier !== column) {
-        problems.push({ message: `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`, hint });
+        problems.push({
+          message: `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`,
+          hint,
+        });
       } else byPath.set(path, column);
     }
   }

@@ -77,7 +77,14 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
   const headerOfPath = new Map<string, string>();
   for (const column of columns) {
     for (const feed of column.feeds) {
-      plans.push({ index: column.index, path: feed.path, named: named(column.header, feed.path), read: feed.read, assign: assignerFor(feed.target), emptyAsNull: feed.emptyAsNull || (emptyAsNull && takesNull(feed.target)) });
+      plans.push({
+        index: column.index,
+        path: feed.path,
+        named: named(column.header, feed.path),
+        read: feed.read,
+        assign: assignerFor(feed.target),
+        emptyAsNull: feed.emptyAsNull || (emptyAsNull && takesNull(feed.target)),
+      });
       if (column.header !== feed.path) headerOfPath.set(feed.path, column.header);
     }
   }
@@ -93,8 +100,12 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     besideColumn: plans.some((plan) => plan.path === rule.path),
   }));
 
-  const fill = (cells: readonly (string | undefined)[], item: Item, rowPlans: readonly Plan[], rowFields: readonly FieldPlan[]) =>
-    fillItem(cells, item, rowPlans, rowFields, nullToken);
+  const fill = (
+    cells: readonly (string | undefined)[],
+    item: Item,
+    rowPlans: readonly Plan[],
+    rowFields: readonly FieldPlan[],
+  ) => fillItem(cells, item, rowPlans, rowFields, nullToken);
 
   function toCandidate(source: SourceRecord): Candidate {
     const { record, line } = source;
@@ -107,7 +118,8 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     const issues = mergeIssues(problems, check.ok ? [] : check.issues);
     for (const issue of issues) {
       const header = headerOfPath.get(issue.path);
-      if (header !== undefined && !issue.message.endsWith(`(column "${header}")`)) issue.message += ` (column "${header}")`;
+      if (header !== undefined && !issue.message.endsWith(`(column "${header}")`))
+        issue.message += ` (column "${header}")`;
     }
     return { record, line, memberId, raw: cells, valid: false, issues };
   }
@@ -173,7 +185,8 @@ function fillItem(
       continue;
     }
     const value = plan.read(cell);
-    if (value instanceof Problem) (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
+    if (value instanceof Problem)
+      (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
     else plan.assign(item, value);
   }
   for (let i = 0; i < rowFields.length; i++) {
@@ -187,7 +200,12 @@ function fillItem(
       const cell = cells[field.indices[k]!]?.trim();
       if (cell === undefined || cell === '') continue;
       const value = cell === nullToken ? null : field.read(cell);
-      if (value instanceof Problem) (problems ??= []).push({ path: field.path, message: `${value.message} (column "${field.headers[k]}")`, rule: value.rule });
+      if (value instanceof Problem)
+        (problems ??= []).push({
+          path: field.path,
+          message: `${value.message} (column "${field.headers[k]}")`,
+          rule: value.rule,
+        });
       else field.assign(item, value);
       break;
     }

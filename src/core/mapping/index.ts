@@ -27,7 +27,11 @@ export interface SourceKey {
   key: string;
 }
 
-export function createRecordMapper(format: InputFormat, headers: readonly string[] | undefined, options: CsvMapperOptions): RecordMapper {
+export function createRecordMapper(
+  format: InputFormat,
+  headers: readonly string[] | undefined,
+  options: CsvMapperOptions,
+): RecordMapper {
   let map: (source: SourceRecord) => Candidate;
   let memberIdOf: (raw: unknown) => string | undefined = () => undefined;
   let warnings: string[] = [];
@@ -43,7 +47,11 @@ export function createRecordMapper(format: InputFormat, headers: readonly string
     };
     warnings = csv.warnings;
   } else {
-    for (const [flag, given] of [['--ignore-unknown-columns', options.ignoreUnknownColumns], ['--null-token', options.nullToken], ['--empty-as-null', options.emptyAsNull]] as const) {
+    for (const [flag, given] of [
+      ['--ignore-unknown-columns', options.ignoreUnknownColumns],
+      ['--null-token', options.nullToken],
+      ['--empty-as-null', options.emptyAsNull],
+    ] as const) {
       if (given !== undefined && given !== false) {
         throw new UsageError(`${flag} applies to CSV input only (${options.file} is ${format})`, {
           code: 'csv-only-option',

@@ -63,22 +63,35 @@ function describeIssue(issue: z.core.$ZodIssue, kind: InputKind): { message: str
       if (input === undefined) return { message: 'required', rule: 'required' };
       if (input === null) return { message: 'must not be null', rule: 'null not allowed' };
       const note = kind === 'json' ? ' (JSON values are not coerced)' : '';
-      return { message: `expected ${issue.expected}, got ${gotValue(input)}${note}`, rule: `expected ${issue.expected}` };
+      return {
+        message: `expected ${issue.expected}, got ${gotValue(input)}${note}`,
+        rule: `expected ${issue.expected}`,
+      };
     }
     case 'too_big':
       if (issue.origin === 'string' && typeof input === 'string') {
-        return { message: `must be at most ${String(issue.maximum)} characters, got ${input.length}`, rule: `longer than ${String(issue.maximum)} characters` };
+        return {
+          message: `must be at most ${String(issue.maximum)} characters, got ${input.length}`,
+          rule: `longer than ${String(issue.maximum)} characters`,
+        };
       }
       return { message: issue.message, rule: issue.message };
     case 'too_small':
-      if (issue.origin === 'string' && Number(issue.minimum) === 1) return { message: 'must not be empty', rule: 'empty' };
+      if (issue.origin === 'string' && Number(issue.minimum) === 1)
+        return { message: 'must not be empty', rule: 'empty' };
       return { message: issue.message, rule: issue.message };
     case 'invalid_format':
       if (issue.format === 'datetime') {
         const accepted = kind === 'csv' ? CSV_DATE_EXPECTED : DATE_EXAMPLE;
         // a local time (a workbook's date cell, a CRM's "2023-01-05 10:22") only lacks its zone
-        const local = typeof input === 'string' && LOCAL_DATE_TIME.test(input) ? '; it has no offset: a "timeZone" rule in the mapping (--map) says where it was written' : '';
-        return { message: `expected ${accepted}, got ${describeValue(input)}${local}`, rule: 'not an ISO 8601 date-time' };
+        const local =
+          typeof input === 'string' && LOCAL_DATE_TIME.test(input)
+            ? '; it has no offset: a "timeZone" rule in the mapping (--map) says where it was written'
+            : '';
+        return {
+          message: `expected ${accepted}, got ${describeValue(input)}${local}`,
+          rule: 'not an ISO 8601 date-time',
+        };
       }
       return { message: issue.message, rule: issue.message };
     case 'invalid_union':
@@ -89,4 +102,3 @@ function describeIssue(issue: z.core.$ZodIssue, kind: InputKind): { message: str
       return { message: issue.message, rule: issue.message };
   }
 }
-

@@ -8,7 +8,8 @@ export type Item = Record<string, unknown>;
 export type Assign = (item: Item, value: unknown) => void;
 
 const containerOf = (target: Target): string | undefined => (target.kind === 'field' ? undefined : target.kind);
-const leafOf = (target: Target): string => (target.kind === 'field' || target.kind === 'address' ? target.field : target.key);
+const leafOf = (target: Target): string =>
+  target.kind === 'field' || target.kind === 'address' ? target.field : target.key;
 
 export function assignerFor(target: Target): Assign {
   const leaf = leafOf(target);

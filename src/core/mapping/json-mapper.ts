@@ -40,7 +40,14 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     const path = key.split('.');
     consumed.add(path[0]!);
     for (const feed of feeds ?? []) {
-      rules.push({ key, path, target: feed.path, read: feed.read, assign: assignerFor(feed.target), emptyAsNull: feed.emptyAsNull });
+      rules.push({
+        key,
+        path,
+        target: feed.path,
+        read: feed.read,
+        assign: assignerFor(feed.target),
+        emptyAsNull: feed.emptyAsNull,
+      });
       consumed.add(feed.path.split('.')[0]!);
     }
   }
@@ -49,7 +56,13 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     for (const source of rule.sources) consumed.add(source.split('.')[0]!);
     // a path rule feeds this field too: the field rule applies only when that value gave nothing (as for CSV)
     const besideColumn = rules.some((r) => r.target === rule.path);
-    return { rule, paths: rule.sources.map((s) => s.split('.')), assign: assignerFor(rule.target), get: getterFor(rule.target), besideColumn };
+    return {
+      rule,
+      paths: rule.sources.map((s) => s.split('.')),
+      assign: assignerFor(rule.target),
+      get: getterFor(rule.target),
+      besideColumn,
+    };
   });
 
   return (source) => {
@@ -60,14 +73,23 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     let problems: RecordIssue[] | undefined;
     const take = (value: unknown, read: CellReader, assign: Assign, target: string, where: string): boolean => {
       if (value === undefined || value === '') return false;
-      const out = value === null ? null : typeof value === 'string' ? read(value.trim()) : typeof value === 'number' || typeof value === 'boolean' ? read(String(value)) : value;
-      if (out instanceof Problem) (problems ??= []).push({ path: target, message: `${out.message} (at "${where}")`, rule: out.rule });
+      const out =
+        value === null
+          ? null
+          : typeof value === 'string'
+            ? read(value.trim())
+            : typeof value === 'number' || typeof value === 'boolean'
+              ? read(String(value))
+              : value;
+      if (out instanceof Problem)
+        (problems ??= []).push({ path: target, message: `${out.message} (at "${where}")`, rule: out.rule });
       else assign(item, out);
       return true;
     };
     for (const rule of rules) {
       const value = valueAtPath(raw, rule.path);
-      if (!take(value, rule.read, rule.assign, rule.target, rule.key) && value === '' && rule.emptyAsNull) rule.assign(item, null);
+      if (!take(value, rule.read, rule.assign, rule.target, rule.key) && value === '' && rule.emptyAsNull)
+        rule.assign(item, null);
     }
     for (const { rule, paths, assign, get, besideColumn } of fields) {
       if (besideColumn && get(item) !== undefined) continue;
@@ -79,7 +101,10 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     const check = checkItem(item, 'json');
     if (check.ok && !problems) return { record, line, memberId, raw, valid: true, item: check.item };
     const seen = new Set(problems?.map((p) => p.path));
-    const issues = sortByFieldOrder([...(problems ?? []), ...(check.ok ? [] : check.issues.filter((i) => !seen.has(i.path)))]);
+    const issues = sortByFieldOrder([
+      ...(problems ?? []),
+      ...(check.ok ? [] : check.issues.filter((i) => !seen.has(i.path))),
+    ]);
     return { record, line, memberId, raw, valid: false, issues };
   };
 }
@@ -88,6 +113,8 @@ const isObject = (raw: unknown): raw is object => typeof raw === 'object' && raw
 const memberIdText = (id: unknown) => (typeof id === 'string' ? id : typeof id === 'number' ? String(id) : undefined);
 
 function notAnObject({ record, line, raw }: SourceRecord): Candidate {
-  const issues = [{ path: '', message: `expected a JSON object (one member), got ${describeValue(raw)}`, rule: 'not an object' }];
+  const issues = [
+    { path: '', message: `expected a JSON object (one member), got ${describeValue(raw)}`, rule: 'not an object' },
+  ];
   return { record, line, raw, valid: false, issues };
 }

@@ -10,7 +10,13 @@
 import { readFile } from 'node:fs/promises';
 import { jsonErrorPosition, jsonErrorReason } from '../json-position.js';
 import { UsageError, type Problem } from '../../errors.js';
-import { columnRuleSchema, describeSchemaIssues, fieldRuleSchema, mappingFileSchema, type CellOptions } from './mapping-schema.js';
+import {
+  columnRuleSchema,
+  describeSchemaIssues,
+  fieldRuleSchema,
+  mappingFileSchema,
+  type CellOptions,
+} from './mapping-schema.js';
 import { compileCellReader, RuleError, type CellReader, type RuleKey } from './rules/cell-rule.js';
 import { closestField, resolveTarget, targetPath, type Target } from './targets.js';
 
@@ -47,17 +53,26 @@ export interface Mapping {
 export const FORMAT_HINT =
   'A mapping file looks like {"columns": {"E-mail Address": "email", "Internal Notes": null, ' +
   '"Signup": {"field": "createdAt", "format": "dd.MM.yyyy HH:mm", "timeZone": "Europe/Oslo"}}, "fields": {"isActive": {"value": true}}}; see docs/mapping.md';
-const TARGET_HINT = 'Targets are upsert item fields (email), address.<field>, metadata.<key> or customProperties.<key>; null drops the column.';
-const COLUMN_HINT = 'A column rule is a field name, null (drops the column), or {"field": "createdAt", "format": "dd.MM.yyyy", ...} with the keys in docs/mapping.md#cell-rules.';
-const FIELD_HINT = 'A fields rule is {"value": true}, {"default": "basic"}, {"firstOf": ["Work Email", "Home Email"]} or {"column": "Mail"}, with the cell rules of a column; see docs/mapping.md#fields.';
+const TARGET_HINT =
+  'Targets are upsert item fields (email), address.<field>, metadata.<key> or customProperties.<key>; null drops the column.';
+const COLUMN_HINT =
+  'A column rule is a field name, null (drops the column), or {"field": "createdAt", "format": "dd.MM.yyyy", ...} with the keys in docs/mapping.md#cell-rules.';
+const FIELD_HINT =
+  'A fields rule is {"value": true}, {"default": "basic"}, {"firstOf": ["Work Email", "Home Email"]} or {"column": "Mail"}, with the cell rules of a column; see docs/mapping.md#fields.';
 const RULE_HINTS: Record<RuleKey, string> = {
   type: '"type" is for customProperties.<key> only: string, number, boolean or json (docs/mapping.md#cell-rules).',
-  values: '"values" maps cells to what is sent, e.g. {"active": true, "lapsed": false}; cells are looked up trimmed, in any case (docs/mapping.md#cell-rules).',
-  otherwise: '"otherwise" sits beside "values": what a cell the values do not list becomes (docs/mapping.md#cell-rules).',
-  defaultRegion: '{"field": "phone", "convert": "e164", "defaultRegion": "NO"} reads numbers written without +country (docs/mapping.md#cell-rules).',
-  format: 'Unicode date-pattern letters, as in java.time and date-fns: yyyy MM dd HH mm ss, a (AM/PM), XXX (offset) (docs/mapping.md#format).',
-  timeZone: 'An IANA zone such as Europe/Oslo, America/New_York or UTC (`timedatectl list-timezones` lists them; docs/mapping.md#timezone).',
-  twoDigitYearStart: 'The first year of the 100 that yy reads into, with a "format" that has yy (docs/mapping.md#format).',
+  values:
+    '"values" maps cells to what is sent, e.g. {"active": true, "lapsed": false}; cells are looked up trimmed, in any case (docs/mapping.md#cell-rules).',
+  otherwise:
+    '"otherwise" sits beside "values": what a cell the values do not list becomes (docs/mapping.md#cell-rules).',
+  defaultRegion:
+    '{"field": "phone", "convert": "e164", "defaultRegion": "NO"} reads numbers written without +country (docs/mapping.md#cell-rules).',
+  format:
+    'Unicode date-pattern letters, as in java.time and date-fns: yyyy MM dd HH mm ss, a (AM/PM), XXX (offset) (docs/mapping.md#format).',
+  timeZone:
+    'An IANA zone such as Europe/Oslo, America/New_York or UTC (`timedatectl list-timezones` lists them; docs/mapping.md#timezone).',
+  twoDigitYearStart:
+    'The first year of the 100 that yy reads into, with a "format" that has yy (docs/mapping.md#format).',
 };
 
 /** Every problem of one mapping file, so that one run lists them all: each names the file and the JSON path, with a hint. */
@@ -84,7 +99,14 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'not found' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const reason =
+      code === 'ENOENT'
+        ? 'not found'
+        : code === 'EISDIR'
+          ? 'is a directory, not a file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
     throw new UsageError(`mapping file ${path}: ${reason}`, { code: 'mapping-file', hint: FORMAT_HINT });
   }
   let json: unknown;
@@ -92,7 +114,10 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
     json = JSON.parse(text);
   } catch (error) {
     const where = jsonErrorPosition(text, error);
-    throw new UsageError(`mapping file ${path} is not valid JSON${where ? ` ${where}` : ''}: ${jsonErrorReason(error)}`, { code: 'mapping-file', hint: FORMAT_HINT });
+    throw new UsageError(
+      `mapping file ${path} is not valid JSON${where ? ` ${where}` : ''}: ${jsonErrorReason(error)}`,
+      { code: 'mapping-file', hint: FORMAT_HINT },
+    );
   }
   return parseMapping(json, path);
 }
@@ -100,9 +125,11 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
 export function parseMapping(json: unknown, file: string): Mapping {
   const problems = new Problems(file);
   const parsed = mappingFileSchema.safeParse(json, { reportInput: true });
-  if (!parsed.success) for (const line of describeSchemaIssues(parsed.error.issues, '', 'file')) problems.add(line, FORMAT_HINT);
+  if (!parsed.success)
+    for (const line of describeSchemaIssues(parsed.error.issues, '', 'file')) problems.add(line, FORMAT_HINT);
   // past a wrong top-level key, the rules are still checked: every problem is reported in one run
-  const ruleSet = (key: 'columns' | 'fields') => (parsed.success ? parsed.data[key] : plainObject((json as Record<string, unknown> | null)?.[key])) ?? {};
+  const ruleSet = (key: 'columns' | 'fields') =>
+    (parsed.success ? parsed.data[key] : plainObject((json as Record<string, unknown> | null)?.[key])) ?? {};
   const columns = new Map<string, Feed[] | null>();
   for (const [column, rule] of Object.entries(ruleSet('columns'))) {
     if (rule === null) {
@@ -110,7 +137,9 @@ export function parseMapping(json: unknown, file: string): Mapping {
       continue;
     }
     const where = `columns["${column}"]`;
-    const feeds = (Array.isArray(rule) ? rule : [rule]).map((one, i) => feedOf(one, Array.isArray(rule) ? `${where}[${i}]` : where, problems));
+    const feeds = (Array.isArray(rule) ? rule : [rule]).map((one, i) =>
+      feedOf(one, Array.isArray(rule) ? `${where}[${i}]` : where, problems),
+    );
     if (feeds.every((feed) => feed !== undefined)) columns.set(column, feeds);
   }
   const fields: FieldRule[] = [];
@@ -124,7 +153,9 @@ export function parseMapping(json: unknown, file: string): Mapping {
 }
 
 function plainObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefined {
@@ -133,7 +164,10 @@ function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefi
     return target && { ...target, emptyAsNull: false };
   }
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
-    return problems.add(`${where}: expected a field name, null (drop the column), or a rule such as {"field": "createdAt", "format": "dd.MM.yyyy"}`, COLUMN_HINT);
+    return problems.add(
+      `${where}: expected a field name, null (drop the column), or a rule such as {"field": "createdAt", "format": "dd.MM.yyyy"}`,
+      COLUMN_HINT,
+    );
   }
   const parsed = columnRuleSchema.safeParse(rule, { reportInput: true });
   if (!parsed.success) {
@@ -147,7 +181,10 @@ function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefi
 
 function fieldRuleOf(name: string, rule: unknown, where: string, problems: Problems): FieldRule | undefined {
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
-    return problems.add(`${where}: expected a rule such as {"value": true}, {"default": "basic"} or {"firstOf": ["Work Email", "Home Email"]}`, FIELD_HINT);
+    return problems.add(
+      `${where}: expected a rule such as {"value": true}, {"default": "basic"} or {"firstOf": ["Work Email", "Home Email"]}`,
+      FIELD_HINT,
+    );
   }
   const parsed = fieldRuleSchema.safeParse(rule, { reportInput: true });
   if (!parsed.success) {
@@ -156,11 +193,14 @@ function fieldRuleOf(name: string, rule: unknown, where: string, problems: Probl
   }
   const { value, default: fallback, firstOf, column, ...options } = parsed.data;
   const has = (key: string) => Object.hasOwn(rule, key);
-  const wrong = has('value') && (has('default') || firstOf || column)
-    ? '"value" is the same for every record, so it takes no "default", "firstOf" or "column"'
-    : firstOf && column ? 'give "firstOf" (several columns) or "column" (one), not both'
-    : !has('value') && !has('default') && !firstOf && !column ? 'give "value", "default", "firstOf" or "column"'
-    : undefined;
+  const wrong =
+    has('value') && (has('default') || firstOf || column)
+      ? '"value" is the same for every record, so it takes no "default", "firstOf" or "column"'
+      : firstOf && column
+        ? 'give "firstOf" (several columns) or "column" (one), not both'
+        : !has('value') && !has('default') && !firstOf && !column
+          ? 'give "value", "default", "firstOf" or "column"'
+          : undefined;
   if (wrong) problems.add(`${where}: ${wrong}`, FIELD_HINT);
   const target = compiled(where, name, options, problems);
   if (!target || wrong) return undefined;
@@ -172,11 +212,19 @@ function fieldRuleOf(name: string, rule: unknown, where: string, problems: Probl
   };
 }
 
-function compiled(where: string, field: string, options: CellOptions, problems: Problems): { target: Target; path: string; read: CellReader } | undefined {
+function compiled(
+  where: string,
+  field: string,
+  options: CellOptions,
+  problems: Problems,
+): { target: Target; path: string; read: CellReader } | undefined {
   const target = resolveTarget(field, options.type);
   if (!target) {
     const suggestion = closestField(field);
-    return problems.add(`${where}: unknown field "${field}"${suggestion ? ` (did you mean ${suggestion}?)` : ''}`, TARGET_HINT);
+    return problems.add(
+      `${where}: unknown field "${field}"${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
+      TARGET_HINT,
+    );
   }
   try {
     return { target, path: targetPath(target), read: compileCellReader(target, options) };

@@ -18,11 +18,16 @@ const jsonValue: z.ZodType<unknown> = z.json();
 const cellOptions = {
   type: z.enum(CELL_TYPES).optional(),
   // one transform may be written on its own: "trim" reads as ["trim"]
-  transform: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.enum(TRANSFORMS))).optional(),
+  transform: z
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.enum(TRANSFORMS)))
+    .optional(),
   values: z.record(z.string(), jsonValue).optional(),
   otherwise: jsonValue.optional(),
   convert: z.enum(CONVERSIONS).optional(),
-  defaultRegion: z.string().regex(/^[A-Za-z]{2}$/, 'expected an ISO 3166-1 alpha-2 country code such as "US"').optional(),
+  defaultRegion: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'expected an ISO 3166-1 alpha-2 country code such as "US"')
+    .optional(),
   format: z.string().min(1).optional(),
   timeZone: z.string().min(1).optional(),
   twoDigitYearStart: z.number().int().min(1000).max(9900).optional(),
@@ -55,10 +60,18 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
 };
 
 /** One line per issue (unknown keys first, one line each): where (columns["Status"].transform[1]) and what, with a did-you-mean. */
-export function describeSchemaIssues(issues: readonly z.core.$ZodIssue[], where: string, kind: keyof typeof KNOWN_KEYS): string[] {
-  const unknownFirst = [...issues.filter((i) => i.code === 'unrecognized_keys'), ...issues.filter((i) => i.code !== 'unrecognized_keys')];
+export function describeSchemaIssues(
+  issues: readonly z.core.$ZodIssue[],
+  where: string,
+  kind: keyof typeof KNOWN_KEYS,
+): string[] {
+  const unknownFirst = [
+    ...issues.filter((i) => i.code === 'unrecognized_keys'),
+    ...issues.filter((i) => i.code !== 'unrecognized_keys'),
+  ];
   return unknownFirst.flatMap((issue) => {
-    const at = where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(top level)';
+    const at =
+      where + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(top level)';
     if (issue.code !== 'unrecognized_keys') return [`${at}: ${describeValueIssue(issue)}`];
     const known = issue.path.length === 0 ? KNOWN_KEYS[kind]! : [];
     return issue.keys.map((key) => {

@@ -11,9 +11,36 @@ export const REQUIRED_FIELDS = ['memberId', 'isActive', 'createdAt'] as const;
 
 /** Words exports use for each required field, best first (lenient names: case, spaces, _ and - ignored). */
 const LOOKALIKES: Record<(typeof REQUIRED_FIELDS)[number], string[]> = {
-  memberId: ['member id', 'customer id', 'user id', 'contact id', 'record id', 'client id', 'account id', 'customer number', 'member number', 'id', 'uuid', 'guid'],
+  memberId: [
+    'member id',
+    'customer id',
+    'user id',
+    'contact id',
+    'record id',
+    'client id',
+    'account id',
+    'customer number',
+    'member number',
+    'id',
+    'uuid',
+    'guid',
+  ],
   isActive: ['active', 'is active', 'status', 'enabled', 'state', 'subscribed', 'member status', 'account status'],
-  createdAt: ['created', 'created at', 'create date', 'created date', 'creation date', 'date created', 'signup date', 'sign up date', 'registered', 'registration date', 'joined', 'member since', 'date added'],
+  createdAt: [
+    'created',
+    'created at',
+    'create date',
+    'created date',
+    'creation date',
+    'date created',
+    'signup date',
+    'sign up date',
+    'registered',
+    'registration date',
+    'joined',
+    'member since',
+    'date added',
+  ],
 };
 const STEMS: Record<(typeof REQUIRED_FIELDS)[number], RegExp> = {
   memberId: /(^|[^a-z])id$|^id|number$|uuid|guid/,
@@ -33,7 +60,10 @@ export function headersLike(field: (typeof REQUIRED_FIELDS)[number], headers: re
     const name = normalizeName(header);
     const at = known.indexOf(name);
     if (at !== -1) return at;
-    const spaced = header.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+    const spaced = header
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ' ')
+      .trim();
     if (STEMS[field].test(spaced) || STEMS[field].test(name)) return 100;
     return editDistance(name, normalizeName(field), 3) <= 3 ? 200 : Infinity;
   };
@@ -47,11 +77,18 @@ export function headersLike(field: (typeof REQUIRED_FIELDS)[number], headers: re
 
 const EXAMPLE: Record<(typeof REQUIRED_FIELDS)[number], string> = {
   memberId: '{"columns": {"<header>": "memberId"}}',
-  isActive: '{"columns": {"<header>": {"field": "isActive", "values": {"active": true, "lapsed": false}}}} or {"fields": {"isActive": {"value": true}}}',
-  createdAt: '{"columns": {"<header>": {"field": "createdAt", "format": "yyyy-MM-dd HH:mm", "timeZone": "Europe/Oslo"}}} or {"fields": {"createdAt": {"value": "2024-01-01T00:00:00Z"}}}',
+  isActive:
+    '{"columns": {"<header>": {"field": "isActive", "values": {"active": true, "lapsed": false}}}} or {"fields": {"isActive": {"value": true}}}',
+  createdAt:
+    '{"columns": {"<header>": {"field": "createdAt", "format": "yyyy-MM-dd HH:mm", "timeZone": "Europe/Oslo"}}} or {"fields": {"createdAt": {"value": "2024-01-01T00:00:00Z"}}}',
 };
 
-export function checkRequiredFields(columns: readonly ResolvedColumn[], fields: readonly ResolvedField[], headers: readonly string[], file: string): void {
+export function checkRequiredFields(
+  columns: readonly ResolvedColumn[],
+  fields: readonly ResolvedField[],
+  headers: readonly string[],
+  file: string,
+): void {
   const given = new Set<string>();
   for (const column of columns) for (const feed of column.feeds) given.add(feed.path);
   for (const { rule, indices } of fields) if (rule.value || rule.fallback || indices.length > 0) given.add(rule.path);
@@ -61,8 +98,11 @@ export function checkRequiredFields(columns: readonly ResolvedColumn[], fields: 
     const like = headersLike(field, headers);
     return `${field} (${like.length > 0 ? `closest headers: ${like.map(quotedHeader).join(', ')}` : 'no header looks like it'})`;
   });
-  throw new UsageError(`${file} line 1: no column gives the required field${missing.length > 1 ? 's' : ''} ${parts.join('; ')}`, {
-    code: 'missing-required-field',
-    hint: `Every record needs ${missing.join(', ')}. In a mapping file (--map): ${missing.map((f) => EXAMPLE[f]).join('; ')}. \`memberctl map init ${file}\` writes a starter.`,
-  });
+  throw new UsageError(
+    `${file} line 1: no column gives the required field${missing.length > 1 ? 's' : ''} ${parts.join('; ')}`,
+    {
+      code: 'missing-required-field',
+      hint: `Every record needs ${missing.join(', ')}. In a mapping file (--map): ${missing.map((f) => EXAMPLE[f]).join('; ')}. \`memberctl map init ${file}\` writes a starter.`,
+    },
+  );
 }

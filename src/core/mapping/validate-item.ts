@@ -11,5 +11,7 @@ export type ItemCheck = { ok: true; item: MemberUpsertItem } | { ok: false; issu
 
 export function checkItem(value: unknown, kind: InputKind): ItemCheck {
   const result = memberUpsertItemSchema.safeParse(value, PARSE_OPTIONS);
-  return result.success ? { ok: true, item: result.data } : { ok: false, issues: toRecordIssues(result.error.issues, kind) };
+  return result.success
+    ? { ok: true, item: result.data }
+    : { ok: false, issues: toRecordIssues(result.error.issues, kind) };
 }

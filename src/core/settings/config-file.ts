@@ -11,10 +11,9 @@ import { CONFIG_ENV, SETTING_KEYS, SETTING_SPECS, type SettingKey } from './spec
 import { closest } from './suggest.js';
 import { jsonErrorPosition } from '../json-position.js';
 
-const profileShape = Object.fromEntries(SETTING_KEYS.map((key) => [key, SETTING_SPECS[key].schema.optional()])) as Record<
-  SettingKey,
-  z.ZodOptional<z.ZodType>
->;
+const profileShape = Object.fromEntries(
+  SETTING_KEYS.map((key) => [key, SETTING_SPECS[key].schema.optional()]),
+) as Record<SettingKey, z.ZodOptional<z.ZodType>>;
 export const profileSchema = z.strictObject({ description: z.string().optional(), ...profileShape });
 export const configFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -59,19 +58,31 @@ export function loadConfigFile(location: ConfigLocation, home = homedir()): Conf
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !location.explicit) return undefined;
-    throw configError(location.path, `cannot read it (${code ?? 'error'})`, `check ${CONFIG_ENV} or the file's permissions`);
+    throw configError(
+      location.path,
+      `cannot read it (${code ?? 'error'})`,
+      `check ${CONFIG_ENV} or the file's permissions`,
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw configError(location.path, `not valid JSON ${jsonErrorPosition(text, error)}`.trim(), 'the file must be one JSON object');
+    throw configError(
+      location.path,
+      `not valid JSON ${jsonErrorPosition(text, error)}`.trim(),
+      'the file must be one JSON object',
+    );
   }
   const parsed = configFileSchema.safeParse(json);
   if (!parsed.success) throw schemaError(location.path, parsed.error.issues);
   const data = parsed.data as ConfigFileData;
   if (data.defaultProfile !== undefined && !(data.defaultProfile in data.profiles)) {
-    throw configError(location.path, `defaultProfile "${data.defaultProfile}" is not among the profiles`, knownProfilesHint(data));
+    throw configError(
+      location.path,
+      `defaultProfile "${data.defaultProfile}" is not among the profiles`,
+      knownProfilesHint(data),
+    );
   }
   // Relative token-file paths mean "next to the config file"; ~ means the home folder.
   for (const profile of Object.values(data.profiles)) {

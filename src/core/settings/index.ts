@@ -24,5 +24,11 @@ export function loadSettings(options: LoadSettingsOptions = {}): ResolvedSetting
   const env = options.env ?? process.env;
   const location = configLocation(env, options.home);
   const config = loadConfigFile(location, options.home);
-  return resolveSettings({ flags: options.flags, profileFlag: options.profile, env, config, configPath: location.path });
+  return resolveSettings({
+    flags: options.flags,
+    profileFlag: options.profile,
+    env,
+    config,
+    configPath: location.path,
+  });
 }

@@ -98,24 +98,38 @@ export function settingValues(settings: ResolvedSettings): SettingValues {
 function selectProfile(input: SettingsInput): Setting<string> | undefined {
   let chosen: Setting<string> | undefined;
   if (input.profileFlag) chosen = { value: input.profileFlag, source: { kind: 'flag', flag: '--profile' } };
-  else if (input.env[PROFILE_ENV]) chosen = { value: input.env[PROFILE_ENV]!, source: { kind: 'env', variable: PROFILE_ENV } };
+  else if (input.env[PROFILE_ENV])
+    chosen = { value: input.env[PROFILE_ENV]!, source: { kind: 'env', variable: PROFILE_ENV } };
   else if (input.config?.data.defaultProfile) {
     return { value: input.config.data.defaultProfile, source: { kind: 'config', file: input.config.path } };
   }
   if (!chosen) return undefined;
   const profiles = input.config?.data.profiles ?? {};
   if (!(chosen.value in profiles)) {
-    const where = input.config ? `in ${input.config.path}` : `(no config file at ${input.configPath ?? 'the default path'})`;
+    const where = input.config
+      ? `in ${input.config.path}`
+      : `(no config file at ${input.configPath ?? 'the default path'})`;
     const suggestion = closest(chosen.value, Object.keys(profiles));
     throw new UsageError(
       `unknown profile "${chosen.value}" (from ${describeProvenance(chosen.source)}) ${where}${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-      { code: 'unknown-profile', hint: input.config ? knownProfilesHint(input.config.data) : 'create the config file: see memberctl config --help' },
+      {
+        code: 'unknown-profile',
+        hint: input.config
+          ? knownProfilesHint(input.config.data)
+          : 'create the config file: see memberctl config --help',
+      },
     );
   }
   return chosen;
 }
 
-function resolveOne(key: SettingKey, flag: unknown, env: NodeJS.ProcessEnv, profile: string | undefined, fromProfile: unknown): Setting<unknown> {
+function resolveOne(
+  key: SettingKey,
+  flag: unknown,
+  env: NodeJS.ProcessEnv,
+  profile: string | undefined,
+  fromProfile: unknown,
+): Setting<unknown> {
   const spec = SETTING_SPECS[key];
   if (flag !== undefined) {
     const value = typeof flag === 'string' ? fromText(key, flag.trim(), spec.flag) : flag;
@@ -123,17 +137,22 @@ function resolveOne(key: SettingKey, flag: unknown, env: NodeJS.ProcessEnv, prof
   }
   const text = spec.env ? env[spec.env] : undefined;
   if (spec.env && text !== undefined && text.trim() !== '') {
-    return { value: checked(key, fromText(key, text.trim(), spec.env), spec.env), source: { kind: 'env', variable: spec.env } };
+    return {
+      value: checked(key, fromText(key, text.trim(), spec.env), spec.env),
+      source: { kind: 'env', variable: spec.env },
+    };
   }
   // Profile values were validated with the same schema when the file was loaded.
-  if (fromProfile !== undefined && profile !== undefined) return { value: fromProfile, source: { kind: 'profile', profile } };
+  if (fromProfile !== undefined && profile !== undefined)
+    return { value: fromProfile, source: { kind: 'profile', profile } };
   return { value: (SETTING_DEFAULTS as Partial<Record<SettingKey, unknown>>)[key], source: { kind: 'default' } };
 }
 
 function fromText(key: SettingKey, text: string, variable: string): unknown {
   const kind = SETTING_SPECS[key].kind;
   if (kind === 'int') {
-    if (!/^\d+$/.test(text)) throw new UsageError(`${variable} "${text}" is not a whole number`, { code: 'bad-setting' });
+    if (!/^\d+$/.test(text))
+      throw new UsageError(`${variable} "${text}" is not a whole number`, { code: 'bad-setting' });
     return Number(text);
   }
   return text;
@@ -143,5 +162,7 @@ function checked(key: SettingKey, value: unknown, origin: string): unknown {
   const result = SETTING_SPECS[key].schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new UsageError(`${origin} ${JSON.stringify(value)}: ${issue?.message ?? 'invalid value'}`, { code: 'bad-setting' });
+  throw new UsageError(`${origin} ${JSON.stringify(value)}: ${issue?.message ?? 'invalid value'}`, {
+    code: 'bad-setting',
+  });
 }

@@ -21,7 +21,9 @@ export function closest(input: string, candidates: readonly string[]): string | 
   let bestDistance = Infinity;
   for (const candidate of candidates) {
     const distance =
-      candidate.toLowerCase() === input.toLowerCase() ? 0.5 : editDistance(input.toLowerCase(), candidate.toLowerCase());
+      candidate.toLowerCase() === input.toLowerCase()
+        ? 0.5
+        : editDistance(input.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -16,7 +16,20 @@ const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'insta
  */
 export const BLOB_KEYS: Readonly<Record<DeviceField, { keys: readonly string[]; fallback: readonly string[] }>> = {
   tokenHandle: {
-    keys: ['tokenHandle', 'deviceToken', 'token', 'pushToken', 'devicePushToken', 'pushChannel', 'registrationId', 'registrationToken', 'fcmToken', 'apnsToken', 'hmsToken', 'firebaseToken'],
+    keys: [
+      'tokenHandle',
+      'deviceToken',
+      'token',
+      'pushToken',
+      'devicePushToken',
+      'pushChannel',
+      'registrationId',
+      'registrationToken',
+      'fcmToken',
+      'apnsToken',
+      'hmsToken',
+      'firebaseToken',
+    ],
     fallback: [],
   },
   platform: { keys: ['platform', 'os', 'platformName', 'osName', 'devicePlatform', 'pushPlatform'], fallback: [] },
@@ -30,9 +43,16 @@ export interface BlobValue {
 }
 
 /** A field's value the blob holds in a way that cannot be used; moot when a flag gives that field. */
-export type FieldProblem = { kind: 'ambiguous'; field: DeviceField; keys: string[] } | { kind: 'not-text'; field: DeviceField; key: string; got: JsonKind };
+export type FieldProblem =
+  | { kind: 'ambiguous'; field: DeviceField; keys: string[] }
+  | { kind: 'not-text'; field: DeviceField; key: string; got: JsonKind };
 
-export type BlobProblem = { kind: 'empty' } | { kind: 'too-large'; limitBytes: number } | { kind: 'not-json' } | { kind: 'not-object'; got: JsonKind } | FieldProblem;
+export type BlobProblem =
+  | { kind: 'empty' }
+  | { kind: 'too-large'; limitBytes: number }
+  | { kind: 'not-json' }
+  | { kind: 'not-object'; got: JsonKind }
+  | FieldProblem;
 
 export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
@@ -57,7 +77,8 @@ export function isKeyFor(field: DeviceField, key: string): boolean {
   const { keys, fallback } = BLOB_KEYS[field];
   return [...keys, ...fallback].some((known) => squash(known) === squash(key));
 }
-const kindOf = (value: unknown): JsonKind => (value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as JsonKind));
+const kindOf = (value: unknown): JsonKind =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as JsonKind);
 const isObject = (value: unknown): value is Record<string, unknown> => kindOf(value) === 'object';
 
 /** The JSON object in `text`: the whole text, or the `{…}` inside a log line (from the first `{` to the last `}`). */
@@ -142,7 +163,9 @@ export function parseDeviceBlob(text: string): DeviceBlob {
     if (problem) fieldProblems.push(problem);
     if (value) values[field] = value;
   }
-  const keysSeen = Object.entries(root).flatMap(([key, child]) => (isObject(child) ? [key, ...Object.keys(child).map((k) => `${key}.${k}`)] : [key]));
+  const keysSeen = Object.entries(root).flatMap(([key, child]) =>
+    isObject(child) ? [key, ...Object.keys(child).map((k) => `${key}.${k}`)] : [key],
+  );
   return { kind: 'read', values, fieldProblems, keysSeen, ignoredChars: found.ignoredChars };
 }
 

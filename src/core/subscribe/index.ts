@@ -9,7 +9,16 @@ import type { ResultCategory } from '../../errors.js';
 import type { Platform, Problem } from '../../schemas/index.js';
 import type { PreparedSubscription } from './input.js';
 
-export { checkSubscription, draftProblems, missingFields, tokenWarnings, cleanToken, fieldProblem, DRAFT_FIELDS, FIELD_LIMITS } from './input.js';
+export {
+  checkSubscription,
+  draftProblems,
+  missingFields,
+  tokenWarnings,
+  cleanToken,
+  fieldProblem,
+  DRAFT_FIELDS,
+  FIELD_LIMITS,
+} from './input.js';
 export type { SubscriptionDraft, PreparedSubscription, SubscriptionProblem, CheckedSubscription } from './input.js';
 export { normalizePlatform, suggestPlatform } from './platforms.js';
 
@@ -17,7 +26,14 @@ export { normalizePlatform, suggestPlatform } from './platforms.js';
 export type SubscribeTarget = PushApiOptions;
 
 export type SubscribeOutcome =
-  | { kind: 'subscribed'; status: number; customerId: string; installationId: string; platform: Platform; retries: number }
+  | {
+      kind: 'subscribed';
+      status: number;
+      customerId: string;
+      installationId: string;
+      platform: Platform;
+      retries: number;
+    }
   | { kind: 'refused'; status: number; problem: Problem }
   | { kind: 'credentials'; status: number; problem: Problem }
   /** `reachedServer` false: no request reached the server (host not found, connection refused), so nothing was stored. */
@@ -34,7 +50,11 @@ export function subscribeCategory(outcome: SubscribeOutcome): ResultCategory {
   return CATEGORY[outcome.kind];
 }
 
-export async function sendSubscription(target: SubscribeTarget, prepared: PreparedSubscription, signal?: AbortSignal): Promise<SubscribeOutcome> {
+export async function sendSubscription(
+  target: SubscribeTarget,
+  prepared: PreparedSubscription,
+  signal?: AbortSignal,
+): Promise<SubscribeOutcome> {
   const client = new PushApiClient({ ...target, retry: target.retry ?? pushRetryPolicy() });
   const onAbort = () => void client.destroy();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -48,7 +68,12 @@ export async function sendSubscription(target: SubscribeTarget, prepared: Prepar
 }
 
 /** `interrupted`: the caller's signal stopped the run (Ctrl-C); the outcome says so, from the cause, not by editing text. */
-function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, retries: number, interrupted: boolean): SubscribeOutcome {
+function toOutcome(
+  response: SubscribeResponse,
+  prepared: PreparedSubscription,
+  retries: number,
+  interrupted: boolean,
+): SubscribeOutcome {
   switch (response.kind) {
     case 'ok':
       return {
@@ -62,21 +87,35 @@ function toOutcome(response: SubscribeResponse, prepared: PreparedSubscription, 
     case 'problem':
       return { kind: 'refused', status: response.status, problem: response.problem };
     case 'auth':
-      return { kind: 'credentials', status: response.status, problem: response.problem ?? { title: 'Unauthorized', status: response.status, detail: response.message } };
+      return {
+        kind: 'credentials',
+        status: response.status,
+        problem: response.problem ?? { title: 'Unauthorized', status: response.status, detail: response.message },
+      };
     case 'failed': {
       // Keep the server's problem when there was one; say plainly why there is no confirmation either way.
       const { cause, retries, status } = response;
       const notConfirmed = { kind: 'not-confirmed', status, retries, reachedServer: cause.reachedServer } as const;
       const gaveUp = cause.gaveUp ? gaveUpText(retries) : undefined;
-      const stopped = cause.kind === 'stopped' ? `${interrupted ? 'interrupted' : 'stopped'} before the next retry` : undefined;
+      const stopped =
+        cause.kind === 'stopped' ? `${interrupted ? 'interrupted' : 'stopped'} before the next retry` : undefined;
       const alsoInterrupted = interrupted && !stopped ? 'interrupted' : undefined;
       if (!response.problem) {
         // title "HTTP 502", detail "<summary>; gave up after 3 retries"
         const title = status === undefined ? 'Not confirmed' : `HTTP ${status}`;
-        return { ...notConfirmed, problem: { title, status, detail: [response.detail, gaveUp, interrupted ? 'interrupted' : undefined].filter(Boolean).join('; ') } };
+        return {
+          ...notConfirmed,
+          problem: {
+            title,
+            status,
+            detail: [response.detail, gaveUp, interrupted ? 'interrupted' : undefined].filter(Boolean).join('; '),
+          },
+        };
       }
       const why = stopped ?? gaveUp;
-      const detail = [why ? response.problem.detail?.replace(/\.$/, '') : response.problem.detail, why, alsoInterrupted].filter(Boolean).join('; ');
+      const detail = [why ? response.problem.detail?.replace(/\.$/, '') : response.problem.detail, why, alsoInterrupted]
+        .filter(Boolean)
+        .join('; ');
       return { ...notConfirmed, problem: { ...response.problem, detail } };
     }
   }

@@ -47,20 +47,35 @@ export function tokenWarnings(platform: Platform, token: string): string[] {
   const warnings: string[] = [];
   const cleaned = cleanToken(token);
   if (cleaned !== token && cleaned.length > 0) {
-    warnings.push(`the device token holds spaces, angle brackets or quotes (as pasted from a log); it is sent as typed. With --clean-token memberctl would send: ${cleaned}`);
+    warnings.push(
+      `the device token holds spaces, angle brackets or quotes (as pasted from a log); it is sent as typed. With --clean-token memberctl would send: ${cleaned}`,
+    );
   }
   const looksFcm = FCM_SHAPE.test(cleaned) && cleaned.includes(':APA91');
   if (platform === 'Apns') {
-    if (looksFcm) warnings.push('the device token looks like an FCM token (…:APA91…), not an APNs one: is the platform FcmV1?');
-    else if (!HEX.test(cleaned)) warnings.push('APNs device tokens are hexadecimal (0-9, a-f); this one has other characters');
-    else if (cleaned.length < 32 || cleaned.length % 2 !== 0) warnings.push(`an APNs device token of ${cleaned.length} hex digits is unusual (they are whole bytes, typically 64 digits or more)`);
+    if (looksFcm)
+      warnings.push('the device token looks like an FCM token (…:APA91…), not an APNs one: is the platform FcmV1?');
+    else if (!HEX.test(cleaned))
+      warnings.push('APNs device tokens are hexadecimal (0-9, a-f); this one has other characters');
+    else if (cleaned.length < 32 || cleaned.length % 2 !== 0)
+      warnings.push(
+        `an APNs device token of ${cleaned.length} hex digits is unusual (they are whole bytes, typically 64 digits or more)`,
+      );
   } else if (platform === 'Fcm' || platform === 'FcmV1') {
-    if (HEX.test(cleaned) && cleaned.length >= 32) warnings.push('the device token is plain hex, like an APNs token: is the platform Apns?');
-    else if (!FCM_SHAPE.test(cleaned)) warnings.push('FCM registration tokens usually look like "<id>:APA91b…" (letters, digits, - and _ around one colon); this one does not');
-    else if (cleaned.length < 100) warnings.push(`an FCM registration token of ${cleaned.length} characters is unusually short (they are typically 150 or more)`);
+    if (HEX.test(cleaned) && cleaned.length >= 32)
+      warnings.push('the device token is plain hex, like an APNs token: is the platform Apns?');
+    else if (!FCM_SHAPE.test(cleaned))
+      warnings.push(
+        'FCM registration tokens usually look like "<id>:APA91b…" (letters, digits, - and _ around one colon); this one does not',
+      );
+    else if (cleaned.length < 100)
+      warnings.push(
+        `an FCM registration token of ${cleaned.length} characters is unusually short (they are typically 150 or more)`,
+      );
   } else if (platform === 'Hms') {
     if (looksFcm) warnings.push('the device token looks like an FCM token (…:APA91…): is the platform FcmV1?');
-    else if (HEX.test(cleaned) && cleaned.length === 64) warnings.push('the device token looks like an APNs token (64 hex digits): is the platform Apns?');
+    else if (HEX.test(cleaned) && cleaned.length === 64)
+      warnings.push('the device token looks like an APNs token (64 hex digits): is the platform Apns?');
   }
   return warnings;
 }
@@ -75,7 +90,9 @@ export type SubscriptionProblem =
   | { field: 'tokenHandle' | 'installationId'; kind: 'empty' | 'too-long'; length: number; limit: number }
   | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion };
 
-export type CheckedSubscription = ({ kind: 'ready' } & PreparedSubscription) | { kind: 'invalid'; problems: SubscriptionProblem[] };
+export type CheckedSubscription =
+  | ({ kind: 'ready' } & PreparedSubscription)
+  | { kind: 'invalid'; problems: SubscriptionProblem[] };
 
 /** One free-text field against the API's bounds, or undefined when it is fine. */
 export function fieldProblem(field: 'tokenHandle' | 'installationId', value: string): SubscriptionProblem | undefined {
@@ -96,7 +113,10 @@ export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: 
     const value = draft[key];
     if (value === undefined) return [{ field: key, kind: 'missing' }];
     if (key === 'customerId') return value.length === 0 ? [{ field: key, kind: 'empty' }] : [];
-    const problem = key === 'platform' ? platformProblem(value) : fieldProblem(key, key === 'tokenHandle' && options.cleanToken ? cleanToken(value) : value);
+    const problem =
+      key === 'platform'
+        ? platformProblem(value)
+        : fieldProblem(key, key === 'tokenHandle' && options.cleanToken ? cleanToken(value) : value);
     return problem ? [problem] : [];
   });
 }
@@ -105,7 +125,10 @@ export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: 
  * Checks a draft with the shared schema and normalizes it. Every problem is returned at once (nothing is sent),
  * so a script author fixes them in one go.
  */
-export function checkSubscription(draft: SubscriptionDraft, options: { cleanToken?: boolean } = {}): CheckedSubscription {
+export function checkSubscription(
+  draft: SubscriptionDraft,
+  options: { cleanToken?: boolean } = {},
+): CheckedSubscription {
   const problems = draftProblems(draft, options);
   const platform = normalizePlatform(draft.platform ?? '');
   if (problems.length > 0 || !platform) return { kind: 'invalid', problems };
@@ -113,10 +136,19 @@ export function checkSubscription(draft: SubscriptionDraft, options: { cleanToke
   const typedToken = draft.tokenHandle!;
   const tokenHandle = options.cleanToken ? cleanToken(typedToken) : typedToken;
   const warnings: string[] = [];
-  if (platform === 'Fcm') warnings.push('platform Fcm (legacy Android) is deprecated in favour of FcmV1; use --platform FcmV1 for current Android apps');
+  if (platform === 'Fcm')
+    warnings.push(
+      'platform Fcm (legacy Android) is deprecated in favour of FcmV1; use --platform FcmV1 for current Android apps',
+    );
   if (!options.cleanToken) warnings.push(...tokenWarnings(platform, tokenHandle));
   else warnings.push(...tokenWarnings(platform, tokenHandle).filter((w) => !w.includes('--clean-token')));
   // The shared schema has the last word: whatever passes here is exactly what the API accepts.
   const request = subscriptionRequestSchema.parse({ tokenHandle, platform, installationId: draft.installationId });
-  return { kind: 'ready', customerId, request, warnings, ...(tokenHandle !== typedToken ? { cleanedFrom: typedToken } : {}) };
+  return {
+    kind: 'ready',
+    customerId,
+    request,
+    warnings,
+    ...(tokenHandle !== typedToken ? { cleanedFrom: typedToken } : {}),
+  };
 }

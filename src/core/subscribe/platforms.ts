@@ -21,7 +21,11 @@ const PLATFORM_ALIASES: Readonly<Record<string, Platform>> = {
 };
 
 /** How a platform is compared: case, spaces, `-`, `_` and `.` do not matter. */
-const squash = (input: string) => input.trim().toLowerCase().replace(/[\s_.-]+/g, '');
+const squash = (input: string) =>
+  input
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_.-]+/g, '');
 
 export function normalizePlatform(input: string): Platform | undefined {
   const key = squash(input);
@@ -49,11 +53,17 @@ export function suggestPlatform(input: string): PlatformSuggestion | undefined {
   if (typed.length < 2) return undefined;
   const words: [string, PlatformSuggestion][] = [
     ...PLATFORM_NAMES.map((name): [string, PlatformSuggestion] => [name.toLowerCase(), { platform: name }]),
-    ...Object.entries(PLATFORM_ALIASES).map(([alias, platform]): [string, PlatformSuggestion] => [alias, { platform, alias }]),
+    ...Object.entries(PLATFORM_ALIASES).map(([alias, platform]): [string, PlatformSuggestion] => [
+      alias,
+      { platform, alias },
+    ]),
   ];
   const limit = typed.length <= 4 ? 1 : 2;
   const scored = words
-    .map(([word, suggestion]) => ({ suggestion, steps: typed.length >= 3 && word.startsWith(typed) ? 1 : levenshtein(typed, word).steps }))
+    .map(([word, suggestion]) => ({
+      suggestion,
+      steps: typed.length >= 3 && word.startsWith(typed) ? 1 : levenshtein(typed, word).steps,
+    }))
     .filter(({ steps }) => steps <= limit);
   const best = Math.min(...scored.map(({ steps }) => steps));
   const nearest = scored.filter(({ steps }) => steps === best);

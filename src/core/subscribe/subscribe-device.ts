@@ -41,7 +41,11 @@ export type SubscribeReport =
   /** The person cancelled while asked for a value; nothing was sent. */
   | { kind: 'cancelled'; category: 'cancelled' };
 
-export async function subscribeDevice(request: SubscribeRequest, ports: SubscribePorts = {}, onEvent: SubscribeListener = () => undefined): Promise<SubscribeReport> {
+export async function subscribeDevice(
+  request: SubscribeRequest,
+  ports: SubscribePorts = {},
+  onEvent: SubscribeListener = () => undefined,
+): Promise<SubscribeReport> {
   let draft = request.draft;
   if (ports.ask && missingFields(draft).length > 0) {
     const answered = await ports.ask(draft);
@@ -56,7 +60,11 @@ export async function subscribeDevice(request: SubscribeRequest, ports: Subscrib
   const stop = new AbortController();
   const unwatch = ports.watchStop?.(() => stop.abort());
   try {
-    const outcome = await sendSubscription({ ...request.target, onRetry: (info) => onEvent({ type: 'retry', info }) }, checked, stop.signal);
+    const outcome = await sendSubscription(
+      { ...request.target, onRetry: (info) => onEvent({ type: 'retry', info }) },
+      checked,
+      stop.signal,
+    );
     return { ...outcome, category: subscribeCategory(outcome) };
   } finally {
     unwatch?.();

@@ -4,7 +4,13 @@
  * schemas themselves, so the documentation cannot drift from what validate enforces.
  */
 import { z } from 'zod';
-import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema, type Address, type MemberUpsertItem } from '../../schemas/index.js';
+import {
+  ADDRESS_FIELDS,
+  MEMBER_FIELDS,
+  memberUpsertItemSchema,
+  type Address,
+  type MemberUpsertItem,
+} from '../../schemas/index.js';
 
 /** One example with every field set; `Required` makes a field added to the schema a compile error here. */
 export const EXAMPLE_MEMBER = {
@@ -57,7 +63,8 @@ const MEANING: Record<keyof MemberUpsertItem, string> = {
   deceased: 'whether the member is deceased',
   homeTelephone: 'home phone',
   isMembershipFeePaid: 'whether the membership fee has been paid',
-  customProperties: 'values of any JSON type under any key: one customProperties.<key> column per key (CSV cells are text; --map can type them)',
+  customProperties:
+    'values of any JSON type under any key: one customProperties.<key> column per key (CSV cells are text; --map can type them)',
 };
 const ADDRESS_MEANING: Record<keyof Address, string> = {
   zipCode: 'postal code',
@@ -72,14 +79,16 @@ const ADDRESS_MEANING: Record<keyof Address, string> = {
 export function templateColumns(): string[] {
   return MEMBER_FIELDS.flatMap((field): string[] => {
     if (field === 'address') return ADDRESS_FIELDS.map((key) => `address.${key}`);
-    if (field === 'metadata' || field === 'customProperties') return Object.keys(EXAMPLE_MEMBER[field]).map((key) => `${field}.${key}`);
+    if (field === 'metadata' || field === 'customProperties')
+      return Object.keys(EXAMPLE_MEMBER[field]).map((key) => `${field}.${key}`);
     return [field];
   });
 }
 
 function exampleCell(column: string): string {
   const [field, key] = column.split('.') as [keyof MemberUpsertItem, string | undefined];
-  const value: unknown = key === undefined ? EXAMPLE_MEMBER[field] : (EXAMPLE_MEMBER[field] as Record<string, unknown>)[key];
+  const value: unknown =
+    key === undefined ? EXAMPLE_MEMBER[field] : (EXAMPLE_MEMBER[field] as Record<string, unknown>)[key];
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
@@ -117,13 +126,17 @@ interface JsonSchemaNode {
 
 function describeNode(field: string, node: JsonSchemaNode, required: boolean, meaning: string): FieldLimit {
   const variants = node.anyOf ?? [node];
-  const types = variants.flatMap((variant) => (Array.isArray(variant.type) ? variant.type : variant.type ? [variant.type] : ['any']));
+  const types = variants.flatMap((variant) =>
+    Array.isArray(variant.type) ? variant.type : variant.type ? [variant.type] : ['any'],
+  );
   const main = variants.find((variant) => variant.type !== 'null') ?? node;
   const limits: string[] = [];
-  if (main.minLength !== undefined && main.maxLength !== undefined) limits.push(`length ${main.minLength} to ${main.maxLength}`);
+  if (main.minLength !== undefined && main.maxLength !== undefined)
+    limits.push(`length ${main.minLength} to ${main.maxLength}`);
   else if (main.maxLength !== undefined) limits.push(`max length ${main.maxLength}`);
   else if (main.minLength !== undefined) limits.push(`min length ${main.minLength}`);
-  if (main.format) limits.push(main.format === 'date-time' ? 'ISO 8601 date-time, e.g. 2024-01-31T09:00:00Z' : main.format);
+  if (main.format)
+    limits.push(main.format === 'date-time' ? 'ISO 8601 date-time, e.g. 2024-01-31T09:00:00Z' : main.format);
   const type = [...new Set(types.filter((t) => t !== 'null'))].join(' | ') || 'any';
   return { field, type, required, nullable: types.includes('null'), limits: limits.join('; ') || '—', meaning };
 }
@@ -146,7 +159,8 @@ export function fieldLimits(): FieldLimit[] {
     rows.push(row);
     if (field === 'address') {
       const address = (node.anyOf?.find((n) => n.properties) ?? node).properties!;
-      for (const key of ADDRESS_FIELDS) rows.push(describeNode(`address.${key}`, address[key]!, false, ADDRESS_MEANING[key]));
+      for (const key of ADDRESS_FIELDS)
+        rows.push(describeNode(`address.${key}`, address[key]!, false, ADDRESS_MEANING[key]));
     }
   }
   return rows;
@@ -156,7 +170,9 @@ export function fieldLimits(): FieldLimit[] {
 export function fieldLimitsMarkdown(): string {
   const lines = ['| Field | Type | Required | Nullable | Limits | Meaning |', '|---|---|---|---|---|---|'];
   for (const row of fieldLimits()) {
-    lines.push(`| ${row.field} | ${row.type} | ${row.required ? 'yes' : 'no'} | ${row.nullable ? 'yes' : 'no'} | ${row.limits} | ${row.meaning} |`);
+    lines.push(
+      `| ${row.field} | ${row.type} | ${row.required ? 'yes' : 'no'} | ${row.nullable ? 'yes' : 'no'} | ${row.limits} | ${row.meaning} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

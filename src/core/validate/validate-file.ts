@@ -8,7 +8,12 @@ import { checkOutputPaths } from '../../io/output-file.js';
 import { openItemsWriter, type ItemsWriter } from '../../io/items-writer.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { issuesToReason, type Candidate, type RecordIssue } from '../candidate.js';
-import { readCandidates, unterminatedWarning, type CandidateOptions, type CandidateStream } from '../read-candidates.js';
+import {
+  readCandidates,
+  unterminatedWarning,
+  type CandidateOptions,
+  type CandidateStream,
+} from '../read-candidates.js';
 import { ReasonCounter, type ReasonCount } from '../reason-counter.js';
 
 export interface ValidateOptions extends CandidateOptions {
@@ -70,18 +75,28 @@ export function validateCategory(stats: ValidateStats): ResultCategory {
 }
 
 /** The validate use case's one entry point: open the input and the outputs, check every record, close, report. */
-export async function validateFile(options: ValidateOptions, onEvent: ValidateListener = () => undefined): Promise<ValidateStats> {
+export async function validateFile(
+  options: ValidateOptions,
+  onEvent: ValidateListener = () => undefined,
+): Promise<ValidateStats> {
   const started = performance.now();
   // before the input is opened: an --output or --rejects that is the input would destroy it
   const named = (flag: string, path: string | undefined) => (path ? { flag, path } : undefined);
-  await checkOutputPaths([options.path], [named('--output', options.outputPath), named('--rejects', options.rejectsPath)]);
+  await checkOutputPaths(
+    [options.path],
+    [named('--output', options.outputPath), named('--rejects', options.rejectsPath)],
+  );
   const stream = await readCandidates(options);
   const { source } = stream;
   const outputs = await openOutputs(options, stream);
   for (const message of stream.warnings) void onEvent({ type: 'warning', message });
   void onEvent({ type: 'started', file: source.file, format: source.format, totalBytes: source.totalBytes });
   const check = new Checker(options.sampleSize ?? 20, outputs, onEvent);
-  const progress = () => void onEvent({ type: 'progress', progress: { rows: check.rows, valid: check.valid, bytesRead: source.bytesRead(), totalBytes: source.totalBytes } });
+  const progress = () =>
+    void onEvent({
+      type: 'progress',
+      progress: { rows: check.rows, valid: check.valid, bytesRead: source.bytesRead(), totalBytes: source.totalBytes },
+    });
   try {
     // batch by batch: without --output, a valid record (nearly all of them) costs no promise at all
     for await (const batch of stream.batches) {
@@ -101,8 +116,13 @@ export async function validateFile(options: ValidateOptions, onEvent: ValidateLi
   progress();
   const notUtf8 = stream.notUtf8Warning();
   if (notUtf8) void onEvent({ type: 'warning', message: notUtf8 });
-  if (check.rows === 0) void onEvent({ type: 'warning', message: `${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to validate` });
-  if (stream.end.unterminated) void onEvent({ type: 'warning', message: unterminatedWarning(source.file, stream.end.line!) });
+  if (check.rows === 0)
+    void onEvent({
+      type: 'warning',
+      message: `${source.file}${source.headers ? ' line 1: a header and no records' : ': no records'}: nothing to validate`,
+    });
+  if (stream.end.unterminated)
+    void onEvent({ type: 'warning', message: unterminatedWarning(source.file, stream.end.line!) });
   return check.stats(source, options, performance.now() - started);
 }
 
@@ -117,7 +137,11 @@ async function openOutputs(options: ValidateOptions, stream: CandidateStream): P
   try {
     if (options.outputPath) output = await openItemsWriter(options.outputPath);
     if (!options.rejectsPath) return { output };
-    const rejects = await openRejectsWriter(options.rejectsPath, { headers: source.headers, delimiter: source.delimiter, encoding: source.encoding });
+    const rejects = await openRejectsWriter(options.rejectsPath, {
+      headers: source.headers,
+      delimiter: source.delimiter,
+      encoding: source.encoding,
+    });
     return { output, rejects };
   } catch (error) {
     await Promise.allSettled([stream.close(), output?.close()]);
@@ -149,10 +173,20 @@ class Checker {
   }
 
   async #invalid(candidate: Candidate & { valid: false }): Promise<void> {
-    const invalid: InvalidRecord = { record: candidate.record, line: candidate.line, memberId: candidate.memberId, issues: candidate.issues };
+    const invalid: InvalidRecord = {
+      record: candidate.record,
+      line: candidate.line,
+      memberId: candidate.memberId,
+      issues: candidate.issues,
+    };
     this.#reasons.addIssues(candidate.issues);
     if (this.#sample.length < this.sampleSize) this.#sample.push(invalid);
-    await this.outputs.rejects?.write({ ...invalid, stage: 'invalid', reason: issuesToReason(candidate.issues), input: candidate.raw });
+    await this.outputs.rejects?.write({
+      ...invalid,
+      stage: 'invalid',
+      reason: issuesToReason(candidate.issues),
+      input: candidate.raw,
+    });
     await this.onEvent({ type: 'invalid', invalid });
   }
 
@@ -168,7 +202,10 @@ class Checker {
       reasons: this.#reasons.top(10),
       sample: this.#sample,
       output: options.outputPath ? { path: options.outputPath, items: valid } : undefined,
-      rejects: rejects && options.rejectsPath ? { path: options.rejectsPath, format: rejects.format, records: rows - valid } : undefined,
+      rejects:
+        rejects && options.rejectsPath
+          ? { path: options.rejectsPath, format: rejects.format, records: rows - valid }
+          : undefined,
       durationMs: Math.round(durationMs),
     };
   }

@@ -27,7 +27,11 @@ function pageParams(req: IncomingMessage): { offset: number; limit: number } {
 }
 
 function storeSizes(ctx: SandboxContext) {
-  return { members: ctx.store.members.size, erasedMembers: ctx.store.erased.size, subscriptions: ctx.store.subscriptions.size };
+  return {
+    members: ctx.store.members.size,
+    erasedMembers: ctx.store.erased.size,
+    subscriptions: ctx.store.subscriptions.size,
+  };
 }
 
 const listMembers: RouteHandler = (req, res, ctx) => {
@@ -58,7 +62,9 @@ const eraseMember: RouteHandler = async (_req, res, ctx, _record, params) => {
 
 const listSubscriptions: RouteHandler = (req, res, ctx) => {
   const customerId = new URL(req.url ?? '/', 'http://sandbox').searchParams.get('customerId');
-  const subscriptions = [...ctx.store.subscriptions.values()].filter((s) => customerId === null || s.customerId === customerId);
+  const subscriptions = [...ctx.store.subscriptions.values()].filter(
+    (s) => customerId === null || s.customerId === customerId,
+  );
   sendJson(res, 200, { total: subscriptions.length, subscriptions });
 };
 
@@ -71,7 +77,8 @@ const reset: RouteHandler = async (_req, res, ctx) => {
   sendEmpty(res, 204);
 };
 
-const stats: RouteHandler = (_req, res, ctx) => sendJson(res, 200, ctx.stats.snapshot(storeSizes(ctx), ctx.capacity.snapshot()));
+const stats: RouteHandler = (_req, res, ctx) =>
+  sendJson(res, 200, ctx.stats.snapshot(storeSizes(ctx), ctx.capacity.snapshot()));
 
 const requests: RouteHandler = (req, res, ctx) => {
   const { limit } = pageParams(req);
@@ -90,7 +97,8 @@ function changeFaults(mode: 'update' | 'replace'): RouteHandler {
       ctx.capacity.admit();
       sendJson(res, 200, faults);
     } catch (error) {
-      if (error instanceof SyntaxError || error instanceof SandboxConfigError) return sendProblem(res, 400, error.message, req.url ?? '');
+      if (error instanceof SyntaxError || error instanceof SandboxConfigError)
+        return sendProblem(res, 400, error.message, req.url ?? '');
       throw error;
     }
   };
@@ -101,14 +109,35 @@ const flush: RouteHandler = async (_req, res, ctx) => {
   sendEmpty(res, 204);
 };
 
-const index: RouteHandler = (_req, res) => sendJson(res, 200, { endpoints: ADMIN_ROUTES.map((r) => `${r.method} ${r.template}`) });
+const index: RouteHandler = (_req, res) =>
+  sendJson(res, 200, { endpoints: ADMIN_ROUTES.map((r) => `${r.method} ${r.template}`) });
 
 export const ADMIN_ROUTES: AdminRoute[] = [
   { method: 'GET', pattern: /^\/_sandbox\/?$/, template: '/_sandbox', handler: index },
-  { method: 'GET', pattern: /^\/_sandbox\/members$/, template: '/_sandbox/members?offset=&limit=', handler: listMembers },
-  { method: 'GET', pattern: /^\/_sandbox\/members\/([^/]+)$/, template: '/_sandbox/members/{memberId}', handler: getMember },
-  { method: 'DELETE', pattern: /^\/_sandbox\/members\/([^/]+)$/, template: '/_sandbox/members/{memberId}', handler: eraseMember },
-  { method: 'GET', pattern: /^\/_sandbox\/subscriptions$/, template: '/_sandbox/subscriptions?customerId=', handler: listSubscriptions },
+  {
+    method: 'GET',
+    pattern: /^\/_sandbox\/members$/,
+    template: '/_sandbox/members?offset=&limit=',
+    handler: listMembers,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/_sandbox\/members\/([^/]+)$/,
+    template: '/_sandbox/members/{memberId}',
+    handler: getMember,
+  },
+  {
+    method: 'DELETE',
+    pattern: /^\/_sandbox\/members\/([^/]+)$/,
+    template: '/_sandbox/members/{memberId}',
+    handler: eraseMember,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/_sandbox\/subscriptions$/,
+    template: '/_sandbox/subscriptions?customerId=',
+    handler: listSubscriptions,
+  },
   { method: 'POST', pattern: /^\/_sandbox\/reset$/, template: '/_sandbox/reset', handler: reset },
   { method: 'GET', pattern: /^\/_sandbox\/stats$/, template: '/_sandbox/stats', handler: stats },
   { method: 'GET', pattern: /^\/_sandbox\/requests$/, template: '/_sandbox/requests?limit=', handler: requests },

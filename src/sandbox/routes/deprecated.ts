@@ -18,16 +18,37 @@ export interface DeprecatedEndpoint {
 }
 
 export const DEPRECATED_ENDPOINTS: DeprecatedEndpoint[] = [
-  { method: 'POST', pattern: /^\/v1\/checkin\/([^/]+)$/, template: '/v1/checkin/{paymentLocation}', replacement: 'a V2 equivalent exists (its path is not shown)' },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/checkin\/([^/]+)$/,
+    template: '/v1/checkin/{paymentLocation}',
+    replacement: 'a V2 equivalent exists (its path is not shown)',
+  },
   {
     method: 'POST',
     pattern: /^\/v1\/checkin\/([^/]+)\/register-member$/,
     template: '/v1/checkin/{paymentLocation}/register-member',
     replacement: 'a V2 equivalent exists (its path is not shown)',
   },
-  { method: 'POST', pattern: /^\/v1\/payments$/, template: '/v1/payments', replacement: 'a V2 equivalent exists (its path is not shown)' },
-  { method: 'POST', pattern: /^\/v1\/payments\/init$/, template: '/v1/payments/init', replacement: 'a V2 equivalent exists (its path is not shown)' },
-  { method: 'GET', pattern: /^\/v1\/games\/current$/, template: '/v1/games/current', replacement: 'use GET /v1/games', successor: '/v1/games' },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/payments$/,
+    template: '/v1/payments',
+    replacement: 'a V2 equivalent exists (its path is not shown)',
+  },
+  {
+    method: 'POST',
+    pattern: /^\/v1\/payments\/init$/,
+    template: '/v1/payments/init',
+    replacement: 'a V2 equivalent exists (its path is not shown)',
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/games\/current$/,
+    template: '/v1/games/current',
+    replacement: 'use GET /v1/games',
+    successor: '/v1/games',
+  },
 ];
 
 export function deprecatedHandler(endpoint: DeprecatedEndpoint): RouteHandler {
@@ -48,5 +69,10 @@ export function deprecatedHandler(endpoint: DeprecatedEndpoint): RouteHandler {
 
 /** GET /v1/games: named by the seed as the successor of games/current, shape not shown. */
 export const gamesHandler: RouteHandler = (req, res) => {
-  sendProblem(res, 501, 'GET /v1/games exists, but its response shape is not known, so the sandbox does not implement it.', req.url?.split('?')[0] ?? '');
+  sendProblem(
+    res,
+    501,
+    'GET /v1/games exists, but its response shape is not known, so the sandbox does not implement it.',
+    req.url?.split('?')[0] ?? '',
+  );
 };

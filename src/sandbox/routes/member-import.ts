@@ -34,7 +34,13 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
   if (body.kind === 'too-large') {
     await sleep(ctx.faults.latencyMs);
     const close: Record<string, string> = body.drained ? {} : { connection: 'close' };
-    return sendError(res, 413, `Request body too large: more than ${ctx.maxBodyBytes} bytes.`, { maxBodyBytes: ctx.maxBodyBytes }, close);
+    return sendError(
+      res,
+      413,
+      `Request body too large: more than ${ctx.maxBodyBytes} bytes.`,
+      { maxBodyBytes: ctx.maxBodyBytes },
+      close,
+    );
   }
   // Parsed on arrival, so the ordering watch sees the batch's members for its whole time in flight (latency too).
   let parsed: unknown = NOT_JSON;
@@ -65,19 +71,38 @@ export const importMembers: RouteHandler = async (req, res, ctx, record) => {
 };
 
 /** The request holds a slot of the capacity model from here to its answer (or its dropped connection). */
-async function serve(req: IncomingMessage, res: ServerResponse, ctx: SandboxContext, record: RequestRecord, parsed: unknown, parseError: string): Promise<void> {
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: SandboxContext,
+  record: RequestRecord,
+  parsed: unknown,
+  parseError: string,
+): Promise<void> {
   await sleep(ctx.faults.latencyMs);
   const decision = ctx.faults.decide('import', record.draw!);
-  if (carryOutFault(decision, req, record, (status, reason, headers) => sendError(res, status, `${reason}; the batch was not applied.`, null, headers))) return;
+  if (
+    carryOutFault(decision, req, record, (status, reason, headers) =>
+      sendError(res, status, `${reason}; the batch was not applied.`, null, headers),
+    )
+  )
+    return;
   if (parsed === NOT_JSON) return sendError(res, 400, `The request body is not valid JSON: ${parseError}.`, null);
   if (Array.isArray(parsed) && parsed.length > ctx.maxItems) {
-    return sendError(res, 413, `Too many items: ${parsed.length}, at most ${ctx.maxItems} per request.`, { maxItems: ctx.maxItems, items: parsed.length });
+    return sendError(res, 413, `Too many items: ${parsed.length}, at most ${ctx.maxItems} per request.`, {
+      maxItems: ctx.maxItems,
+      items: parsed.length,
+    });
   }
   const validation = validateImportBody(parsed);
   if (!validation.ok) return sendError(res, 400, validation.message, validation.problems);
   const items = validation.items;
 
-  const refused = items.flatMap((item, index) => (ctx.faults.rejected(item.memberId) ? [{ index, memberId: item.memberId, field: '', message: 'refused by the sandbox (rejectMemberIds)' }] : []));
+  const refused = items.flatMap((item, index) =>
+    ctx.faults.rejected(item.memberId)
+      ? [{ index, memberId: item.memberId, field: '', message: 'refused by the sandbox (rejectMemberIds)' }]
+      : [],
+  );
   if (refused.length > 0) {
     record.fault = 'rejectMemberIds';
     return sendError(res, 400, `${refused.length} of ${items.length} items refused.`, refused);
@@ -99,5 +124,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: SandboxCont
     record.fault = 'drop-after-apply';
     return void req.socket.destroy();
   }
-  sendJson(res, 200, { importedCount, updatedCount, skipped: skipped.length === 0 && ctx.faults.skippedAsNull ? null : skipped });
+  sendJson(res, 200, {
+    importedCount,
+    updatedCount,
+    skipped: skipped.length === 0 && ctx.faults.skippedAsNull ? null : skipped,
+  });
 }

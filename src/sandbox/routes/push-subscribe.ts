@@ -17,23 +17,47 @@ export const subscribeDevice: RouteHandler = async (req, res, ctx, record, param
   if (!auth.ok) {
     await drainBody(req);
     await sleep(ctx.faults.latencyMs);
-    return sendProblem(res, 401, `Unauthorized: ${auth.reason}.`, instance, {}, {
-      'www-authenticate': `Bearer error="invalid_token", error_description="${auth.reason.replace(/"/g, "'")}"`,
-    });
+    return sendProblem(
+      res,
+      401,
+      `Unauthorized: ${auth.reason}.`,
+      instance,
+      {},
+      {
+        'www-authenticate': `Bearer error="invalid_token", error_description="${auth.reason.replace(/"/g, "'")}"`,
+      },
+    );
   }
   const contentType = checkContentType(req.headers['content-type'], ['application/json-patch+json']);
   if (!contentType.ok) {
     await drainBody(req);
     await sleep(ctx.faults.latencyMs);
-    return sendProblem(res, 415, `${contentType.reason}; accepted: application/json-patch+json, application/json, text/json, application/*+json.`, instance);
+    return sendProblem(
+      res,
+      415,
+      `${contentType.reason}; accepted: application/json-patch+json, application/json, text/json, application/*+json.`,
+      instance,
+    );
   }
   const body = await readBody(req, Math.min(PUSH_BODY_LIMIT, ctx.maxBodyBytes));
   await sleep(ctx.faults.latencyMs);
   if (body.kind === 'too-large') {
-    return sendProblem(res, 413, 'Request body too large for a subscription request.', instance, {}, body.drained ? {} : { connection: 'close' });
+    return sendProblem(
+      res,
+      413,
+      'Request body too large for a subscription request.',
+      instance,
+      {},
+      body.drained ? {} : { connection: 'close' },
+    );
   }
   const decision = ctx.faults.decide('push', record.draw!);
-  if (carryOutFault(decision, req, record, (status, reason, headers) => sendProblem(res, status, `${reason}; the subscription was not stored.`, instance, {}, headers))) return;
+  if (
+    carryOutFault(decision, req, record, (status, reason, headers) =>
+      sendProblem(res, status, `${reason}; the subscription was not stored.`, instance, {}, headers),
+    )
+  )
+    return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8Text(body.body));
@@ -44,7 +68,8 @@ export const subscribeDevice: RouteHandler = async (req, res, ctx, record, param
   if (!result.success) {
     // ASP.NET-style `errors`: field → messages, beside the problem's own fields.
     const errors: Record<string, string[]> = {};
-    for (const issue of result.error.issues) (errors[issue.path.map(String).join('.') || '$'] ??= []).push(issue.message);
+    for (const issue of result.error.issues)
+      (errors[issue.path.map(String).join('.') || '$'] ??= []).push(issue.message);
     const fields = Object.keys(errors).join(', ');
     return sendProblem(res, 400, `One or more validation errors occurred: ${fields}.`, instance, { errors });
   }

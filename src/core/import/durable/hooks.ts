@@ -107,7 +107,11 @@ class HookState {
   }
 }
 
-function beforeMapHook(run: HookState, state: SyncState, sourceKey: NonNullable<HookParts['sourceKey']>): NonNullable<ImportHooks['beforeMap']> {
+function beforeMapHook(
+  run: HookState,
+  state: SyncState,
+  sourceKey: NonNullable<HookParts['sourceKey']>,
+): NonNullable<ImportHooks['beforeMap']> {
   const { shard, changedOnly, resumed } = run.parts;
   return (raw) => {
     const record = raw as SourceRecord;
@@ -123,7 +127,9 @@ function beforeMapHook(run: HookState, state: SyncState, sourceKey: NonNullable<
     run.source = { record: record.record, hash };
     if (!changedOnly || run.onTheWay.has(found.memberId) || resumed?.get(record.record)) return undefined;
     // a member due for a refresh goes on to be mapped and sent; beforeSend then asks again and counts it once
-    return state.lookupSourceHash(found.memberId) === hash && !run.refreshIsDue(found.memberId) ? 'unchanged' : undefined;
+    return state.lookupSourceHash(found.memberId) === hash && !run.refreshIsDue(found.memberId)
+      ? 'unchanged'
+      : undefined;
   };
 }
 
@@ -156,7 +162,10 @@ function beforeSendHook(run: HookState): NonNullable<ImportHooks['beforeSend']> 
       // reads are in this synchronous call, so no commit can come between them
       const storedText = state.lookupTextHash(memberId);
       // (the same item with its keys in another order has the same canonical hash)
-      if (storedText !== undefined && (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))) {
+      if (
+        storedText !== undefined &&
+        (storedText === text || state.lookup(memberId)?.hash === (hash = itemHash(candidate.item)))
+      ) {
         if (!run.refreshIsDue(memberId)) {
           run.learn(memberId, sourceHash);
           return 'unchanged';
@@ -164,7 +173,12 @@ function beforeSendHook(run: HookState): NonNullable<ImportHooks['beforeSend']> 
         run.counters.refreshed++;
       }
     }
-    run.onTheWay.set(memberId, { record: candidate.record, hash: hash ?? itemHash(candidate.item), textHash: text, sourceHash });
+    run.onTheWay.set(memberId, {
+      record: candidate.record,
+      hash: hash ?? itemHash(candidate.item),
+      textHash: text,
+      sourceHash,
+    });
     return 'send';
   };
 }
@@ -192,7 +206,13 @@ function onSettledHook(run: HookState): NonNullable<ImportHooks['onSettled']> {
         // the entry leaves with the commit, not before: until then a later row must not be compared with the
         // state (and if a later row is already on its way, its entry stays)
         if (mine && run.onTheWay.get(memberId) === mine) run.onTheWay.delete(memberId);
-        if (taken) confirmed.push({ memberId, hash: mine?.hash ?? itemHash(JSON.parse(json!)), textHash: mine?.textHash ?? textHash(json!), sourceHash: mine?.sourceHash });
+        if (taken)
+          confirmed.push({
+            memberId,
+            hash: mine?.hash ?? itemHash(JSON.parse(json!)),
+            textHash: mine?.textHash ?? textHash(json!),
+            sourceHash: mine?.sourceHash,
+          });
       }
       state.commit(confirmed, run.learned.splice(0));
     };

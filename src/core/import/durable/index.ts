@@ -79,7 +79,10 @@ export async function openImportState(
   let journal: JournalSession | undefined;
   try {
     state = options.statePath ? openState(options.statePath, options, warn) : undefined;
-    journal = await openJournalSession({ ...options.journal, input: options.input, shard: options.shard, target: options.target }, notice);
+    journal = await openJournalSession(
+      { ...options.journal, input: options.input, shard: options.shard, target: options.target },
+      notice,
+    );
   } catch (error) {
     closeState(state); // the error that stopped the opening is the one to tell
     await stateLock?.release();
@@ -133,7 +136,12 @@ async function finishOnce(opened: Opened, summary: ImportSummary | undefined): P
   try {
     opened.flush();
     // only a run that read its input whole, to a clean end, knows who is absent and how many rows a good export has
-    const whole = summary !== undefined && !summary.inputError && !summary.stopReason && !options.limited && !options.endedSuspect?.();
+    const whole =
+      summary !== undefined &&
+      !summary.inputError &&
+      !summary.stopReason &&
+      !options.limited &&
+      !options.endedSuspect?.();
     if (state && whole) absentFromInput = state.finishWholeRun(summary.rows + opened.otherShards());
   } catch (error) {
     failed('state', options.statePath, error);
@@ -143,7 +151,9 @@ async function finishOnce(opened: Opened, summary: ImportSummary | undefined): P
     await stateLock?.release();
   }
   try {
-    const kept = await finishJournal(journal, summary && withOutputError(summary, outputError)).catch((error: unknown) => (failed('journal', journal?.path, error), true));
+    const kept = await finishJournal(journal, summary && withOutputError(summary, outputError)).catch(
+      (error: unknown) => (failed('journal', journal?.path, error), true),
+    );
     const finished: FinishedState = { journalKept: kept };
     if (absentFromInput !== undefined) finished.absentFromInput = absentFromInput;
     if (outputError) finished.outputError = outputError;
@@ -163,7 +173,10 @@ function closeState(state: SyncState | undefined): { cause: string } | undefined
     state?.close();
     return undefined;
   } catch (error) {
-    return { cause: resourceCause(error) ?? (error as { details?: { cause?: string } }).details?.cause ?? (error as Error).message };
+    return {
+      cause:
+        resourceCause(error) ?? (error as { details?: { cause?: string } }).details?.cause ?? (error as Error).message,
+    };
   }
 }
 
@@ -173,7 +186,10 @@ export function withOutputError(summary: ImportSummary, outputError: OutputFailu
   return { ...summary, stopReason: summary.stopReason ?? 'output', outputError: summary.outputError ?? outputError };
 }
 
-async function finishJournal(journal: JournalSession | undefined, summary: ImportSummary | undefined): Promise<boolean> {
+async function finishJournal(
+  journal: JournalSession | undefined,
+  summary: ImportSummary | undefined,
+): Promise<boolean> {
   if (!journal) return false;
   const complete = summary !== undefined && summary.failed === 0 && summary.stopReason === undefined;
   // a fresh journal this run wrote nothing to (stopped before any answer) has nothing to resume
@@ -202,8 +218,18 @@ function openState(path: string, options: ImportStateOptions, warn: (message: st
   try {
     const lastGood = state.nightly.lastGoodRun();
     const { inputRows, allowShrink = false } = options;
-    checkShrink({ rows: inputRows, lastGoodRows: lastGood?.rows, maxShrink: options.maxShrink ?? DEFAULT_MAX_SHRINK, allowShrink, input: options.input, state: path });
-    if (lastGood && inputRows === undefined && !allowShrink) warn(`the shrink guard cannot count ${options.input} before the run (standard input, a pipe, a JSON array or a workbook): it is not checked`);
+    checkShrink({
+      rows: inputRows,
+      lastGoodRows: lastGood?.rows,
+      maxShrink: options.maxShrink ?? DEFAULT_MAX_SHRINK,
+      allowShrink,
+      input: options.input,
+      state: path,
+    });
+    if (lastGood && inputRows === undefined && !allowShrink)
+      warn(
+        `the shrink guard cannot count ${options.input} before the run (standard input, a pipe, a JSON array or a workbook): it is not checked`,
+      );
   } catch (error) {
     state.close();
     throw error;

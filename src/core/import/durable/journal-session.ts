@@ -47,24 +47,41 @@ export function defaultJournalPath(input: string, shard?: Shard): string {
 }
 
 /** Opens the journal for this run, or returns undefined when there is none (stdin, --no-journal). */
-export async function openJournalSession(options: JournalOptions, notice: (message: string) => void): Promise<JournalSession | undefined> {
-  if (options.resume && options.restart) throw new UsageError('--resume and --restart exclude each other', { code: 'journal-flags', hint: '--resume sends what the journal lacks; --restart discards it and starts over.' });
+export async function openJournalSession(
+  options: JournalOptions,
+  notice: (message: string) => void,
+): Promise<JournalSession | undefined> {
+  if (options.resume && options.restart)
+    throw new UsageError('--resume and --restart exclude each other', {
+      code: 'journal-flags',
+      hint: '--resume sends what the journal lacks; --restart discards it and starts over.',
+    });
   const stream = options.input === '-' ? 'standard input' : await readOnce(options.input);
   if (stream) {
     const flag = options.resume ? '--resume' : options.path ? '--journal' : options.keep ? '--keep-journal' : undefined;
-    if (flag) throw new UsageError(`${flag} needs a file: ${stream} cannot be resumed`, { code: 'journal-stdin', hint: 'Save the input to a file and import the file; its journal then makes --resume possible.' });
-    if (!options.disabled) notice(`reading ${stream}: no journal is kept, so an interrupted import cannot be resumed (import a file for --resume)`);
+    if (flag)
+      throw new UsageError(`${flag} needs a file: ${stream} cannot be resumed`, {
+        code: 'journal-stdin',
+        hint: 'Save the input to a file and import the file; its journal then makes --resume possible.',
+      });
+    if (!options.disabled)
+      notice(
+        `reading ${stream}: no journal is kept, so an interrupted import cannot be resumed (import a file for --resume)`,
+      );
     return undefined;
   }
   if (options.disabled) {
-    if (options.resume || options.path || options.keep) throw new UsageError('--no-journal excludes --resume, --journal and --keep-journal', { code: 'journal-flags' });
+    if (options.resume || options.path || options.keep)
+      throw new UsageError('--no-journal excludes --resume, --journal and --keep-journal', { code: 'journal-flags' });
     // --restart --no-journal: the old journal goes too, or a later --resume would apply it to this run's server
     if (options.restart) await discard(defaultJournalPath(options.input, options.shard), notice);
     return undefined;
   }
   const path = options.path ?? defaultJournalPath(options.input, options.shard);
   // one run at a time on a journal: taken before it is read, released by the session's owner when the run ends
-  const lock = await acquireLock(path, 'journal').catch((error: MemberctlError) => (error.code === 'lock-failed' ? cannotWrite(path, error.cause) : Promise.reject(error)));
+  const lock = await acquireLock(path, 'journal').catch((error: MemberctlError) =>
+    error.code === 'lock-failed' ? cannotWrite(path, error.cause) : Promise.reject(error),
+  );
   try {
     return { ...(await openLocked(path, options, notice)), lock };
   } catch (error) {
@@ -73,43 +90,61 @@ export async function openJournalSession(options: JournalOptions, notice: (messa
   }
 }
 
-async function openLocked(path: string, options: JournalOptions, notice: (message: string) => void): Promise<Omit<JournalSession, 'lock'>> {
+async function openLocked(
+  path: string,
+  options: JournalOptions,
+  notice: (message: string) => void,
+): Promise<Omit<JournalSession, 'lock'>> {
   // --restart discards the journal unread: a damaged one is exactly what it is for
   const existing = options.restart ? undefined : await readJournalOrExplain(path);
   if (options.restart) await rm(path, { force: true });
   if (existing?.header && !options.restart) {
     if (!options.resume) {
-      throw new UsageError(`a journal of an earlier import of ${options.input} exists: ${path} (${describe(ResumeIndex.fromEntries(existing.entries))})`, {
-        code: 'journal-exists',
-        hint: 'Use --resume to send only what it lacks, or --restart to discard it and import everything again.',
-      });
+      throw new UsageError(
+        `a journal of an earlier import of ${options.input} exists: ${path} (${describe(ResumeIndex.fromEntries(existing.entries))})`,
+        {
+          code: 'journal-exists',
+          hint: 'Use --resume to send only what it lacks, or --restart to discard it and import everything again.',
+        },
+      );
     }
     const { header } = existing;
     if (header.v !== JOURNAL_VERSION) {
-      throw new InputError(`journal ${path} has format version ${header.v}; this memberctl reads version ${JOURNAL_VERSION}`, {
-        code: 'journal-version',
-        file: path,
-        hint: 'Resume with the memberctl version that wrote it, or use --restart.',
-      });
+      throw new InputError(
+        `journal ${path} has format version ${header.v}; this memberctl reads version ${JOURNAL_VERSION}`,
+        {
+          code: 'journal-version',
+          file: path,
+          hint: 'Resume with the memberctl version that wrote it, or use --restart.',
+        },
+      );
     }
     const fingerprint = await fingerprintOf(options.input);
     const sameFile = header.input.size === fingerprint.size && header.input.sha256 === fingerprint.sha256;
     if (!sameFile) {
-      throw new UsageError(`journal ${path} belongs to another file: it was written for ${header.input.path} (${header.input.size} bytes), ${options.input} has ${fingerprint.size} bytes${header.input.size === fingerprint.size ? ' and other content' : ''}`, {
-        code: 'journal-mismatch',
-        hint: 'Resume with the very file the interrupted import read, or use --restart to import this one from the start.',
-      });
+      throw new UsageError(
+        `journal ${path} belongs to another file: it was written for ${header.input.path} (${header.input.size} bytes), ${options.input} has ${fingerprint.size} bytes${header.input.size === fingerprint.size ? ' and other content' : ''}`,
+        {
+          code: 'journal-mismatch',
+          hint: 'Resume with the very file the interrupted import read, or use --restart to import this one from the start.',
+        },
+      );
     }
     if (!sameShard(header.shard, options.shard)) {
-      throw new UsageError(`journal ${path} was written by ${header.shard ? `--shard ${header.shard.index}/${header.shard.count}` : 'an import without --shard'}`, {
-        code: 'journal-mismatch',
-        hint: 'Resume with the same --shard as the interrupted import, or use --restart.',
-      });
+      throw new UsageError(
+        `journal ${path} was written by ${header.shard ? `--shard ${header.shard.index}/${header.shard.count}` : 'an import without --shard'}`,
+        {
+          code: 'journal-mismatch',
+          hint: 'Resume with the same --shard as the interrupted import, or use --restart.',
+        },
+      );
     }
     // (a journal from before targets were recorded has none: it is taken as this run's)
     if (header.target !== undefined) refuseOtherTarget('journal', path, header.target, options.target);
     const resumed = ResumeIndex.fromEntries(existing.entries);
-    const writer = await JournalWriter.reopen(path, existing.validBytes, resumed.runs + 1).catch((error) => cannotWrite(path, error));
+    const writer = await JournalWriter.reopen(path, existing.validBytes, resumed.runs + 1).catch((error) =>
+      cannotWrite(path, error),
+    );
     notice(`resuming from ${path}: ${describe(resumed)}; sending the rest`);
     return { path, writer, resumed, keep: Boolean(options.keep) };
   }
@@ -117,7 +152,14 @@ async function openLocked(path: string, options: JournalOptions, notice: (messag
   if (existing) await rm(path, { force: true });
   // The input's hash before anything is sent, not alongside: sharing the one busy thread with the import it took
   // longer, and no confirmation can be journaled before the header that holds it (docs/performance.md).
-  const header: JournalHeader = { memberctl: 'journal', v: JOURNAL_VERSION, input: await fingerprintOf(options.input), shard: options.shard ?? null, target: options.target, createdAt: new Date().toISOString() };
+  const header: JournalHeader = {
+    memberctl: 'journal',
+    v: JOURNAL_VERSION,
+    input: await fingerprintOf(options.input),
+    shard: options.shard ?? null,
+    target: options.target,
+    createdAt: new Date().toISOString(),
+  };
   const writer = await JournalWriter.create(path, header).catch((error) => cannotWrite(path, error));
   return { path, writer, keep: Boolean(options.keep) };
 }
@@ -140,7 +182,12 @@ async function readOnce(input: string): Promise<string | undefined> {
 async function discard(path: string, notice: (message: string) => void): Promise<void> {
   const lock = await acquireLock(path, 'journal');
   try {
-    if (await stat(path).then(() => true, () => false)) {
+    if (
+      await stat(path).then(
+        () => true,
+        () => false,
+      )
+    ) {
       await rm(path, { force: true });
       notice(`--restart: removed the journal of an earlier run, ${path}`);
     }
@@ -163,9 +210,16 @@ async function readJournalOrExplain(path: string) {
     return await readJournal(path);
   } catch (error) {
     if (error instanceof JournalCorruptError) {
-      throw new InputError(error.message, { code: 'journal-corrupt', file: path, hint: 'It was not written by memberctl as it is; use --restart to discard it and import everything again.' });
+      throw new InputError(error.message, {
+        code: 'journal-corrupt',
+        file: path,
+        hint: 'It was not written by memberctl as it is; use --restart to discard it and import everything again.',
+      });
     }
-    throw new InputError(`cannot read journal ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { code: 'journal', file: path, cause: error });
+    throw new InputError(
+      `cannot read journal ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { code: 'journal', file: path, cause: error },
+    );
   }
 }
 
@@ -173,15 +227,22 @@ async function fingerprintOf(input: string) {
   try {
     return await fingerprintInput(input);
   } catch (error) {
-    throw new InputError(`cannot read ${input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { code: 'input', file: input, cause: error });
+    throw new InputError(`cannot read ${input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      code: 'input',
+      file: input,
+      cause: error,
+    });
   }
 }
 
 function cannotWrite(path: string, error: unknown): never {
-  throw new InputError(`cannot write journal ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-    code: 'journal',
-    file: path,
-    hint: 'Put it elsewhere with --journal PATH, or import without one with --no-journal (an interrupted import then cannot be resumed).',
-    cause: error,
-  });
+  throw new InputError(
+    `cannot write journal ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    {
+      code: 'journal',
+      file: path,
+      hint: 'Put it elsewhere with --journal PATH, or import without one with --no-journal (an interrupted import then cannot be resumed).',
+      cause: error,
+    },
+  );
 }

@@ -64,10 +64,19 @@ export function stateOverview(path: string): StateOverview | DamagedOverview {
   }
 }
 
-export function stateOfMember(path: string, memberId: string): { state: string; memberId: string; known: boolean; hash: string | null; updatedAt: string | null } {
+export function stateOfMember(
+  path: string,
+  memberId: string,
+): { state: string; memberId: string; known: boolean; hash: string | null; updatedAt: string | null } {
   return withState(path, (state) => {
     const row: MemberStateRow | undefined = state.member(memberId);
-    return { state: path, memberId, known: row !== undefined, hash: row?.hash ?? null, updatedAt: row?.updatedAt ?? null };
+    return {
+      state: path,
+      memberId,
+      known: row !== undefined,
+      hash: row?.hash ?? null,
+      updatedAt: row?.updatedAt ?? null,
+    };
   });
 }
 
@@ -92,7 +101,10 @@ export function forgetMember(path: string, memberId: string): { state: string; m
  * Forgets every member. A damaged file cannot be emptied through SQLite: it is moved aside (with its -wal;
  * nothing is deleted that could help someone look into the damage) and a new, empty state takes its place.
  */
-export function resetState(path: string, now = new Date()): { state: string; forgotten: number | null; damagedMovedTo?: string } {
+export function resetState(
+  path: string,
+  now = new Date(),
+): { state: string; forgotten: number | null; damagedMovedTo?: string } {
   try {
     return withState(path, (state) => ({ state: path, forgotten: state.reset() }));
   } catch (error) {

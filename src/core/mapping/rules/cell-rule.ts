@@ -58,17 +58,38 @@ export function compileCellReader(target: Target, options: CellOptions = {}): Ce
 function checkOptions(target: Target, options: CellOptions): void {
   const path = targetPath(target);
   if (options.type !== undefined && target.kind !== 'customProperties') {
-    throw new RuleError(`"type" applies only to customProperties.<key> targets (member fields have fixed types; ${path} is read as the API defines it)`, 'type');
+    throw new RuleError(
+      `"type" applies only to customProperties.<key> targets (member fields have fixed types; ${path} is read as the API defines it)`,
+      'type',
+    );
   }
-  if (options.otherwise !== undefined && options.values === undefined) throw new RuleError('"otherwise" needs "values" (it is what a cell the values do not list becomes)', 'otherwise');
+  if (options.otherwise !== undefined && options.values === undefined)
+    throw new RuleError('"otherwise" needs "values" (it is what a cell the values do not list becomes)', 'otherwise');
   if (options.defaultRegion !== undefined) {
-    if (options.convert !== 'e164') throw new RuleError('"defaultRegion" applies to "convert": "e164" (the country of a phone number written without +)', 'defaultRegion');
-    if (!isCountryCode(options.defaultRegion.toUpperCase())) throw new RuleError(`"defaultRegion": "${options.defaultRegion}" is not an ISO 3166-1 alpha-2 country code`, 'defaultRegion');
+    if (options.convert !== 'e164')
+      throw new RuleError(
+        '"defaultRegion" applies to "convert": "e164" (the country of a phone number written without +)',
+        'defaultRegion',
+      );
+    if (!isCountryCode(options.defaultRegion.toUpperCase()))
+      throw new RuleError(
+        `"defaultRegion": "${options.defaultRegion}" is not an ISO 3166-1 alpha-2 country code`,
+        'defaultRegion',
+      );
   }
-  const dated = options.format !== undefined || options.timeZone !== undefined || options.twoDigitYearStart !== undefined;
-  const dateTarget = (target.kind === 'field' && target.type === 'date') || target.kind === 'metadata' || (target.kind === 'customProperties' && target.type === 'string');
-  if (dated && !dateTarget) throw new RuleError(`"format" and "timeZone" read dates, and ${path} is not a date (birthdate, createdAt, or a metadata / customProperties text)`, 'format');
-  if (options.twoDigitYearStart !== undefined && options.format === undefined) throw new RuleError('"twoDigitYearStart" needs "format" (with yy)', 'twoDigitYearStart');
+  const dated =
+    options.format !== undefined || options.timeZone !== undefined || options.twoDigitYearStart !== undefined;
+  const dateTarget =
+    (target.kind === 'field' && target.type === 'date') ||
+    target.kind === 'metadata' ||
+    (target.kind === 'customProperties' && target.type === 'string');
+  if (dated && !dateTarget)
+    throw new RuleError(
+      `"format" and "timeZone" read dates, and ${path} is not a date (birthdate, createdAt, or a metadata / customProperties text)`,
+      'format',
+    );
+  if (options.twoDigitYearStart !== undefined && options.format === undefined)
+    throw new RuleError('"twoDigitYearStart" needs "format" (with yy)', 'twoDigitYearStart');
 }
 
 function baseReader(target: Target, options: CellOptions): CellReader {
@@ -93,29 +114,52 @@ function valuesStep(values: Record<string, unknown>, otherwise: unknown, path: s
     const folded = key.trim().toLowerCase();
     const earlier = firstKey.get(folded);
     if (earlier !== undefined && !isDeepStrictEqual(byKey.get(folded), value)) {
-      throw new RuleError(`"values": "${earlier}" and "${key}" are the same key (cells are looked up in any case, trimmed) with different values; keep one`, 'values');
+      throw new RuleError(
+        `"values": "${earlier}" and "${key}" are the same key (cells are looked up in any case, trimmed) with different values; keep one`,
+        'values',
+      );
     }
     firstKey.set(folded, key);
     byKey.set(folded, value);
   }
-  const listed = Object.keys(values).slice(0, 6).map((k) => `"${k}"`).join(', ') + (byKey.size > 6 ? ', …' : '');
+  const listed =
+    Object.keys(values)
+      .slice(0, 6)
+      .map((k) => `"${k}"`)
+      .join(', ') + (byKey.size > 6 ? ', …' : '');
   return (text) => {
     const value = byKey.get(text.toLowerCase());
     // map init's placeholder for a word it could not place: name the word, not only "must not be null"
-    if (value === null && required) return new Problem(`"${text}" is null in "values", and ${path} is required: say what to send for it`, 'null in values');
+    if (value === null && required)
+      return new Problem(
+        `"${text}" is null in "values", and ${path} is required: say what to send for it`,
+        'null in values',
+      );
     if (value !== undefined) return value;
     if (otherwise !== undefined) return otherwise;
-    return new Problem(`"${text}" is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`, 'not a listed value');
+    return new Problem(
+      `"${text}" is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`,
+      'not a listed value',
+    );
   };
 }
 
 function countryStep(text: string): string | Problem {
-  return toCountryCode(text) ?? new Problem(`unknown country "${text}": expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`, 'unknown country');
+  return (
+    toCountryCode(text) ??
+    new Problem(
+      `unknown country "${text}": expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`,
+      'unknown country',
+    )
+  );
 }
 
 function phoneStep(defaultRegion: string | undefined): (text: string) => string | Problem {
-  const expected = defaultRegion ? `a phone number (with +country, or a ${defaultRegion} number)` : 'a phone number with its + country code (or set "defaultRegion")';
-  return (text) => toE164(text, defaultRegion) ?? new Problem(`expected ${expected}, got "${text}"`, 'not a phone number');
+  const expected = defaultRegion
+    ? `a phone number (with +country, or a ${defaultRegion} number)`
+    : 'a phone number with its + country code (or set "defaultRegion")';
+  return (text) =>
+    toE164(text, defaultRegion) ?? new Problem(`expected ${expected}, got "${text}"`, 'not a phone number');
 }
 
 /** Local ISO forms "timeZone" reads without a format: 2023-01-05, 2023-01-05 10:22, 2023-01-05T10:22:33.5 */
@@ -145,10 +189,22 @@ function dateReader(options: CellOptions): CellReader {
     const m = LOCAL_ISO.exec(cell);
     if (!m) return undefined;
     const [year, month, day, hour, minute, second] = m.slice(1, 7).map((s) => Number(s ?? 0)) as number[];
-    const parts = { year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second: second!, millisecond: Number((m[7] ?? '0').padEnd(3, '0')) };
+    const parts = {
+      year: year!,
+      month: month!,
+      day: day!,
+      hour: hour!,
+      minute: minute!,
+      second: second!,
+      millisecond: Number((m[7] ?? '0').padEnd(3, '0')),
+    };
     if (!isRealDate(parts)) return new Problem(`not a real date-time: "${cell}"`, 'not a real date-time');
     // (without a format, there is always a zone: this reader is only made for "format" or "timeZone")
-    if (m[4] !== undefined && !zone) return new Problem(`"${cell}" has a time but no offset: add "timeZone" to the rule to say where it was written`, 'a time without a zone');
+    if (m[4] !== undefined && !zone)
+      return new Problem(
+        `"${cell}" has a time but no offset: add "timeZone" to the rule to say where it was written`,
+        'a time without a zone',
+      );
     return toIso(parts);
   };
   if (options.format === undefined) return (cell) => readIso(cell) ?? cell; // anything else the schema refuses, as without a rule
@@ -160,12 +216,18 @@ function dateReader(options: CellOptions): CellReader {
     throw error;
   }
   if (format.hasTime && !format.hasOffset && !zone) {
-    throw new RuleError(`"format": "${options.format}" has a time but no offset (XXX): add "timeZone" (an IANA zone such as "Europe/Oslo", or "UTC") to say where that time was written`, 'timeZone');
+    throw new RuleError(
+      `"format": "${options.format}" has a time but no offset (XXX): add "timeZone" (an IANA zone such as "Europe/Oslo", or "UTC") to say where that time was written`,
+      'timeZone',
+    );
   }
   const pattern = options.format;
   return (cell) => {
     const parts = format.parse(cell);
     if (parts) return toIso(parts);
-    return readIso(cell) ?? new Problem(`expected a date in the format "${pattern}", got "${cell}"`, `not in the format ${pattern}`);
+    return (
+      readIso(cell) ??
+      new Problem(`expected a date in the format "${pattern}", got "${cell}"`, `not in the format ${pattern}`)
+    );
   };
 }

@@ -17,7 +17,8 @@ function countries(): Countries {
   if (library) return library;
   const require = createRequire(import.meta.url);
   const loaded = require('i18n-iso-countries') as Countries;
-  for (const language of ['en', ...OTHER_LANGUAGES]) loaded.registerLocale(require(`i18n-iso-countries/langs/${language}.json`));
+  for (const language of ['en', ...OTHER_LANGUAGES])
+    loaded.registerLocale(require(`i18n-iso-countries/langs/${language}.json`));
   return (library = loaded);
 }
 
@@ -43,7 +44,10 @@ function lookUp(cell: string): string | undefined {
     if (alpha2) return alpha2;
   }
   // the library compares names exactly: undo what editors do to them (’ for ', decomposed accents, doubled spaces)
-  const name = cell.normalize('NFC').replace(/[\u2018\u2019\u02bc]/g, "'").replace(/\s+/g, ' ');
+  const name = cell
+    .normalize('NFC')
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/\s+/g, ' ');
   for (const language of ['en', ...OTHER_LANGUAGES]) {
     const alpha2 = lib.getAlpha2Code(name, language);
     if (alpha2) return alpha2;

@@ -32,7 +32,20 @@ interface Token {
   part?: Part;
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const OFFSET = '(Z|[+-]\\d{2}(?::?\\d{2})?)';
 const TOKENS: Record<string, Token> = {
   yyyy: { source: '(\\d{4})', part: 'year' },
@@ -103,10 +116,21 @@ export function compileDateFormat(pattern: string, twoDigitYearStart = 1969): Da
 }
 
 function checkComplete(pattern: string, seen: Set<string>): void {
-  const missing = [['y', 'year (yyyy)'], ['M', 'month (MM)'], ['d', 'day (dd)']].filter(([letter]) => !seen.has(letter!)).map(([, name]) => name);
-  if (missing.length > 0) throw new DateFormatError(`format "${pattern}" has no ${missing.join(', ')}: a date needs a year, a month and a day`);
-  if (seen.has('h') && !seen.has('a')) throw new DateFormatError(`format "${pattern}": h/hh is the 12-hour clock and needs a (AM/PM); use HH for 00–23`);
-  if (seen.has('a') && seen.has('H')) throw new DateFormatError(`format "${pattern}": HH is the 24-hour clock; with a (AM/PM) use hh`);
+  const missing = [
+    ['y', 'year (yyyy)'],
+    ['M', 'month (MM)'],
+    ['d', 'day (dd)'],
+  ]
+    .filter(([letter]) => !seen.has(letter!))
+    .map(([, name]) => name);
+  if (missing.length > 0)
+    throw new DateFormatError(
+      `format "${pattern}" has no ${missing.join(', ')}: a date needs a year, a month and a day`,
+    );
+  if (seen.has('h') && !seen.has('a'))
+    throw new DateFormatError(`format "${pattern}": h/hh is the 12-hour clock and needs a (AM/PM); use HH for 00–23`);
+  if (seen.has('a') && seen.has('H'))
+    throw new DateFormatError(`format "${pattern}": HH is the 24-hour clock; with a (AM/PM) use hh`);
 }
 
 /** The usual slips: YYYY and DD (week-year and day-of-year in Unicode patterns), and tokens of other libraries. */
@@ -116,11 +140,19 @@ function tokenGuess(run: string): string | undefined {
 
 function unknownToken(pattern: string, run: string): string {
   // every slip fixed at once: "YYYY-MM-DD" suggests "yyyy-MM-dd", not "yyyy-MM-DD" (DD would be the next error)
-  const fixed = tokenGuess(run) ? pattern.replace(/'[^']*'|([A-Za-z])\1*/g, (found) => (found.startsWith("'") || TOKENS[found] ? found : (tokenGuess(found) ?? found))) : undefined;
+  const fixed = tokenGuess(run)
+    ? pattern.replace(/'[^']*'|([A-Za-z])\1*/g, (found) =>
+        found.startsWith("'") || TOKENS[found] ? found : (tokenGuess(found) ?? found),
+      )
+    : undefined;
   return `format "${pattern}": unknown token "${run}"${fixed ? ` (did you mean "${fixed}"?)` : ''}; tokens: yyyy yy MMMM MMM MM M dd d HH H hh h mm m ss s SSS a XXX`;
 }
 
-function readParts(match: RegExpExecArray | null, parts: readonly Part[], twoDigitYearStart: number): DateParts | undefined {
+function readParts(
+  match: RegExpExecArray | null,
+  parts: readonly Part[],
+  twoDigitYearStart: number,
+): DateParts | undefined {
   if (!match) return undefined;
   const out: DateParts = { year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0 };
   let pm: boolean | undefined;

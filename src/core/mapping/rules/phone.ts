@@ -15,6 +15,9 @@ function phones(): PhoneLib {
 
 /** The number in E.164, or undefined when it is not a valid number (in defaultRegion, without a + prefix). */
 export function toE164(cell: string, defaultRegion: string | undefined): string | undefined {
-  const parsed = phones().parsePhoneNumberFromString(cell, defaultRegion as Parameters<PhoneLib['parsePhoneNumberFromString']>[1]);
+  const parsed = phones().parsePhoneNumberFromString(
+    cell,
+    defaultRegion as Parameters<PhoneLib['parsePhoneNumberFromString']>[1],
+  );
   return parsed?.isValid() ? parsed.number : undefined;
 }

@@ -30,11 +30,18 @@ export function openZone(name: string): Zone {
     formatter = new Intl.DateTimeFormat('en-US', {
       timeZone: name,
       hourCycle: 'h23',
-      year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
   } catch {
     const suggestion = closestName(name, Intl.supportedValuesOf('timeZone'));
-    throw new TimeZoneError(`unknown time zone "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}: expected an IANA zone such as Europe/Oslo, America/New_York or UTC`);
+    throw new TimeZoneError(
+      `unknown time zone "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}: expected an IANA zone such as Europe/Oslo, America/New_York or UTC`,
+    );
   }
   // Intl's own name: "utc" and "Europe/oslo" are accepted and mean the canonical zone
   const exactOffset = (utcMs: number): number => {
