@@ -1,5 +1,6 @@
 /** importFile: the import use case's one entry point owns open → run → finish, and the command only draws. */
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -248,7 +249,9 @@ describe('importFile', () => {
       category: 'cancelled',
       message: `interrupted while waiting for ${fifo}: nothing was read or sent`,
     });
-    // a writer at last: the open blocked in the thread pool returns (and its empty input is closed unread)
-    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    // A writer at last: the import's open (in the thread pool, maybe not started yet) and this one meet, both
+    // return, and the import's empty input is closed unread. A blocking open waits for that reader to exist; a
+    // non-blocking one would fail with ENXIO whenever the import's open had not begun.
+    await (await open(fifo, 'w')).close();
   });
 });
