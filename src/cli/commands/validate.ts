@@ -13,6 +13,7 @@ import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-opt
 import { createOutput, renderError } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { ValidateJsonStream } from '../render/validate-json.js';
+import { renderProfile } from '../render/validate-profile.js';
 import { renderValidateSummary } from '../render/validate-table.js';
 import { createValidateProgress } from '../render/validate-progress.js';
 
@@ -21,6 +22,7 @@ interface ValidateFlags extends InputFlags {
   output?: string;
   rejects?: string;
   show?: string;
+  stats?: boolean;
 }
 
 /** --show N: invalid records listed on the terminal (all of them go to --rejects / --json). */
@@ -39,13 +41,18 @@ export function validateCommand(result: CommandResult): Command {
       '--rejects <file>',
       'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)',
     )
-    .option('--show <n>', 'invalid records listed on the terminal (default 20; all of them go to --rejects / --json)');
+    .option('--show <n>', 'invalid records listed on the terminal (default 20; all of them go to --rejects / --json)')
+    .option(
+      '--stats',
+      'also show what the valid items carry, field by field: fill rate, nulls, distinct and top values, date ranges',
+    );
   addInputOptions(command).addHelpText(
     'after',
     `
 Examples:
   $ memberctl validate members.csv
   $ memberctl validate crm-export.csv --map crm-mapping.json --rejects fix-me.csv
+  $ memberctl validate crm-export.csv --map crm-mapping.json --stats      check the mapping's meaning
   $ zcat members.ndjson.gz | memberctl validate - --format ndjson --json --output items.ndjson
 
 ${exitCodesHelp('validate')}`,
@@ -80,6 +87,7 @@ ${exitCodesHelp('validate')}`,
       outputPath: flags.output,
       rejectsPath: flags.rejects,
       sampleSize: show.data,
+      profile: flags.stats,
     };
     let stats;
     try {
@@ -95,7 +103,10 @@ ${exitCodesHelp('validate')}`,
     }
     progress?.stop();
     if (json) json.finish(stats);
-    else renderValidateSummary(stats, output, stats.format === 'csv' || stats.format === 'xlsx' ? 'csv' : 'ndjson');
+    else {
+      renderValidateSummary(stats, output, stats.format === 'csv' || stats.format === 'xlsx' ? 'csv' : 'ndjson');
+      if (stats.profile) renderProfile(stats.profile, output);
+    }
     result.exitCode = exitCodeFor(validateCategory(stats));
   });
 }

@@ -15,6 +15,7 @@ import {
   type CandidateStream,
 } from '../read-candidates.js';
 import { ReasonCounter, type ReasonCount } from '../reason-counter.js';
+import { ItemsProfiler, type ItemsProfile } from './field-profile.js';
 
 export interface ValidateOptions extends CandidateOptions {
   /** --output: write the valid items, as import would send them, one per line. */
@@ -23,6 +24,8 @@ export interface ValidateOptions extends CandidateOptions {
   rejectsPath?: string;
   /** How many invalid records to keep for the summary (all of them go to onInvalid and --rejects). Default 20. */
   sampleSize?: number;
+  /** --stats: tally what the valid items carry, field by field (see field-profile.ts). */
+  profile?: boolean;
 }
 
 export interface InvalidRecord {
@@ -64,6 +67,8 @@ export interface ValidateStats {
   sample: InvalidRecord[];
   output?: { path: string; items: number };
   rejects?: { path: string; format: 'ndjson' | 'csv'; records: number };
+  /** With --stats: the valid items, field by field. */
+  profile?: ItemsProfile;
   durationMs: number;
 }
 
@@ -91,7 +96,8 @@ export async function validateFile(
   const outputs = await openOutputs(options, stream);
   for (const message of stream.warnings) void onEvent({ type: 'warning', message });
   void onEvent({ type: 'started', file: source.file, format: source.format, totalBytes: source.totalBytes });
-  const check = new Checker(options.sampleSize ?? 20, outputs, onEvent);
+  const profiler = options.profile ? new ItemsProfiler() : undefined;
+  const check = new Checker(options.sampleSize ?? 20, outputs, onEvent, profiler);
   const progress = () =>
     void onEvent({
       type: 'progress',
@@ -160,6 +166,7 @@ class Checker {
     private readonly sampleSize: number,
     private readonly outputs: Outputs,
     private readonly onEvent: ValidateListener,
+    private readonly profiler?: ItemsProfiler,
   ) {}
 
   /** Synchronous for a valid record without --output: a promise per record would cost more than the check. */
@@ -167,6 +174,7 @@ class Checker {
     this.rows++;
     if (candidate.valid) {
       this.valid++;
+      this.profiler?.add(candidate.item);
       return this.outputs.output?.write(candidate.item);
     }
     return this.#invalid(candidate);
@@ -206,6 +214,7 @@ class Checker {
         rejects && options.rejectsPath
           ? { path: options.rejectsPath, format: rejects.format, records: rows - valid }
           : undefined,
+      profile: this.profiler?.result(),
       durationMs: Math.round(durationMs),
     };
   }
