@@ -72,6 +72,20 @@ describe('importFile', () => {
     expect(events.at(-1)?.type).toBe('finished');
   });
 
+  it('summary.warnings counts every warning the run gave, also those before the pipeline (target, new state)', async () => {
+    const path = csv('warned.csv', 4);
+    const statePath = join(dir, 'warned.state');
+    const events: ImportFileEvent[] = [];
+    const report = await importFile(
+      request(path, { state: { input: path, journal: { disabled: true }, changedOnly: true, statePath } }),
+      { openTarget: async () => target, connect: () => new MemoryTransport() },
+      (e) => events.push(e),
+    );
+    const warned = events.filter((e) => e.type === 'warning');
+    expect(warned.map((e) => e.code)).toEqual(['target', 'state']);
+    expect(report.summary.warnings).toBe(2);
+  });
+
   it('a wrong input is reported before the target is resolved (no server contacted)', async () => {
     let asked = false;
     const run = importFile(request(join(dir, 'missing.csv')), { openTarget: async () => ((asked = true), target) });

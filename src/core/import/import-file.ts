@@ -93,8 +93,15 @@ export interface ImportReport {
 export async function importFile(
   request: ImportRequest,
   ports: ImportPorts,
-  onEvent: (event: ImportFileEvent) => void = () => undefined,
+  onEventGiven: (event: ImportFileEvent) => void = () => undefined,
 ): Promise<ImportReport> {
+  // the summary counts every warning of the run: the pipeline's and those given before and after it (the input,
+  // the target, the state), which the pipeline never sees
+  let warnings = 0;
+  const onEvent = (event: ImportFileEvent) => {
+    if (event.type === 'warning') warnings++;
+    onEventGiven(event);
+  };
   const { limit, ...input } = request.input;
   // The input first: a wrong file or mapping is reported before any server is contacted.
   // warnings about the input's end come once it is read
@@ -149,6 +156,7 @@ export async function importFile(
       journalPath,
       journalKept,
     };
+    summary = { ...summary, warnings };
     return { file: stream.source.file, summary, state, category: importCategory(summary) };
   } finally {
     request.stopSignal?.removeEventListener('abort', closeInput);
