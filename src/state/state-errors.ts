@@ -29,6 +29,15 @@ export function damagedStateError(path: string, error: unknown): InputError {
   });
 }
 
+/** A state file that exists but holds nothing (0 bytes, or no tables): damaged, with the same way out. */
+export function emptyStateError(path: string): InputError {
+  return new InputError(`state file ${path} is damaged: it is empty (a state always holds its tables)`, {
+    code: 'state-damaged',
+    file: path,
+    hint: `Check the --state path. If it is the right file, run \`memberctl state reset --state ${path}\`: it moves the empty file aside and starts a new state, so the next import sends every member once (safe: the import is an upsert).`,
+  });
+}
+
 export function stateError(path: string, error: unknown): InputError {
   if (error instanceof InputError) return error;
   const code = (error as { code?: string }).code;

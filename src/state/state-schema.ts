@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { InputError } from '../errors.js';
 import { ITEM_HASH_NAME } from './item-hash.js';
 import { addNightlyColumns } from './nightly-state.js';
+import { emptyStateError } from './state-errors.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS member_state (
@@ -18,9 +19,23 @@ CREATE TABLE IF NOT EXISTS member_state (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
-export function checkOrCreateSchema(db: Database.Database, path: string): void {
+/** The tables of a new state, made before the file is put in place (sync-state.ts's createStateFile). */
+export function createSchema(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(SCHEMA);
+    addNightlyColumns(db);
+    db.prepare("INSERT OR IGNORE INTO state_meta (key, value) VALUES ('item_hash', ?)").run(ITEM_HASH_NAME);
+  }).immediate();
+}
+
+/**
+ * Checks an existing file is a memberctl state, and grows it in place. A database with no tables at all is an
+ * empty state: damaged, since a state is only ever put in place with its tables.
+ */
+export function checkSchema(db: Database.Database, path: string): void {
   const tables = db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all();
-  if (tables.length > 0 && !tables.includes('state_meta')) {
+  if (tables.length === 0) throw emptyStateError(path);
+  if (!tables.includes('state_meta')) {
     throw new InputError(`${path} is an SQLite database but not a memberctl state file`, {
       code: 'state-file',
       file: path,

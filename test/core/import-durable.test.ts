@@ -55,6 +55,22 @@ const settledBatch = (
   records: records.map((r) => ({ line: r.record + 1, json: r.json ?? JSON.stringify(item(r.memberId)), ...r })),
 });
 
+describe('state session', () => {
+  it('--require-state refuses a state file that exists but is empty (exit 2, the recovery hint): nothing is sent', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'members.csv');
+    writeFileSync(file, 'memberId,isActive,createdAt\nm1,true,2024-01-01T00:00:00Z\n');
+    const statePath = join(dir, 'members.state');
+    writeFileSync(statePath, '');
+    await expect(
+      openImportState(
+        { input: file, journal: {}, statePath, changedOnly: true, requireState: true, target: 'http://x/' },
+        () => undefined,
+      ),
+    ).rejects.toMatchObject({ category: 'usage', code: 'state-damaged', hint: expect.stringContaining('state reset') });
+  });
+});
+
 describe('journal session', () => {
   function input(dir: string, text = 'memberId,isActive,createdAt\nm1,true,2024-01-01T00:00:00Z\n') {
     const path = join(dir, 'members.csv');

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { itemHash, textHash } from '../../src/state/item-hash.js';
 import { SyncState } from '../../src/state/sync-state.js';
+import { resetState } from '../../src/core/import/durable/state-admin.js';
 
 const dirs: string[] = [];
 function tempPath(name = 'members.state'): string {
@@ -119,6 +120,47 @@ describe('sync state', () => {
         message: expect.stringMatching(/SQLite database but not a memberctl state/),
       }),
     );
+  });
+
+  it('an existing but empty state (0 bytes, or a database without tables) is damaged, never a new state', () => {
+    const empty = tempPath();
+    writeFileSync(empty, '');
+    for (const create of [true, false]) {
+      expect(() => SyncState.open(empty, { create })).toThrow(
+        expect.objectContaining({
+          category: 'usage',
+          code: 'state-damaged',
+          message: expect.stringContaining('is empty'),
+          hint: expect.stringContaining(`memberctl state reset --state ${empty}`),
+        }),
+      );
+    }
+    expect(statSync(empty).size).toBe(0); // refused, not filled in
+    const tableless = tempPath('tableless.state');
+    const db = new Database(tableless);
+    db.pragma('user_version = 1'); // a valid SQLite header, no tables
+    db.close();
+    expect(() => SyncState.open(tableless, { create: true })).toThrow(
+      expect.objectContaining({ code: 'state-damaged' }),
+    );
+    expect(resetState(empty).damagedMovedTo).toMatch(/\.damaged-/);
+    const fresh = SyncState.open(empty, { create: false });
+    expect(fresh.summary().members).toBe(0);
+    fresh.close();
+  });
+
+  it('a new state is put in place with its tables: no empty file is ever visible, nothing is left beside it', () => {
+    const path = tempPath();
+    const state = SyncState.open(path, { create: true });
+    expect(state.created).toBe(true);
+    state.close();
+    expect(readdirSync(join(path, '..'))).toEqual(['members.state']);
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all()).toContain('state_meta');
+    db.close();
+    const again = SyncState.open(path, { create: true });
+    expect(again.created).toBe(false);
+    again.close();
   });
 
   it('two connections (two shards on one machine) can write the same file', () => {
