@@ -234,6 +234,50 @@ describe('--map', () => {
   });
 });
 
+describe('--map: keys named like Object.prototype are data', () => {
+  it('a column or a value named "__proto__", "constructor" or "prototype" works as written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-proto-map-'));
+    const path = join(dir, 'm.json');
+    // written as text: in a JavaScript object literal, __proto__ would set the prototype instead of a key
+    writeFileSync(
+      path,
+      `{"columns": {"__proto__": "email", "constructor": "address.city", "prototype": {"field": "metadata.tier",
+        "values": {"__proto__": "gold", "constructor": "silver", "prototype": "bronze"}}}}`,
+    );
+    const mapping = await loadMappingFile(path).finally(() => rmSync(dir, { recursive: true, force: true }));
+    expect([...mapping.columns.keys()]).toEqual(['__proto__', 'constructor', 'prototype']);
+    const mapper = csv([...required, '__proto__', 'constructor', 'prototype'], { file: FILE, mapping });
+    expect(itemOf(mapper([...okRow, 'a@b.example', 'Oslo', '__proto__']))).toMatchObject({
+      email: 'a@b.example',
+      address: { city: 'Oslo' },
+      metadata: { tier: 'gold' },
+    });
+    expect(itemOf(mapper([...okRow, '', '', 'constructor'])).metadata).toEqual({ tier: 'silver' });
+    expect(itemOf(mapper([...okRow, '', '', 'PROTOTYPE'])).metadata).toEqual({ tier: 'bronze' });
+    expect(issuesOf(mapper([...okRow, '', '', 'toString']))[0]).toMatch(/"toString" is not one of the values/);
+  });
+
+  it('a JSON record\'s own "__proto__" key passes through a mapping as a key, named by the schema', () => {
+    const mapping = parseMapping({ columns: { Mail: 'email' } }, 'm.json');
+    const raw = JSON.parse(
+      '{"memberId": "m-1", "isActive": true, "createdAt": "2024-05-01T12:00:00Z", "__proto__": {"x": 1}}',
+    );
+    const mapped = createRecordMapper('ndjson', undefined, { file: 'm.ndjson', mapping }).toCandidate({
+      record: 1,
+      line: 1,
+      raw,
+    });
+    expect(mapped.valid ? [] : mapped.issues.map((issue) => issue.path)).toEqual(['__proto__']);
+  });
+
+  it('a fields rule named "__proto__" is refused as an unknown field, not lost', () => {
+    const mapping = JSON.parse('{"fields": {"__proto__": {"value": true}}}') as unknown;
+    expect(usageMessage(() => parseMapping(mapping, 'm.json'))).toMatch(
+      /fields\["__proto__"\]: unknown field "__proto__"/,
+    );
+  });
+});
+
 describe('CSV cells', () => {
   const headers = [
     ...required,

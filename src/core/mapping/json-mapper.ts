@@ -69,7 +69,13 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     const { record, line, raw } = source;
     if (!isObject(raw)) return notAnObject(source);
     const item: Item = {};
-    for (const key of Object.keys(raw)) if (!consumed.has(key)) item[key] = (raw as Item)[key];
+    for (const key of Object.keys(raw)) {
+      if (consumed.has(key)) continue;
+      // a record's own "__proto__" is a key like any other (the schema names it); assigned, it would set the prototype
+      if (key === '__proto__')
+        Object.defineProperty(item, key, { value: (raw as Item)[key], enumerable: true, writable: true });
+      else item[key] = (raw as Item)[key];
+    }
     let problems: RecordIssue[] | undefined;
     const take = (value: unknown, read: CellReader, assign: Assign, target: string, where: string): boolean => {
       if (value === undefined || value === '') return false;

@@ -127,9 +127,10 @@ export function parseMapping(json: unknown, file: string): Mapping {
   const parsed = mappingFileSchema.safeParse(json, { reportInput: true });
   if (!parsed.success)
     for (const line of describeSchemaIssues(parsed.error.issues, '', 'file')) problems.add(line, FORMAT_HINT);
-  // past a wrong top-level key, the rules are still checked: every problem is reported in one run
-  const ruleSet = (key: 'columns' | 'fields') =>
-    (parsed.success ? parsed.data[key] : plainObject((json as Record<string, unknown> | null)?.[key])) ?? {};
+  // past a wrong top-level key, the rules are still checked: every problem is reported in one run. The rules are
+  // taken from the JSON as parsed, not from zod's copy: a record's copy assigns each key, and an assigned "__proto__"
+  // sets the copy's prototype instead of adding the key (the rule was lost without a word)
+  const ruleSet = (key: 'columns' | 'fields') => plainObject((json as Record<string, unknown> | null)?.[key]) ?? {};
   const columns = new Map<string, Feed[] | null>();
   for (const [column, rule] of Object.entries(ruleSet('columns'))) {
     if (rule === null) {
@@ -158,6 +159,15 @@ function plainObject(value: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
+/**
+ * The rule's "values" as the file wrote them (checked by the schema already): zod's copy of a record loses a key
+ * "__proto__" (see parseMapping), and a cell "__proto__" is as much data as any other.
+ */
+function withRawValues<T extends { values?: Record<string, unknown> }>(parsed: T, rule: object): T {
+  const values = (rule as { values?: unknown }).values;
+  return parsed.values === undefined ? parsed : { ...parsed, values: plainObject(values) ?? parsed.values };
+}
+
 function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefined {
   if (typeof rule === 'string') {
     const target = compiled(where, rule, {}, problems);
@@ -174,7 +184,7 @@ function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefi
     for (const line of describeSchemaIssues(parsed.error.issues, where, 'column')) problems.add(line, COLUMN_HINT);
     return undefined;
   }
-  const { field, ...options } = parsed.data;
+  const { field, ...options } = withRawValues(parsed.data, rule);
   const target = compiled(where, field, options, problems);
   return target && { ...target, emptyAsNull: options.emptyAsNull === true };
 }
@@ -191,7 +201,7 @@ function fieldRuleOf(name: string, rule: unknown, where: string, problems: Probl
     for (const line of describeSchemaIssues(parsed.error.issues, where, 'field')) problems.add(line, FIELD_HINT);
     return undefined;
   }
-  const { value, default: fallback, firstOf, column, ...options } = parsed.data;
+  const { value, default: fallback, firstOf, column, ...options } = withRawValues(parsed.data, rule);
   const has = (key: string) => Object.hasOwn(rule, key);
   const wrong =
     has('value') && (has('default') || firstOf || column)
