@@ -45,10 +45,10 @@ export function logFormatFromArgv(argv: readonly string[]): LogFormat {
   return value === 'json' ? 'json' : 'text';
 }
 
-/** The summary as logged: counts and top reasons; the skipped list becomes a count (the --report file has it all). */
+/** The summary as logged: counts and top reasons (the examples of skipped records are in the --report file). */
 export function summaryForLog(summary: ImportSummary): Record<string, unknown> {
-  const { skipped, ...rest } = summary;
-  return { ...rest, skipped: skipped.length };
+  const { skippedExamples: _examples, ...rest } = summary;
+  return rest;
 }
 
 export function createJsonLog(options: JsonLogOptions = {}): JsonLog {

@@ -54,7 +54,7 @@ describe('the exit-code table', () => {
   });
 
   it('maps an import summary by the worst bucket', () => {
-    const clean = { invalid: 0, skipped: [], rejected: 0, failed: 0 } as unknown as ImportSummary;
+    const clean = { invalid: 0, skipped: 0, rejected: 0, failed: 0 } as unknown as ImportSummary;
     expect(importCategory(clean)).toBe('ok');
     expect(importCategory({ ...clean, rejected: 1 })).toBe('partial');
     expect(importCategory({ ...clean, rejected: 1, failed: 1 })).toBe('not-confirmed');

@@ -218,7 +218,7 @@ describe('importFile', () => {
         summary.unchanged +
         summary.importedCount +
         summary.updatedCount +
-        summary.skipped.length +
+        summary.skipped +
         summary.rejected +
         summary.failed,
     ).toBe(summary.rows);

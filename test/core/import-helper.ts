@@ -67,7 +67,7 @@ export async function* candidates(
 
 /** Sum of the buckets: must equal rows, always. */
 export function bucketSum(s: ImportSummary): number {
-  return s.invalid + s.unchanged + s.importedCount + s.updatedCount + s.skipped.length + s.rejected + s.failed;
+  return s.invalid + s.unchanged + s.importedCount + s.updatedCount + s.skipped + s.rejected + s.failed;
 }
 
 /**

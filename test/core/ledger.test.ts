@@ -57,13 +57,27 @@ describe('Ledger', () => {
       invalid: 1,
       importedCount: 1,
       updatedCount: 1,
-      skipped: [{ memberId: 'm4', record: 4, reason: 'skipped in an earlier run' }],
+      skipped: 1,
+      skippedExamples: [{ memberId: 'm4', record: 4, reason: 'skipped in an earlier run' }],
     });
     expect(books.settled).toBe(5);
     expect(written.map((e) => [e.record, e.stage])).toEqual([
       [2, 'invalid'],
       [4, 'skipped'],
     ]);
+  });
+
+  it('keeps a count of skipped records and only the first few as examples, however many the server skips', async () => {
+    const { books, order, written } = ledger();
+    const records = Array.from({ length: 25 }, (_, i) => pending(i + 1, `m${i + 1}`));
+    for (const r of records) order.admit(r);
+    const skipped = records.map((record) => ({ record, reason: 'member erased' }));
+    await books.settleAnswered({ confirmed: [], importedCount: 0, updatedCount: 0, skipped, rejected: [] });
+    const summary = books.books();
+    expect(summary.skipped).toBe(25);
+    expect(summary.skippedExamples.map((s) => s.memberId)).toEqual(records.slice(0, 10).map((r) => r.memberId));
+    expect(written.filter((w) => w.stage === 'skipped')).toHaveLength(25);
+    expect(books.settled).toBe(25);
   });
 
   it("a failed record fails its member's held rows too; an answered one releases the next", async () => {
@@ -164,7 +178,7 @@ describe('the pipeline against an in-memory server (model tests)', () => {
             seen.add(id);
             last.set(id, i + 1);
           });
-          expect({ ...summary, skipped: summary.skipped.length }).toMatchObject({
+          expect(summary).toMatchObject({
             rows: rows.length,
             failed: 0,
             unchanged: 0,

@@ -60,6 +60,7 @@ export const JSON_KEYS = [
   'importedCount',
   'updatedCount',
   'skipped',
+  'skippedExamples',
   'rejected',
   'failed',
   'batches',
@@ -72,11 +73,6 @@ export const JSON_KEYS = [
 export function bucketSum(report: Record<string, unknown>): number {
   const n = (key: string) => report[key] as number;
   return (
-    n('invalid') +
-    n('importedCount') +
-    n('updatedCount') +
-    (report.skipped as unknown[]).length +
-    n('rejected') +
-    n('failed')
+    n('invalid') + n('importedCount') + n('updatedCount') + (report.skipped as number) + n('rejected') + n('failed')
   );
 }

@@ -1,6 +1,6 @@
 /**
- * The import's results: the --json / --report object (exactly issue 4's shape, plus `unchanged` when
- * --changed-only is on) and the human summary table, with a verdict that says what to do next.
+ * The import's results: the --json / --report object (issue 4's shape, with `skipped` a count beside the first
+ * `skippedExamples`, plus `unchanged` when --changed-only is on) and the human summary table, with a verdict that says what to do next.
  */
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
@@ -13,6 +13,7 @@ const JSON_FIELDS = [
   'importedCount',
   'updatedCount',
   'skipped',
+  'skippedExamples',
   'rejected',
   'failed',
   'batches',
@@ -52,7 +53,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
       : []),
     ['imported', summary.importedCount, summary.importedCount ? color.green : color.dim],
     ['updated', summary.updatedCount, summary.updatedCount ? color.green : color.dim],
-    ['skipped', summary.skipped.length, summary.skipped.length ? color.yellow : color.dim],
+    ['skipped', summary.skipped, summary.skipped ? color.yellow : color.dim],
     ['rejected', summary.rejected, summary.rejected ? color.red : color.dim],
     ['failed', summary.failed, summary.failed ? color.red : color.dim],
   ];
@@ -76,7 +77,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
         output.out(`  ${stage.padEnd(9)}${n(count).padStart(width)}  ${reason}`);
     }
   }
-  const notImported = summary.invalid + summary.skipped.length + summary.rejected + summary.failed;
+  const notImported = summary.invalid + summary.skipped + summary.rejected + summary.failed;
   if (context.rejectsPath && summary.outputError?.kind === 'rejects')
     output.out(color.red(`Not written: ${context.rejectsPath} (it would be incomplete; error below)`));
   else if (context.rejectsPath)
@@ -114,7 +115,7 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
       `${why}${plural(summary.failed, 'record', 'records')} not confirmed. They are safe to send again${context.againCommand ? `${feed ? ` (${feed.slice(2)})` : ''}; run: ${context.againCommand}` : `: run the same command again${feed}.`}`,
     );
   }
-  const refused = summary.invalid + summary.skipped.length + summary.rejected;
+  const refused = summary.invalid + summary.skipped + summary.rejected;
   if (refused > 0) {
     const path = context.rejectsPath;
     const hint = !path

@@ -6,6 +6,6 @@ export function importCategory(summary: ImportSummary): ResultCategory {
   if (summary.stopReason === 'credentials') return 'credentials';
   if (summary.inputError) return 'usage';
   if (summary.failed > 0 || summary.stopReason) return 'not-confirmed';
-  if (summary.invalid + summary.skipped.length + summary.rejected > 0) return 'partial';
+  if (summary.invalid + summary.skipped + summary.rejected > 0) return 'partial';
   return 'ok';
 }

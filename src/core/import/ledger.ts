@@ -22,7 +22,15 @@ import {
   type Settler,
   type SettlerLinks,
 } from './settle.js';
-import type { ImportHooks, ImportSummary, RejectsSink, SettledBatch, Stage } from './types.js';
+import {
+  SKIPPED_EXAMPLES,
+  type ImportHooks,
+  type ImportSummary,
+  type RejectsSink,
+  type SettledBatch,
+  type SkippedExample,
+  type Stage,
+} from './types.js';
 
 export interface RecordInfo {
   record: number;
@@ -34,14 +42,32 @@ export interface RecordInfo {
 /** What the summary takes from the books. */
 export type Books = Pick<
   ImportSummary,
-  'rows' | 'invalid' | 'unchanged' | 'importedCount' | 'updatedCount' | 'skipped' | 'rejected' | 'failed' | 'topReasons'
+  | 'rows'
+  | 'invalid'
+  | 'unchanged'
+  | 'importedCount'
+  | 'updatedCount'
+  | 'skipped'
+  | 'skippedExamples'
+  | 'rejected'
+  | 'failed'
+  | 'topReasons'
 >;
 
 type SentStage = Exclude<Stage, 'invalid'>;
 
 export class Ledger implements Settler {
-  readonly #counts = { rows: 0, invalid: 0, unchanged: 0, importedCount: 0, updatedCount: 0, rejected: 0, failed: 0 };
-  readonly #skipped: ImportSummary['skipped'] = [];
+  readonly #counts = {
+    rows: 0,
+    invalid: 0,
+    unchanged: 0,
+    importedCount: 0,
+    updatedCount: 0,
+    skipped: 0,
+    rejected: 0,
+    failed: 0,
+  };
+  readonly #skippedExamples: SkippedExample[] = [];
   /** Invalid records count per issue, as validate counts them, so both commands show the same reasons. */
   readonly #invalidReasons = new ReasonCounter();
   readonly #reasons: Record<SentStage, ReasonCounter> = {
@@ -148,12 +174,12 @@ export class Ledger implements Settler {
   /** Records with a final outcome. */
   get settled(): number {
     const c = this.#counts;
-    return c.invalid + c.unchanged + c.importedCount + c.updatedCount + this.#skipped.length + c.rejected + c.failed;
+    return c.invalid + c.unchanged + c.importedCount + c.updatedCount + c.skipped + c.rejected + c.failed;
   }
 
   /** Records the server answered for (imported, updated or skipped). */
   get confirmed(): number {
-    return this.#counts.importedCount + this.#counts.updatedCount + this.#skipped.length;
+    return this.#counts.importedCount + this.#counts.updatedCount + this.#counts.skipped;
   }
 
   books(): Books {
@@ -163,14 +189,15 @@ export class Ledger implements Settler {
       rejected: this.#reasons.rejected.top(5),
       failed: this.#reasons.failed.top(5),
     };
-    const { rows, invalid, unchanged, importedCount, updatedCount, rejected, failed } = this.#counts;
+    const { rows, invalid, unchanged, importedCount, updatedCount, skipped, rejected, failed } = this.#counts;
     return {
       rows,
       invalid,
       unchanged,
       importedCount,
       updatedCount,
-      skipped: this.#skipped,
+      skipped,
+      skippedExamples: this.#skippedExamples,
       rejected,
       failed,
       topReasons,
@@ -184,9 +211,9 @@ export class Ledger implements Settler {
    * the one counted for "most common reasons" (free of member values).
    */
   #reject(info: RecordInfo, stage: SentStage, reason: string, countAs: string = reason): Promise<void> | void {
-    if (stage === 'skipped')
-      this.#skipped.push({ memberId: info.memberId ?? null, reason, record: info.record, line: info.line });
-    else this.#counts[stage]++;
+    this.#counts[stage]++;
+    if (stage === 'skipped' && this.#skippedExamples.length < SKIPPED_EXAMPLES)
+      this.#skippedExamples.push({ memberId: info.memberId ?? null, reason, record: info.record, line: info.line });
     this.#reasons[stage].add(countAs);
     return this.#write(info, stage, reason);
   }

@@ -155,13 +155,28 @@ import type { OutputFailure } from '../../io/output-failure.js';
 
 export type { ReasonCount };
 
+export interface SkippedExample {
+  memberId: string | null;
+  reason: string | null;
+  record: number | null;
+  line: number | null;
+}
+
+export const SKIPPED_EXAMPLES = 10;
+
 export interface ImportSummary {
   rows: number;
   invalid: number;
   unchanged: number;
   importedCount: number;
   updatedCount: number;
-  skipped: { memberId: string | null; reason: string | null; record: number | null; line: number | null }[];
+  /** Records the server answered as skipped. */
+  skipped: number;
+  /**
+   * The first SKIPPED_EXAMPLES of them with the server's reason, in the order answered: a count, not a list, so a
+   * server that skips a million records costs no memory (the rejects file holds every one).
+   */
+  skippedExamples: SkippedExample[];
   rejected: number;
   failed: number;
   /** Batches formed from the input (a bisected or split batch counts once). */
