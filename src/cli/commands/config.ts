@@ -16,6 +16,7 @@ import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { loadCommandSettings } from '../settings-flags.js';
+import { createJsonLog } from '../log-format.js';
 
 interface CommonOptions {
   json?: boolean;
@@ -152,7 +153,15 @@ ${exitCodesHelp('config check')}`,
         output.out(
           `\nverdict: ${paint[check.verdict === 'not-ready' ? 'fail' : check.verdict === 'ready' ? 'ok' : 'warn'](check.summary)} (exit ${exitCode})`,
         );
+        if (check.next) output.out(`next: ${check.next}`);
       }
+      // a cron job logs stderr as JSON (the nightly guide): a failed check is an error line there, reason and hint
+      if (check.next && (command.optsWithGlobals() as { logFormat?: string }).logFormat === 'json')
+        createJsonLog({ context: { command: 'config check' } }).log('error', 'error', {
+          code: 'not-ready',
+          message: check.summary,
+          hint: check.next,
+        });
       result.exitCode = exitCode;
     });
 }

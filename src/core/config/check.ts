@@ -25,6 +25,8 @@ export interface ConfigCheckResult {
   category: ResultCategory;
   /** One line for humans, e.g. "not ready: the member token expired 3 days ago". */
   summary: string;
+  /** When not ready: what to do about the failure the summary names (a cron alert carries both). */
+  next?: string;
 }
 
 export interface ConfigCheckOptions {
@@ -85,7 +87,7 @@ export async function checkConfiguration(options: ConfigCheckOptions): Promise<C
     const reachable = steps.every((step) => step.ok);
     if (reachable && memberToken && options.probe) await probeCredentials(baseUrl, memberToken, options.timeoutMs, add);
   }
-  return verdict(checks);
+  return verdict(checks, settings.profile?.value);
 }
 
 type Add = (topic: CheckTopic, status: CheckStatus, message: string) => void;
@@ -201,7 +203,20 @@ const CATEGORY_BY_TOPIC: Record<CheckTopic, ResultCategory> = {
   credentials: 'credentials',
 };
 
-function verdict(checks: CheckLine[]): ConfigCheckResult {
+/** The next step for the first failing layer; it ends with the command that proves the fix. */
+function nextStep(topic: CheckTopic, profile: string | undefined): string {
+  const again = `then run \`memberctl config check${profile ? ` --profile ${profile}` : ''}\` again`;
+  switch (topic) {
+    case 'config':
+      return `fix the setting named above (\`memberctl config show\` says where each value comes from), ${again}`;
+    case 'network':
+      return `nothing can be sent from this machine until the server answers: check the base URL, DNS, the firewall or proxy, and that the server is up; ${again}`;
+    case 'credentials':
+      return `put a valid member token where the settings read it (the profile's tokenFile, mode 600, or MEMBERCTL_TOKEN), ${again}`;
+  }
+}
+
+function verdict(checks: CheckLine[], profile: string | undefined): ConfigCheckResult {
   // The first layer that fails is the one to fix first: config, then network, then credentials.
   for (const topic of ['config', 'network', 'credentials'] as const) {
     const failure = checks.find((check) => check.topic === topic && check.status === 'fail');
@@ -211,6 +226,7 @@ function verdict(checks: CheckLine[]): ConfigCheckResult {
         verdict: 'not-ready',
         category: CATEGORY_BY_TOPIC[topic],
         summary: `not ready: ${failure.message}`,
+        next: nextStep(topic, profile),
       };
   }
   const warnings = checks.filter((check) => check.status === 'warn').length;
