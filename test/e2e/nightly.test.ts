@@ -109,7 +109,7 @@ describe('a week of nightly syncs', () => {
     expect(missing.code).toBe(2);
     expect(logLines(missing.stderr).find((l) => l.event === 'error')).toMatchObject({
       code: 'state-missing',
-      hint: expect.stringContaining('without --require-state'),
+      hint: expect.stringContaining(`memberctl state init --state ${state}`),
     });
 
     // night 1: the first run, without --require-state: announced, every member sent

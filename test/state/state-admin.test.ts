@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SyncState } from '../../src/state/sync-state.js';
 import { stateCloseError, stateError } from '../../src/state/state-errors.js';
 import { InputError } from '../../src/errors.js';
-import { forgetMember, resetState, stateOverview } from '../../src/core/import/durable/state-admin.js';
+import { forgetMember, initState, resetState, stateOverview } from '../../src/core/import/durable/state-admin.js';
 
 const dirs: string[] = [];
 function stateWithMembers(): string {
@@ -76,5 +76,18 @@ describe('state corrections when the close fails too', () => {
     const path = stateWithMembers();
     failNextClose(path);
     expect(failure(() => forgetMember(path, 'm1'))).toMatchObject({ code: 'state-close', file: path });
+  });
+});
+
+describe('state init: the empty state a job that always passes --require-state starts from', () => {
+  it('creates an empty state, and leaves one already there as it is (members and all)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-state-admin-'));
+    dirs.push(dir);
+    const path = join(dir, 'new.state');
+    expect(initState(path)).toEqual({ state: path, created: true, members: 0 });
+    expect(stateOverview(path)).toMatchObject({ members: 0, target: null, lastGoodRows: null });
+    const filled = stateWithMembers();
+    expect(initState(filled)).toEqual({ state: filled, created: false, members: 2 });
+    expect(stateOverview(filled)).toMatchObject({ members: 2 });
   });
 });

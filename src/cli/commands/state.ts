@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import {
   forgetMember,
+  initState,
   listAbsent,
   resetState,
   stateOfMember,
@@ -32,6 +33,7 @@ export function stateCommand(result: CommandResult): Command {
       'after',
       `
 Examples:
+  $ memberctl state init --state members.state              an empty state, before a job's first --require-state run
   $ memberctl state show --state members.state              members known and the last update
   $ memberctl state show M-1042 --state members.state       one member's item hash and when it was confirmed
   $ memberctl state forget M-1042 --state members.state     send this member next time, changed or not
@@ -41,8 +43,11 @@ Examples:
 Forgetting is always safe: a forgotten member is sent again (the import is an upsert).`,
     );
 
-  for (const sub of [showCommand, forgetCommand, resetCommand, absentCommand]) state.addCommand(sub(result));
+  for (const sub of [initCommand, showCommand, forgetCommand, resetCommand, absentCommand])
+    state.addCommand(sub(result));
   const examples: Record<string, string> = {
+    init: `  $ memberctl state init --state /var/lib/memberctl/crm.state    once, before the first night
+  $ memberctl state init --state members.state --json`,
     show: `  $ memberctl state show --state members.state              members known and the last update
   $ memberctl state show M-1042 --state members.state --json    one member's item hash, for a script`,
     forget: `  $ memberctl state forget M-1042 --state members.state     send this member next time, changed or not
@@ -55,6 +60,26 @@ Forgetting is always safe: a forgotten member is sent again (the import is an up
   for (const sub of state.commands)
     sub.exitOverride().addHelpText('after', `\nExamples:\n${examples[sub.name()] ?? ''}`);
   return state;
+}
+
+function initCommand(result: CommandResult): Command {
+  return withStateOptions(new Command('init'))
+    .description(
+      'create an empty state (its first --changed-only import sends every member); one already there is kept as it is',
+    )
+    .action(async (flags: StateFlags) => {
+      const output = createOutput();
+      const outcome = await withStateLock(flags.state, () => initState(flags.state));
+      const n = outcome.members.toLocaleString('en-US');
+      if (flags.json) output.out(JSON.stringify(outcome));
+      else
+        output.out(
+          outcome.created
+            ? `created an empty state at ${flags.state}: the next import with --changed-only --state sends every member`
+            : `a state is already at ${flags.state} (${n} member${outcome.members === 1 ? '' : 's'}): left as it is`,
+        );
+      result.exitCode = exitCodeFor('ok');
+    });
 }
 
 function showCommand(result: CommandResult): Command {

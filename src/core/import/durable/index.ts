@@ -210,7 +210,7 @@ function openState(path: string, options: ImportStateOptions, warn: (message: st
   if (options.requireState && !existsSync(path)) {
     throw new UsageError(`no state file at ${path} (--require-state): nothing was sent`, {
       code: 'state-missing',
-      hint: 'Check the --state path. If the state is really gone, run once without --require-state: a new state is created and every member is sent once.',
+      hint: `Check the --state path. On a job's first night, or if the state is really gone: \`memberctl state init --state ${path}\` creates an empty state, and the next run sends every member once.`,
     });
   }
   const state = SyncState.open(path, { create: true, target: options.target });

@@ -1,4 +1,4 @@
-/** `memberctl state`: inspect and correct a --changed-only state file (never created here, except by reset). */
+/** `memberctl state`: inspect and correct a --changed-only state file (created here only by init and reset). */
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { InputError } from '../../../errors.js';
 import type { AbsentMember } from '../../../state/nightly-state.js';
@@ -95,6 +95,23 @@ export async function withStateLock<T>(path: string, work: () => T): Promise<T> 
 
 export function forgetMember(path: string, memberId: string): { state: string; memberId: string; forgotten: boolean } {
   return withState(path, (state) => ({ state: path, memberId, forgotten: state.forget(memberId) }));
+}
+
+/**
+ * Creates an empty state, so that a job that always passes --require-state can run its first night (which sends
+ * every member). A state already there is left as it is, members and all: running init twice is harmless.
+ */
+export function initState(path: string): { state: string; created: boolean; members: number } {
+  const state = SyncState.open(path, { create: true });
+  let members: number;
+  try {
+    members = state.summary().members;
+  } catch (error) {
+    closeAfterFailure(state);
+    throw error;
+  }
+  state.close();
+  return { state: path, created: state.created, members };
 }
 
 /**
