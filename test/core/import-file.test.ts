@@ -86,6 +86,36 @@ describe('importFile', () => {
     expect(report.summary.warnings).toBe(2);
   });
 
+  it('the shrink guard compares records with records: 1,000 records of multi-line cells cut to 400 is refused by --max-shrink 10', async () => {
+    const path = join(dir, 'notes.csv');
+    const statePath = join(dir, 'notes.state');
+    const exportOf = (count: number) => {
+      const lines = ['memberId,isActive,createdAt,metadata.notes'];
+      for (let r = 1; r <= count; r++)
+        lines.push(`m${r},true,2024-01-02T03:04:05Z,"Gate code 4""2\nring twice\r\nback door"`);
+      writeFileSync(path, `${lines.join('\n')}\n`);
+    };
+    const nightly = () =>
+      request(path, {
+        state: { input: path, journal: { disabled: true }, changedOnly: true, statePath, maxShrink: 0.1 },
+      });
+    const transport = new MemoryTransport();
+    exportOf(1000);
+    const first = await importFile(nightly(), { openTarget: async () => target, connect: () => transport });
+    expect(first.summary).toMatchObject({ rows: 1000, importedCount: 1000 });
+    exportOf(400); // 400 records, but 1,201 lines: more than 90% of the last run's 1,000
+    const cut = await importFile(nightly(), { openTarget: async () => target, connect: () => transport }).catch(
+      (error: unknown) => error,
+    );
+    expect(cut).toMatchObject({
+      code: 'input-shrunk',
+      message: expect.stringContaining('at most 400 rows, the last good run had 1,000'),
+    });
+    exportOf(950); // within the margin
+    const next = await importFile(nightly(), { openTarget: async () => target, connect: () => transport });
+    expect(next.summary).toMatchObject({ rows: 950, unchanged: 950 });
+  });
+
   it('a wrong input is reported before the target is resolved (no server contacted)', async () => {
     let asked = false;
     const run = importFile(request(join(dir, 'missing.csv')), { openTarget: async () => ((asked = true), target) });

@@ -1,14 +1,15 @@
 /**
  * The input side of a nightly sync: --empty-as-null (and `--null-token ''`, which means the same), its place in
- * the --changed-only source key, an export that ends mid-record, and the shrink guard's line count.
+ * the --changed-only source key, an export that ends mid-record, and the shrink guard's record count.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 import { createRecordMapper } from '../../src/core/mapping/index.js';
 import { readCandidates } from '../../src/core/read-candidates.js';
 import { validateFile } from '../../src/core/validate/validate-file.js';
-import { countRows } from '../../src/io/count-rows.js';
-import { readCsvText, tempDir } from '../io/reader-helpers.js';
+import { countRows, CsvRecordCounter } from '../../src/io/count-rows.js';
+import { readAll, readCsvText, tempDir } from '../io/reader-helpers.js';
 
 const HEADERS = ['memberId', 'isActive', 'createdAt', 'email', 'isEmployee', 'address.city', 'metadata.tier'];
 const row = (cells: string[]) => ({ record: 1, line: 2, raw: cells });
@@ -99,13 +100,57 @@ describe('an export that ends mid-record', () => {
 });
 
 describe("the shrink guard's count", () => {
-  it('counts lines (an upper bound on records) in plain and gzip files, and nothing it cannot read twice', async () => {
+  it('counts records in plain and gzip files (a quoted cell that spans lines is one), and nothing it cannot read twice', async () => {
     const text = 'memberId,notes\nm1,"two\nlines"\nm2,x\nm3,y';
-    expect(await countRows(files.write('a.csv', text), 'csv')).toEqual({ lines: 5, rows: 4 });
-    expect(await countRows(files.write('a.csv.gz', gzipSync(`${text}\n`)), 'csv')).toEqual({ lines: 5, rows: 4 });
-    expect(await countRows(files.write('a.ndjson', '{"a":1}\n{"a":2}\n'), 'ndjson')).toEqual({ lines: 2, rows: 2 });
-    expect(await countRows(files.write('h.csv', 'memberId\n'), 'csv')).toEqual({ lines: 1, rows: 0 });
+    expect(await countRows(files.write('a.csv', text), 'csv')).toEqual({ rows: 3 });
+    expect(await countRows(files.write('a.csv.gz', gzipSync(`${text}\n`)), 'csv')).toEqual({ rows: 3 });
+    expect(await countRows(files.write('a.ndjson', '{"a":1}\n{"a":2}\n'), 'ndjson')).toEqual({ rows: 2 });
+    expect(await countRows(files.write('h.csv', 'memberId\n'), 'csv')).toEqual({ rows: 0 });
     expect(await countRows('-', 'csv')).toBeUndefined();
     expect(await countRows(files.write('a.json', '[]'), 'json')).toBeUndefined();
+  });
+
+  it('reads quotes and line ends as the reader does: "" inside quotes, a quote inside an unquoted cell, CR, CRLF, blank lines', async () => {
+    const cases: [string, string, number][] = [
+      ['a,b\r\n1,"x\r\ny"\r\n\r\n2,z\r\n', ',', 2],
+      ['a,b\r1,"x\ry"\r2,z\r', ',', 2],
+      ['a,b\n1,"say ""hi""\n and go"\n2,z', ',', 2],
+      ['a,b\n1,5" disk\n2,z\n', ',', 2],
+      ['a;b\n1;"x\ny"\n2;"q"\n', ';', 2],
+      ['a,b\n1,"never closed\n2,z\n', ',', 1],
+    ];
+    for (const [text, delimiter, rows] of cases) {
+      expect(await countRows(files.write('q.csv', text), 'csv', { delimiter }), JSON.stringify(text)).toEqual({ rows });
+    }
+    const wide = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\n1,"\u220a\n\u0a22"\n2,z\n', 'utf16le')]);
+    expect(await countRows(files.write('w.csv', wide), 'csv', { encoding: 'utf-16le' })).toEqual({ rows: 2 });
+  });
+
+  it('equals the records the reader reads, for any mix of quotes, delimiters and line breaks in cells', async () => {
+    const cell = fc.stringMatching(/^[a-z ",;\r\n]{0,6}$/);
+    const quoted = (value: string) =>
+      /[",\r\n]/.test(value) || value.trim() !== value ? `"${value.replaceAll('"', '""')}"` : value;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(cell, cell), { minLength: 0, maxLength: 12 }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        async (rows, eol) => {
+          const text =
+            ['id,notes', ...rows.map(([a, b], i) => `m${i},${quoted(a)}${b === '' ? '' : `,${quoted(b)}`}`)].join(eol) +
+            eol;
+          const path = files.write('p.csv', text);
+          const read = await readAll({ path });
+          expect((await countRows(path, 'csv'))?.rows).toBe(read.records.length);
+          // and cut into chunks anywhere (a CRLF, a "" or a quoted cell across two reads)
+          const bytes = Buffer.from(text);
+          for (const size of [1, 2, 3, 7]) {
+            const counter = new CsvRecordCounter(',');
+            for (let at = 0; at < bytes.length; at += size) counter.feed(bytes.subarray(at, at + size));
+            expect(counter.end() - 1).toBe(read.records.length);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });

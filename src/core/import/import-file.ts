@@ -173,7 +173,12 @@ async function openDurableState(
 ): Promise<ImportStateSession> {
   // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/nightly.md)
   const inputRows = request.state.statePath
-    ? (await countRows(request.input.path, stream.source.format))?.rows
+    ? (
+        await countRows(request.input.path, stream.source.format, {
+          delimiter: stream.source.delimiter,
+          encoding: stream.source.encoding?.name,
+        })
+      )?.rows
     : undefined;
   const options = {
     ...request.state,

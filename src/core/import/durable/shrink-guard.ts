@@ -3,8 +3,9 @@
  * sent. A file cut short by a full disk or a failed transfer, or an export that came out empty, would otherwise
  * pass as a good night: its missing members simply look unchanged, and a cut last row sends a cut value.
  *
- * The count compared is an upper bound taken before the run (io/count-rows.ts: lines, not parsed records), so a
- * file whose cells span lines never looks smaller than it is; the reference is the rows the last whole run read.
+ * The count compared is the records of the input, taken before the run (io/count-rows.ts: line breaks outside
+ * quoted cells, so a cell that spans lines is one record, as for the reader), an upper bound that only lines of
+ * spaces can raise; the reference is the records the last whole run read. Records are compared with records.
  */
 import { UsageError } from '../../../errors.js';
 
