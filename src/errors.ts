@@ -98,8 +98,8 @@ export class RequestRefusedError extends MemberctlError {
 /** Not confirmed: 5xx or network failure after retries. */
 export class NotConfirmedError extends MemberctlError {
   readonly status?: number;
-  constructor(message: string, options: ErrorOptions & { status?: number } = {}) {
-    super('not-confirmed', message, 'not-confirmed', options);
+  constructor(message: string, options: ErrorOptions & { status?: number; code?: string } = {}) {
+    super(options.code ?? 'not-confirmed', message, 'not-confirmed', options);
     this.status = options.status;
   }
 }

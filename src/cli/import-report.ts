@@ -45,7 +45,12 @@ export async function endImport(
   const { summary } = report;
   const result = reportFile.result(
     exitCode,
-    { ...importJson(summary, { withUnchanged }), ...stateJson, ...nextCommandJson(summary, again) },
+    {
+      ...importJson(summary, { withUnchanged }),
+      ...stateJson,
+      ...serverWaitJson(summary),
+      ...nextCommandJson(summary, again),
+    },
     importRunError(summary, target, again) ?? closeFailure,
   );
   const reportFailure = await reportFile.finished(result);
@@ -57,6 +62,11 @@ export async function endImport(
     context: { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again },
     laterFailures: [closeFailure, reportFailure].filter((failure) => failure !== undefined),
   };
+}
+
+/** `retryAfterMs` (and the limit it went over) when the server's Retry-After stopped the run. */
+function serverWaitJson({ serverWait }: ImportReport['summary']): Record<string, number> {
+  return serverWait ? { retryAfterMs: serverWait.retryAfterMs, maxRetryAfterMs: serverWait.maxRetryAfterMs } : {};
 }
 
 /** A full disk on the sandbox's store file is returned (said after the summary); anything else is thrown. */

@@ -14,6 +14,7 @@ const OPTION_TO_SETTING: Record<string, keyof SettingValues> = {
   retries: 'retries',
   timeout: 'timeoutMs',
   timeoutMs: 'timeoutMs',
+  maxRetryAfter: 'maxRetryAfter',
   allowInsecureHttp: 'allowInsecureHttp',
 };
 

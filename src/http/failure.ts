@@ -51,8 +51,9 @@ export interface FailureCause {
   retries: number;
   /** True when the retries ran out (the policy's limit was reached). */
   gaveUp: boolean;
-  /** The server's Retry-After, when it asked for a wait longer than memberctl waits. */
+  /** The server's Retry-After, when it asked for a wait longer than memberctl waits (then also that limit). */
   retryAfterMs?: number;
+  maxRetryAfterMs?: number;
   /** False when no request reached the server (host not found, connection refused): nothing can have been stored. */
   reachedServer: boolean;
 }

@@ -14,8 +14,9 @@ export interface RetryPolicy {
   /** Error codes (node's and undici's) that are retried; timeouts have their own codes (UND_ERR_*_TIMEOUT). */
   errorCodes: string[];
   /**
-   * The longest Retry-After honoured. A server that asks for more is not hammered earlier: the request fails
-   * instead (not confirmed, safe to run again). Default 5 minutes.
+   * The longest Retry-After honoured (--max-retry-after). A server that asks for more is not hammered earlier: the
+   * request fails at once, with the wait in its cause, and the gate stays closed for that wait, so no other request
+   * of this client goes out (the import then stops the run). Default 5 minutes.
    */
   maxRetryAfterMs?: number;
   /**
@@ -69,16 +70,21 @@ export function pushRetryPolicy(retries = 3): RetryPolicy {
 
 export const DEFAULT_MAX_RETRY_AFTER_MS = 5 * 60_000;
 
+/** Beyond this a wait is no longer a number worth carrying exactly (about 285,000 years). */
+const LONGEST_RETRY_AFTER_MS = Number.MAX_SAFE_INTEGER;
+
 /**
  * Retry-After as milliseconds from `now`: either delta-seconds ("120", "1.5" tolerated) or an HTTP date.
- * A date in the past means "now" (0). Garbage, negative or missing values give undefined (fall back to backoff).
+ * A date in the past means "now" (0). Garbage, negative or missing values give undefined (fall back to backoff:
+ * a header that cannot be read says nothing, and the backoff is bounded). A huge number is kept as the long wait
+ * it asks for (capped at MAX_SAFE_INTEGER ms, so 400 digits are not Infinity): it stops an import.
  */
 export function parseRetryAfter(header: string | string[] | undefined, now: number = Date.now()): number | undefined {
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined) return undefined;
   const value = raw.trim();
   if (value === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(LONGEST_RETRY_AFTER_MS, Math.round(Number(value) * 1000));
   // Only date-looking values: Date.parse accepts odd things like "1" or "-5" that are not HTTP dates.
   if (!/[a-z]/i.test(value)) return undefined;
   const at = Date.parse(value);

@@ -1,4 +1,10 @@
-/** A timer an abort cancels: resolves true after `ms`, or false as soon as `signal` aborts (no dangling timer). */
+/** The longest one timer can wait: node fires a longer one after 1 ms (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A timer an abort cancels: resolves true after `ms`, or false as soon as `signal` aborts (no dangling timer).
+ * A wait beyond what one timer holds (24.8 days) resolves after that: callers that need longer loop (PauseGate).
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
@@ -11,7 +17,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
         signal?.removeEventListener('abort', onAbort);
         resolve(true);
       },
-      Math.max(0, ms),
+      Math.min(MAX_TIMER_MS, Math.max(0, ms)),
     );
     signal?.addEventListener('abort', onAbort, { once: true });
   });

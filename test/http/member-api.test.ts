@@ -112,7 +112,7 @@ describe('MemberApiClient: sending', () => {
     });
     const response = await client.postImport(BODY);
     expect(response).toMatchObject({ kind: 'failed', status: 503 });
-    expect(response.kind === 'failed' && response.message).toContain('3600 s');
+    expect(response.kind === 'failed' && response.message).toContain('wait 1 h (Retry-After)');
     expect(server.received).toHaveLength(1);
   });
 });

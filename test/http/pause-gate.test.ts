@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PauseGate } from '../../src/http/pause-gate.js';
 import { sleep } from '../../src/http/sleep.js';
 
@@ -35,5 +35,18 @@ describe('PauseGate', () => {
     expect(await pending).toBe(false);
     expect(await sleep(1)).toBe(true);
     expect(await sleep(1, AbortSignal.abort())).toBe(false);
+  });
+
+  it('a pause beyond what one timer holds (24.8 days) still waits: its timer is never one node fires at once', async () => {
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const gate = new PauseGate();
+    gate.pauseFor(99_999 * 1000 * 1000); // a Retry-After of 99,999,000 s
+    const controller = new AbortController();
+    const waiting = gate.wait(controller.signal);
+    const delays = timers.mock.calls.map((call) => call[1] ?? 0);
+    timers.mockRestore();
+    expect(delays).toEqual([2 ** 31 - 1]); // node turns a longer delay into 1 ms (TimeoutOverflowWarning)
+    controller.abort();
+    expect(await waiting).toBe(false);
   });
 });

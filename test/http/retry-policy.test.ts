@@ -34,6 +34,14 @@ describe('parseRetryAfter', () => {
   });
 });
 
+describe('parseRetryAfter: absurd values', () => {
+  it('a huge delta is kept as the long wait it asks for, never Infinity; a far date too', () => {
+    expect(parseRetryAfter('99999', NOW)).toBe(99_999_000);
+    expect(parseRetryAfter('9'.repeat(400), NOW)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', NOW)).toBeGreaterThan(2e14);
+  });
+});
+
 describe('backoffDelay', () => {
   const policy: RetryPolicy = { ...memberRetryPolicy(), minDelayMs: 100, maxDelayMs: 1000 };
 

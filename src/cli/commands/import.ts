@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { parseDuration } from '../../duration.js';
 import { importFile, IMPORT_DEFAULTS } from '../../core/import/index.js';
 import { settingValues, type ResolvedSettings } from '../../core/settings/index.js';
 import { UsageError } from '../../errors.js';
@@ -37,6 +38,7 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
   maxConcurrency?: string;
   retries?: string;
   timeout?: string;
+  maxRetryAfter?: string;
   grace?: string;
   rejects?: string;
   report?: string;
@@ -84,6 +86,10 @@ export function importCommand(result: CommandResult): Command {
     )
     .option('--retries <n>', 'retries after 429, 5xx, timeouts and connection errors (default 5)')
     .option('--timeout <ms>', 'milliseconds to wait for one response (default 30000)')
+    .option(
+      '--max-retry-after <duration>',
+      'the longest Retry-After (429, 503) to wait, e.g. 30m, 2h, 1d (default 5m, at most 7d); a server asking for more stops the run: exit 4, nothing more sent, --resume later',
+    )
     .option(
       '--grace <ms>',
       `after Ctrl-C, how long requests in flight may take to settle (default ${IMPORT_DEFAULTS.graceMs})`,
@@ -168,13 +174,15 @@ const sendingSchema = z.object({
   concurrency: z.number().int().positive().optional(),
   retries: z.number().int().nonnegative(),
   timeoutMs: z.number().int().positive(),
+  /** Checked by the setting's schema already: a duration of at most 7 days. */
+  maxRetryAfter: z.string().transform((text) => parseDuration(text)!),
 });
 
 function parseFlags(settings: ResolvedSettings, flags: ImportFlags) {
   const grace = flags.grace === undefined ? IMPORT_DEFAULTS.graceMs : wholeNumber('--grace', flags.grace);
-  const sending = sendingSchema.parse(settingValues(settings));
+  const { maxRetryAfter, ...sending } = sendingSchema.parse(settingValues(settings));
   const concurrency = concurrencyFrom(flags, sending.concurrency, settings.values.concurrency.source.kind);
-  return { sending: { ...sending, ...concurrency }, grace };
+  return { sending: { ...sending, ...concurrency, maxRetryAfterMs: maxRetryAfter }, grace };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
+import { formatDuration } from '../../duration.js';
 
 /** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
 const JSON_FIELDS = [
@@ -96,6 +97,12 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.stopReason === 'output') {
     return color.red(
       `Stopped: an output file could not be written (error below); ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`,
+    );
+  }
+  if (summary.stopReason === 'server-wait' && summary.serverWait) {
+    const { retryAfterMs, maxRetryAfterMs } = summary.serverWait;
+    return color.red(
+      `Stopped: the server asked to wait ${formatDuration(retryAfterMs)} (Retry-After), longer than the ${formatDuration(maxRetryAfterMs)} this run may wait; ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`,
     );
   }
   if (summary.stopReason === 'unreachable') {

@@ -13,6 +13,7 @@ import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../l
 import { packageVersion } from '../../version.js';
 import { createOutput, renderError, type Output } from '../output.js';
 import { exitCodeFor } from '../exit-codes.js';
+import { formatDuration } from '../../duration.js';
 import { createImportProgress, type ImportProgress } from '../progress.js';
 import { renderImportSummary } from './import-summary.js';
 
@@ -65,6 +66,15 @@ export function importRunError(
     return new CredentialsError(
       `the server refused the credentials (${summary.stopMessage ?? 'no details'}) from ${from}`,
     );
+  }
+  if (summary.stopReason === 'server-wait' && summary.serverWait) {
+    const { retryAfterMs, maxRetryAfterMs } = summary.serverWait;
+    const until = new Date(Date.now() + Math.min(retryAfterMs, 8.64e15 - Date.now())).toISOString();
+    return new NotConfirmedError(summary.stopMessage ?? 'the server asked to wait', {
+      code: 'server-wait',
+      details: { retryAfterMs, maxRetryAfterMs, retryAfter: formatDuration(retryAfterMs), until },
+      hint: `Run again after ${until}: ${again}. To let a run wait that long instead, raise --max-retry-after (at most 7d).`,
+    });
   }
   if (summary.stopReason === 'unreachable') {
     const hint = `fix it, then run: ${again}${again.endsWith('--resume') ? ' (if the fix is another --base-url, with --restart instead)' : ''}`;

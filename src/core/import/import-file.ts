@@ -31,6 +31,8 @@ export interface ImportRequest {
     retries: number;
     timeoutMs: number;
     graceMs?: number;
+    /** The longest Retry-After waited (--max-retry-after); a server asking for more stops the run. Default 5 min. */
+    maxRetryAfterMs?: number;
   };
   /** --rejects FILE: every record not imported or updated. */
   rejectsPath?: string;
@@ -63,6 +65,7 @@ export interface ConnectOptions {
   connections: number;
   timeoutMs: number;
   retries: number;
+  maxRetryAfterMs?: number;
   onRetry: (info: { reason: string; delayMs: number; attempt: number }) => void;
 }
 
@@ -198,11 +201,12 @@ function connect(
   request: ImportRequest,
   onEvent: (event: ImportFileEvent) => void,
 ): ImportConnection {
-  const { concurrency, maxConcurrency, timeoutMs, retries } = request.sending;
+  const { concurrency, maxConcurrency, timeoutMs, retries, maxRetryAfterMs } = request.sending;
   const options: ConnectOptions = {
     connections: concurrency ?? maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
     timeoutMs,
     retries,
+    maxRetryAfterMs,
     onRetry: (info) => onEvent({ type: 'retry', ...info }),
   };
   if (ports.connect) return ports.connect(target, options);
@@ -211,7 +215,7 @@ function connect(
     token: target.token,
     connections: options.connections,
     timeoutMs,
-    retry: memberRetryPolicy(retries),
+    retry: { ...memberRetryPolicy(retries), maxRetryAfterMs },
     onRetry: options.onRetry,
   });
 }

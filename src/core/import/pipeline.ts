@@ -120,6 +120,13 @@ function assemble(options: ImportOptions): Run {
     requestSignal: stop.requestSignal,
     onCredentialsRefused: (status, message) => stop.credentialsRefused(status, message),
     onAnswer: (response) => {
+      const { retryAfterMs, maxRetryAfterMs } = response.kind === 'failed' ? response.cause : {};
+      if (retryAfterMs !== undefined && response.kind === 'failed' && response.cause.kind === 'http')
+        stop.serverAskedToWait({
+          retryAfterMs,
+          maxRetryAfterMs: maxRetryAfterMs ?? retryAfterMs,
+          status: response.status,
+        });
       const diagnosis = failFast.observe(response);
       if (diagnosis) stop.unreachable(diagnosis);
     },
@@ -195,6 +202,7 @@ function summarize(run: Run, inputError: InputError | undefined): ImportSummary 
     topReasons,
     stopReason: stop.reason,
     stopMessage: stop.message,
+    serverWait: stop.serverWait,
     finalBatchSize: batcher.maxItems,
     concurrency: { final: limit.current, max: limit.peak },
     warnings: run.warnings(),

@@ -6,7 +6,8 @@
  */
 import type { ImportEvent } from './events.js';
 import type { Diagnosis } from './fail-fast.js';
-import type { StopReason } from './types.js';
+import { formatDuration } from '../../duration.js';
+import type { ServerWait, StopReason } from './types.js';
 
 export interface StopControlOptions {
   stopSignal?: AbortSignal;
@@ -26,6 +27,8 @@ export class StopControl {
   /** unreachable: the cause in a few words, for the records not sent. */
   private short?: string;
   fatalError?: unknown;
+  /** server-wait: what the server asked for. */
+  serverWait?: ServerWait;
   private readonly requests = new AbortController();
   private graceTimer?: NodeJS.Timeout;
   private readonly cleanup: (() => void)[] = [];
@@ -63,6 +66,8 @@ export class StopControl {
         return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
       case 'unreachable':
         return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to send again`;
+      case 'server-wait':
+        return `not confirmed: the run stopped, the server asked to wait ${this.short} (Retry-After); nothing more was sent; safe to re-run with --resume`;
     }
   }
 
@@ -100,6 +105,21 @@ export class StopControl {
     this.begin('unreachable');
     this.requests.abort();
     this.o.emit({ type: 'stopping', reason: 'unreachable' });
+  }
+
+  /**
+   * The server asked for a pause longer than the run may wait (Retry-After over --max-retry-after): like refused
+   * credentials, nothing new goes out (retries and waits end at once), and requests already on the wire may still
+   * be answered. Waiting a day inside a cron run, or sending on before the day is over, would both be wrong.
+   */
+  serverAskedToWait(wait: ServerWait): void {
+    if (this.stopping) return;
+    this.serverWait = wait;
+    this.short = formatDuration(wait.retryAfterMs);
+    this.message = `the server asked to wait ${this.short} (${wait.status ? `HTTP ${wait.status} with ` : ''}Retry-After), longer than the ${formatDuration(wait.maxRetryAfterMs)} this run may wait (--max-retry-after)`;
+    this.begin('server-wait');
+    this.requests.abort();
+    this.o.emit({ type: 'stopping', reason: 'server-wait' });
   }
 
   /** An output cannot be written: like a first Ctrl-C (requests in flight may settle), for that reason. */

@@ -148,7 +148,17 @@ export interface ImportOptions {
   totalBytes?: number;
 }
 
-export type StopReason = 'interrupted' | 'aborted' | 'credentials' | 'unreachable' | 'output';
+export type StopReason = 'interrupted' | 'aborted' | 'credentials' | 'unreachable' | 'output' | 'server-wait';
+
+/** The server asked for a pause longer than the run may wait (Retry-After over --max-retry-after): the run stopped. */
+export interface ServerWait {
+  /** The wait asked for, from the answer's arrival. */
+  retryAfterMs: number;
+  /** The longest wait this run honours. */
+  maxRetryAfterMs: number;
+  /** The status that asked (429 or 503...). */
+  status?: number;
+}
 
 import type { ReasonCount } from '../reason-counter.js';
 import type { OutputFailure } from '../../io/output-failure.js';
@@ -191,6 +201,8 @@ export interface ImportSummary {
   stopReason?: StopReason;
   /** The server's message when credentials were refused (never the token). */
   stopMessage?: string;
+  /** stopReason 'server-wait': how long the server asked to wait, and the limit it went over. */
+  serverWait?: ServerWait;
   /** Batch size at the end of the run (lower than asked after a 413). */
   finalBatchSize: number;
   /** Requests allowed in flight at the end of the run, and the most allowed at any time (equal when fixed). */

@@ -3,6 +3,10 @@
  * environment variables, `config show` and the precedence rules cannot disagree about what exists.
  */
 import { z } from 'zod';
+import { parseDuration } from '../../duration.js';
+
+/** The most --max-retry-after may be: a week (one run waiting longer is a run nobody watches any more). */
+export const MAX_RETRY_AFTER_LIMIT_MS = 7 * 86_400_000;
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -18,6 +22,8 @@ export interface SettingValues {
   concurrency: number;
   retries: number;
   timeoutMs: number;
+  /** The longest Retry-After an import waits, as written ("5m", "2h", "1d", or seconds); longer stops the run. */
+  maxRetryAfter: string;
   allowInsecureHttp: boolean;
 }
 export type SettingKey = keyof SettingValues;
@@ -91,6 +97,20 @@ export const SETTING_SPECS: Record<SettingKey, SettingSpec> = {
     description: 'milliseconds to wait for one response',
     kind: 'int',
   },
+  maxRetryAfter: {
+    schema: z
+      .string()
+      .refine((text) => parseDuration(text) !== undefined, {
+        message: 'not a duration: write it like 90s, 5m, 2h, 1d or 1h30m (or whole seconds)',
+      })
+      .refine((text) => (parseDuration(text) ?? 0) <= MAX_RETRY_AFTER_LIMIT_MS, {
+        message: 'at most 7d',
+      }),
+    env: 'MEMBERCTL_MAX_RETRY_AFTER',
+    flag: '--max-retry-after',
+    description: 'the longest Retry-After an import waits; a server asking for more stops the run (exit 4)',
+    kind: 'string',
+  },
   allowInsecureHttp: {
     schema: z.boolean(),
     flag: '--allow-insecure-http',
@@ -107,6 +127,7 @@ export const SETTING_DEFAULTS = {
   maxBatchBytes: 1024 * 1024,
   retries: 5,
   timeoutMs: 30_000,
+  maxRetryAfter: '5m',
   allowInsecureHttp: false,
 } as const satisfies Partial<SettingValues>;
 
