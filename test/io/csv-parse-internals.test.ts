@@ -1,0 +1,54 @@
+/**
+ * The CSV reader leans on two things no public API promises (issue 27 item 13; docs/decisions.md): csv-parse's
+ * `Parser.api.parse` with its live `info` counters, whose record count we reset so that a row of another width costs
+ * no CsvError (csv-parser-core.ts), and Buffer's own `latin1Slice` / `ucs2Slice` decoders (csv-packing.ts).
+ * csv-parse is pinned to an exact version in package.json; this file is what an upgrade must pass.
+ */
+import { parse } from 'csv-parse';
+import { describe, expect, it } from 'vitest';
+import { createCsvCore } from '../../src/io/csv-parser-core.js';
+
+describe("csv-parse's internals, as csv-parser-core drives them", () => {
+  it('a Parser exposes api.parse and the live info counters', () => {
+    const parser = parse({}) as unknown as { api?: { parse?: unknown }; info?: Record<string, unknown> };
+    expect(typeof parser.api?.parse).toBe('function');
+    expect(parser.info).toMatchObject({ records: 0, lines: expect.any(Number), empty_lines: 0 });
+  });
+
+  it('counts lines and empty lines as records come out, and resetting the record count skips width errors', () => {
+    const core = createCsvCore({ delimiter: ',', maxRecordSize: 1024 });
+    const seen: { cells: string[]; lines: number; empty: number }[] = [];
+    const push = (cells: string[]) => seen.push({ cells, lines: core.info.lines, empty: core.info.empty_lines });
+    expect(core.parse(Buffer.from('a,b,c\n\n1,2\n"x\ny",3,4,5\n'), true, push)).toBeUndefined();
+    expect(seen).toEqual([
+      { cells: ['a', 'b', 'c'], lines: 1, empty: 0 },
+      { cells: ['1', '2'], lines: 3, empty: 1 },
+      { cells: ['x\ny', '3', '4', '5'], lines: 5, empty: 1 },
+    ]);
+  });
+
+  it('without the reset, csv-parse would refuse a row of another width even when relaxed (what the reset avoids)', () => {
+    const parser = parse({ relax_column_count: false }) as unknown as {
+      api: { parse(buf: Buffer, end: boolean, push: (r: string[]) => void, close: () => void): Error | undefined };
+    };
+    const error = parser.api.parse(
+      Buffer.from('a,b\n1\n'),
+      true,
+      () => undefined,
+      () => undefined,
+    );
+    expect((error as { code?: string } | undefined)?.code).toBe('CSV_RECORD_INCONSISTENT_FIELDS_LENGTH');
+  });
+});
+
+describe("Buffer's own decoders", () => {
+  it('latin1Slice and ucs2Slice exist and agree with toString', () => {
+    const buffer = Buffer.from('Zoë Ünal ∑ 😀', 'utf16le');
+    const proto = Buffer.prototype as unknown as Record<string, (start: number, end: number) => string>;
+    expect(typeof proto.latin1Slice).toBe('function');
+    expect(typeof proto.ucs2Slice).toBe('function');
+    expect(proto.ucs2Slice!.call(buffer, 2, 10)).toBe(buffer.toString('utf16le', 2, 10));
+    const latin = Buffer.from('Zoë Ünal', 'latin1');
+    expect(proto.latin1Slice!.call(latin, 0, latin.length)).toBe('Zoë Ünal');
+  });
+});
