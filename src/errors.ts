@@ -86,28 +86,12 @@ export class CredentialsError extends MemberctlError {
   }
 }
 
-/** A request the server refused for good (4xx other than auth). */
-export class RequestRefusedError extends MemberctlError {
-  readonly status: number;
-  constructor(status: number, message: string, options: ErrorOptions = {}) {
-    super('refused', message, 'partial', options);
-    this.status = status;
-  }
-}
-
 /** Not confirmed: 5xx or network failure after retries. */
 export class NotConfirmedError extends MemberctlError {
   readonly status?: number;
   constructor(message: string, options: ErrorOptions & { status?: number; code?: string } = {}) {
     super(options.code ?? 'not-confirmed', message, 'not-confirmed', options);
     this.status = options.status;
-  }
-}
-
-/** The run was interrupted (Ctrl-C / SIGTERM). */
-export class InterruptedError extends MemberctlError {
-  constructor(message = 'interrupted', options: ErrorOptions = {}) {
-    super('interrupted', message, 'not-confirmed', options);
   }
 }
 

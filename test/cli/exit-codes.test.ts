@@ -15,14 +15,7 @@ import {
 import { helpOf } from './help-of.js';
 import { importCategory } from '../../src/core/import/index.js';
 import type { ImportSummary } from '../../src/core/import/index.js';
-import {
-  CredentialsError,
-  InputError,
-  InterruptedError,
-  NotConfirmedError,
-  RequestRefusedError,
-  UsageError,
-} from '../../src/errors.js';
+import { CredentialsError, InputError, NotConfirmedError, UsageError } from '../../src/errors.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -42,15 +35,10 @@ describe('the exit-code table', () => {
 
   it('maps what errors say became of the run', () => {
     expect(
-      [
-        new UsageError('x'),
-        new InputError('x'),
-        new RequestRefusedError(409, 'x'),
-        new NotConfirmedError('x'),
-        new InterruptedError(),
-        new CredentialsError('x'),
-      ].map((e) => exitCodeFor(e.category)),
-    ).toEqual([2, 2, 3, 4, 4, 5]);
+      [new UsageError('x'), new InputError('x'), new NotConfirmedError('x'), new CredentialsError('x')].map((e) =>
+        exitCodeFor(e.category),
+      ),
+    ).toEqual([2, 2, 4, 5]);
   });
 
   it('maps an import summary by the worst bucket', () => {
