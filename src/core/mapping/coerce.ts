@@ -3,6 +3,7 @@
  * the record's issue for that field. Cells arrive trimmed and non-empty (empty means "not given").
  */
 import type { CellType } from './targets.js';
+import { quoteCell } from './quote-cell.js';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
 export class Problem {
@@ -19,7 +20,7 @@ export function toBoolean(cell: string): boolean | Problem {
   const lower = cell.toLowerCase();
   if (TRUE.has(lower)) return true;
   if (FALSE.has(lower)) return false;
-  return new Problem(`expected true/false, yes/no, y/n or 1/0, got "${cell}"`, 'not a boolean');
+  return new Problem(`expected true/false, yes/no, y/n or 1/0, got ${quoteCell(cell)}`, 'not a boolean');
 }
 
 const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -36,7 +37,7 @@ export function toDateTime(cell: string): string | Problem {
   if (date === null) return cell;
   return isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))
     ? `${cell}T00:00:00.000Z`
-    : new Problem(`expected ${CSV_DATE_EXPECTED}, got "${cell}"`, 'not an ISO 8601 date-time');
+    : new Problem(`expected ${CSV_DATE_EXPECTED}, got ${quoteCell(cell)}`, 'not an ISO 8601 date-time');
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -52,7 +53,7 @@ const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 export function toNumber(cell: string): number | Problem {
   const n = NUMBER.test(cell) ? Number(cell) : Number.NaN;
-  return Number.isFinite(n) ? n : new Problem(`expected a number, got "${cell}"`, 'not a number');
+  return Number.isFinite(n) ? n : new Problem(`expected a number, got ${quoteCell(cell)}`, 'not a number');
 }
 
 export function toJson(cell: string): unknown {
@@ -62,10 +63,7 @@ export function toJson(cell: string): unknown {
       ? new Problem(`the JSON value is ${TOO_DEEP_MESSAGE}`, 'too deep')
       : value;
   } catch {
-    return new Problem(
-      `expected a JSON value (the column's type is json), got "${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}"`,
-      'not JSON',
-    );
+    return new Problem(`expected a JSON value (the column's type is json), got ${quoteCell(cell)}`, 'not JSON');
   }
 }
 

@@ -4,6 +4,7 @@ import type { RecordIssue } from '../candidate.js';
 import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/index.js';
 import { closestName } from './targets.js';
 import { CSV_DATE_EXPECTED } from './coerce.js';
+import { quoteCell } from './quote-cell.js';
 
 export type InputKind = 'csv' | 'json';
 
@@ -11,7 +12,7 @@ export type InputKind = 'csv' | 'json';
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'string') return quoteCell(value);
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
   return typeof value;

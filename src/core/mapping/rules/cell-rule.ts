@@ -9,7 +9,16 @@ import type { CellOptions, Transform } from '../mapping-schema.js';
 import { REQUIRED_FIELDS } from '../required-fields.js';
 import { targetPath, type Target } from '../targets.js';
 import { toCountryCode, isCountryCode } from './country.js';
-import { compileDateFormat, DateFormatError, isRealDate, type DateParts } from './date-format.js';
+import {
+  compileDateFormat,
+  DateFormatError,
+  DateRefusal,
+  isRealDate,
+  offsetRefusal,
+  utcMilliseconds,
+  type DateParts,
+} from './date-format.js';
+import { CELL_LIMITS, quoteCell, tooLong } from '../quote-cell.js';
 import { toE164 } from './phone.js';
 import { openZone, TimeZoneError, type Zone } from './time-zone.js';
 
@@ -93,7 +102,7 @@ function checkOptions(target: Target, options: CellOptions): void {
 }
 
 function baseReader(target: Target, options: CellOptions): CellReader {
-  if (options.format !== undefined || options.timeZone !== undefined) return dateReader(options);
+  if (options.format !== undefined || options.timeZone !== undefined) return dateReader(options, targetPath(target));
   switch (target.kind) {
     case 'field':
       return target.type === 'boolean' ? toBoolean : target.type === 'date' ? toDateTime : (cell) => cell;
@@ -132,23 +141,25 @@ function valuesStep(values: Record<string, unknown>, otherwise: unknown, path: s
     // map init's placeholder for a word it could not place: name the word, not only "must not be null"
     if (value === null && required)
       return new Problem(
-        `"${text}" is null in "values", and ${path} is required: say what to send for it`,
+        `${quoteCell(text)} is null in "values", and ${path} is required: say what to send for it`,
         'null in values',
       );
     if (value !== undefined) return value;
     if (otherwise !== undefined) return otherwise;
     return new Problem(
-      `"${text}" is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`,
+      `${quoteCell(text)} is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`,
       'not a listed value',
     );
   };
 }
 
 function countryStep(text: string): string | Problem {
+  if (text.length > CELL_LIMITS.country)
+    return new Problem(`${tooLong(text, 'a country', CELL_LIMITS.country)}, got ${quoteCell(text)}`, 'too long');
   return (
     toCountryCode(text) ??
     new Problem(
-      `unknown country "${text}": expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`,
+      `unknown country ${quoteCell(text)}: expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`,
       'unknown country',
     )
   );
@@ -165,9 +176,10 @@ function phoneStep(defaultRegion: string | undefined): (text: string) => string 
 /** Local ISO forms "timeZone" reads without a format: 2023-01-05, 2023-01-05 10:22, 2023-01-05T10:22:33.5 */
 const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
 /** ISO 8601 with its own offset: complete as written (the schema checks it). */
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))$/i;
 
-function dateReader(options: CellOptions): CellReader {
+/** `field` names the target, for messages about the format. */
+function dateReader(options: CellOptions, field: string): CellReader {
   let zone: Zone | undefined;
   try {
     zone = options.timeZone === undefined ? undefined : openZone(options.timeZone);
@@ -176,7 +188,7 @@ function dateReader(options: CellOptions): CellReader {
     throw error;
   }
   const toIso = (p: DateParts) => {
-    const local = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second, p.millisecond);
+    const local = utcMilliseconds(p);
     const utc = p.offset !== undefined ? local - p.offset * 60_000 : zone ? zone.toUtc(local) : local;
     return new Date(utc).toISOString();
   };
@@ -185,7 +197,11 @@ function dateReader(options: CellOptions): CellReader {
    * real date cells are read, so a column mixing them with text dates needs one rule. Undefined: not ISO.
    */
   const readIso = (cell: string): string | Problem | undefined => {
-    if (ISO_WITH_OFFSET.test(cell)) return cell;
+    const offset = ISO_WITH_OFFSET.exec(cell);
+    if (offset) {
+      const refusal = offset[1] ? offsetRefusal(Number(offset[1]), Number(offset[2])) : undefined;
+      return refusal ? new Problem(`${quoteCell(cell)}: ${refusal.reason}`, 'not a real offset') : cell;
+    }
     const m = LOCAL_ISO.exec(cell);
     if (!m) return undefined;
     const [year, month, day, hour, minute, second] = m.slice(1, 7).map((s) => Number(s ?? 0)) as number[];
@@ -198,19 +214,24 @@ function dateReader(options: CellOptions): CellReader {
       second: second!,
       millisecond: Number((m[7] ?? '0').padEnd(3, '0')),
     };
-    if (!isRealDate(parts)) return new Problem(`not a real date-time: "${cell}"`, 'not a real date-time');
+    if (!isRealDate(parts)) return new Problem(`not a real date-time: ${quoteCell(cell)}`, 'not a real date-time');
     // (without a format, there is always a zone: this reader is only made for "format" or "timeZone")
     if (m[4] !== undefined && !zone)
       return new Problem(
-        `"${cell}" has a time but no offset: add "timeZone" to the rule to say where it was written`,
+        `${quoteCell(cell)} has a time but no offset: add "timeZone" to the rule to say where it was written`,
         'a time without a zone',
       );
     return toIso(parts);
   };
-  if (options.format === undefined) return (cell) => readIso(cell) ?? cell; // anything else the schema refuses, as without a rule
+  const tooLongDate = (cell: string) =>
+    cell.length > CELL_LIMITS.date
+      ? new Problem(`${tooLong(cell, 'a date', CELL_LIMITS.date)}, got ${quoteCell(cell)}`, 'too long')
+      : undefined;
+  // anything else the schema refuses, as without a rule
+  if (options.format === undefined) return (cell) => tooLongDate(cell) ?? readIso(cell) ?? cell;
   let format;
   try {
-    format = compileDateFormat(options.format, options.twoDigitYearStart);
+    format = compileDateFormat(options.format, options.twoDigitYearStart, field);
   } catch (error) {
     if (error instanceof DateFormatError) throw new RuleError(error.message, 'format');
     throw error;
@@ -223,11 +244,15 @@ function dateReader(options: CellOptions): CellReader {
   }
   const pattern = options.format;
   return (cell) => {
+    const long = tooLongDate(cell);
+    if (long) return long;
     const parts = format.parse(cell);
+    if (parts instanceof DateRefusal)
+      return new Problem(`${quoteCell(cell)} is in the format "${pattern}", but ${parts.reason}`, 'not a real offset');
     if (parts) return toIso(parts);
     return (
       readIso(cell) ??
-      new Problem(`expected a date in the format "${pattern}", got "${cell}"`, `not in the format ${pattern}`)
+      new Problem(`expected a date in the format "${pattern}", got ${quoteCell(cell)}`, `not in the format ${pattern}`)
     );
   };
 }

@@ -1,10 +1,13 @@
 /**
- * `"format"`: a Unicode date pattern (yyyy-MM-dd HH:mm, dd.MM.yy, M/d/yyyy h:mm a, …) compiled once into one
- * regular expression; a cell is read by one exec and a few range checks. Letters are tokens, text in single quotes
- * and every other character is literal. A two-digit year (yy) falls in the 100 years from `twoDigitYearStart`
- * (default 1969, POSIX strptime's window: 69–99 → 1969–1999, 00–68 → 2000–2068).
+ * `"format"`: a Unicode date pattern (yyyy-MM-dd HH:mm, dd.MM.yy, M/d/yyyy h:mm a, …) compiled once into a list
+ * of elements that date-match.ts reads a cell against in one pass, then a few range checks. Letters are tokens,
+ * text in single quotes and every other character is literal; whitespace matches whitespace (as many or more).
+ * A two-digit year (yy) falls in the 100 years from `twoDigitYearStart` (default 1969, POSIX strptime's window:
+ * 69–99 → 1969–1999, 00–68 → 2000–2068). A format is refused when it is compiled if it names a part twice, or if
+ * a greedy reading could differ from the obvious one (a 1–2 digit token directly before more digits).
  */
 import { closestName } from '../targets.js';
+import { matchElements, type Element, type Found, type NumberPart } from './date-match.js';
 
 export interface DateParts {
   year: number;
@@ -22,80 +25,71 @@ export interface DateFormat {
   pattern: string;
   hasTime: boolean;
   hasOffset: boolean;
-  /** The parts, or undefined when the cell does not match the pattern or names an impossible date. */
-  parse(cell: string): DateParts | undefined;
+  /** The parts; a refusal saying why the cell names no instant; undefined when it does not match or names no day. */
+  parse(cell: string): DateParts | DateRefusal | undefined;
 }
 
-type Part = keyof DateParts | 'ampm' | 'monthName' | 'shortYear' | 'fraction';
-interface Token {
-  source: string;
-  part?: Part;
+/** A cell that matches the format but names no instant, and why (the message quotes the cell). */
+export class DateRefusal {
+  constructor(readonly reason: string) {}
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-const OFFSET = '(Z|[+-]\\d{2}(?::?\\d{2})?)';
-const TOKENS: Record<string, Token> = {
-  yyyy: { source: '(\\d{4})', part: 'year' },
-  yy: { source: '(\\d{2})', part: 'shortYear' },
-  MMMM: { source: `(${MONTHS.join('|')})`, part: 'monthName' },
-  MMM: { source: `(${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\.?`, part: 'monthName' },
-  MM: { source: '(\\d{2})', part: 'month' },
-  M: { source: '(\\d{1,2})', part: 'month' },
-  dd: { source: '(\\d{2})', part: 'day' },
-  d: { source: '(\\d{1,2})', part: 'day' },
-  HH: { source: '(\\d{2})', part: 'hour' },
-  H: { source: '(\\d{1,2})', part: 'hour' },
-  hh: { source: '(\\d{2})', part: 'hour' },
-  h: { source: '(\\d{1,2})', part: 'hour' },
-  mm: { source: '(\\d{2})', part: 'minute' },
-  m: { source: '(\\d{1,2})', part: 'minute' },
-  ss: { source: '(\\d{2})', part: 'second' },
-  s: { source: '(\\d{1,2})', part: 'second' },
-  SSS: { source: '(\\d{3})', part: 'fraction' },
-  SS: { source: '(\\d{2})', part: 'fraction' },
-  S: { source: '(\\d)', part: 'fraction' },
-  a: { source: '([ap]\\.?m\\.?)', part: 'ampm' },
-  XXX: { source: OFFSET, part: 'offset' },
-  XX: { source: OFFSET, part: 'offset' },
-  X: { source: OFFSET, part: 'offset' },
-  xxx: { source: OFFSET.replace('Z|', ''), part: 'offset' },
-  xx: { source: OFFSET.replace('Z|', ''), part: 'offset' },
-  x: { source: OFFSET.replace('Z|', ''), part: 'offset' },
+/** The largest offset a cell may carry, in minutes: the world's clocks run from UTC−12:00 to UTC+14:00. */
+export const MAX_OFFSET_MINUTES = 14 * 60;
+
+/** The part of a date each token gives: a format gives each at most once. */
+type Slot = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'fraction' | 'AM/PM' | 'offset';
+type TokenElement = Element & { kind: 'number' | 'monthName' | 'ampm' | 'offset' };
+const number = (part: NumberPart, min: number, max = min): TokenElement => ({ kind: 'number', part, min, max });
+const TOKENS: Record<string, { slot: Slot; element: TokenElement }> = {
+  yyyy: { slot: 'year', element: number('year', 4) },
+  yy: { slot: 'year', element: number('shortYear', 2) },
+  MMMM: { slot: 'month', element: { kind: 'monthName', long: true, dot: true } },
+  MMM: { slot: 'month', element: { kind: 'monthName', long: false, dot: true } },
+  MM: { slot: 'month', element: number('month', 2) },
+  M: { slot: 'month', element: number('month', 1, 2) },
+  dd: { slot: 'day', element: number('day', 2) },
+  d: { slot: 'day', element: number('day', 1, 2) },
+  HH: { slot: 'hour', element: number('hour', 2) },
+  H: { slot: 'hour', element: number('hour', 1, 2) },
+  hh: { slot: 'hour', element: number('hour', 2) },
+  h: { slot: 'hour', element: number('hour', 1, 2) },
+  mm: { slot: 'minute', element: number('minute', 2) },
+  m: { slot: 'minute', element: number('minute', 1, 2) },
+  ss: { slot: 'second', element: number('second', 2) },
+  s: { slot: 'second', element: number('second', 1, 2) },
+  SSS: { slot: 'fraction', element: number('fraction', 3) },
+  SS: { slot: 'fraction', element: number('fraction', 2) },
+  S: { slot: 'fraction', element: number('fraction', 1) },
+  a: { slot: 'AM/PM', element: { kind: 'ampm', dot: true } },
+  XXX: { slot: 'offset', element: { kind: 'offset', zulu: true } },
+  XX: { slot: 'offset', element: { kind: 'offset', zulu: true } },
+  X: { slot: 'offset', element: { kind: 'offset', zulu: true } },
+  xxx: { slot: 'offset', element: { kind: 'offset', zulu: false } },
+  xx: { slot: 'offset', element: { kind: 'offset', zulu: false } },
+  x: { slot: 'offset', element: { kind: 'offset', zulu: false } },
 };
 
 /** A pattern the mapping file cannot use: the message says which token and what to write instead. */
 export class DateFormatError extends Error {}
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-export function compileDateFormat(pattern: string, twoDigitYearStart = 1969): DateFormat {
-  let source = '';
-  const parts: Part[] = [];
-  const seen = new Set<string>();
+/** `field` names the field the format reads, for messages (createdAt). */
+export function compileDateFormat(pattern: string, twoDigitYearStart = 1969, field = 'the field'): DateFormat {
+  const elements: Element[] = [];
+  const seen = new Map<Slot, string>();
+  const letters = new Set<string>();
   for (let i = 0; i < pattern.length; ) {
     const c = pattern[i]!;
     if (c === "'") {
       const end = pattern.indexOf("'", i + 1);
       if (end === -1) throw new DateFormatError(`format "${pattern}": a quote (') that is never closed`);
-      source += end === i + 1 ? "'" : escapeRegExp(pattern.slice(i + 1, end));
+      pushText(elements, end === i + 1 ? "'" : pattern.slice(i + 1, end));
       i = end + 1;
       continue;
     }
     if (!/[A-Za-z]/.test(c)) {
-      source += /\s/.test(c) ? '\\s+' : escapeRegExp(c);
+      if (/\s/.test(c)) pushSpace(elements, 1);
+      else pushText(elements, c);
       i++;
       continue;
     }
@@ -103,33 +97,91 @@ export function compileDateFormat(pattern: string, twoDigitYearStart = 1969): Da
     while (pattern[i + run.length] === c) run += c;
     const token = TOKENS[run];
     if (!token) throw new DateFormatError(unknownToken(pattern, run));
-    source += token.source;
-    parts.push(token.part!);
-    seen.add(run[0]!);
+    const earlier = seen.get(token.slot);
+    if (earlier !== undefined)
+      throw new DateFormatError(
+        `format "${pattern}" gives the ${token.slot} of ${field} twice ("${earlier}" and "${run}"): a date has one; keep one`,
+      );
+    seen.set(token.slot, run);
+    elements.push({ ...token.element });
+    letters.add(c);
     i += run.length;
   }
-  checkComplete(pattern, seen);
-  const regex = new RegExp(`^${source}$`, 'i');
-  const hasTime = seen.has('H') || seen.has('h');
-  const hasOffset = seen.has('X') || seen.has('x');
-  return { pattern, hasTime, hasOffset, parse: (cell) => readParts(regex.exec(cell), parts, twoDigitYearStart) };
+  checkComplete(pattern, letters);
+  checkUnambiguous(pattern, elements);
+  const hasTime = letters.has('H') || letters.has('h');
+  const hasOffset = letters.has('X') || letters.has('x');
+  return {
+    pattern,
+    hasTime,
+    hasOffset,
+    parse: (cell) => {
+      const found = matchElements(elements, cell);
+      return found && toParts(found, twoDigitYearStart);
+    },
+  };
 }
 
-function checkComplete(pattern: string, seen: Set<string>): void {
+/** Whitespace runs merge: k whitespace characters in the format (quoted or not) match k or more in the cell. */
+function pushSpace(elements: Element[], count: number): void {
+  const last = elements.at(-1);
+  if (last?.kind === 'space') last.min += count;
+  else elements.push({ kind: 'space', min: count });
+}
+
+function pushText(elements: Element[], text: string): void {
+  let rest = text.toLowerCase();
+  // quoted whitespace right after a format's whitespace joins it: the run is read once, as the regex read it
+  if (elements.at(-1)?.kind === 'space') {
+    const lead = rest.length - rest.trimStart().length;
+    if (lead > 0) pushSpace(elements, lead);
+    rest = rest.slice(lead);
+  }
+  if (rest === '') return;
+  const last = elements.at(-1);
+  if (last?.kind === 'text') last.text += rest;
+  else elements.push({ kind: 'text', text: rest });
+}
+
+/**
+ * A 1–2 digit token (M, d, H, h, m, s) right before more digits, or an offset right before digits or ":", has two
+ * readings ("1112024" with "Mdyyyy": 11 January or 1 November): refused rather than read one way silently.
+ * A dot that MMM or a may take goes to them only when the text the format writes after them still follows.
+ */
+function checkUnambiguous(pattern: string, elements: Element[]): void {
+  for (let i = 0; i < elements.length; i++) {
+    const element = elements[i]!;
+    const next = elements[i + 1];
+    const startsWith = (chars: string) => next?.kind === 'text' && chars.includes(next.text[0]!);
+    const digitsNext = next?.kind === 'number' || startsWith('0123456789');
+    if (element.kind === 'number' && element.min !== element.max && digitsNext)
+      throw new DateFormatError(
+        `format "${pattern}": a 1–2 digit token (M, d, H, h, m, s) directly before more digits can be read two ways; use the 2-digit token (MM, dd, HH, …) or put a separator between them`,
+      );
+    if (element.kind === 'offset' && (digitsNext || startsWith(':')))
+      throw new DateFormatError(
+        `format "${pattern}": an offset (X, x) directly before digits or ":" can be read two ways; put a separator after it`,
+      );
+    if ((element.kind === 'monthName' || element.kind === 'ampm') && next?.kind === 'text' && startsWith('.'))
+      element.dot = { before: next.text };
+  }
+}
+
+function checkComplete(pattern: string, letters: Set<string>): void {
   const missing = [
     ['y', 'year (yyyy)'],
     ['M', 'month (MM)'],
     ['d', 'day (dd)'],
   ]
-    .filter(([letter]) => !seen.has(letter!))
+    .filter(([letter]) => !letters.has(letter!))
     .map(([, name]) => name);
   if (missing.length > 0)
     throw new DateFormatError(
       `format "${pattern}" has no ${missing.join(', ')}: a date needs a year, a month and a day`,
     );
-  if (seen.has('h') && !seen.has('a'))
+  if (letters.has('h') && !letters.has('a'))
     throw new DateFormatError(`format "${pattern}": h/hh is the 12-hour clock and needs a (AM/PM); use HH for 00–23`);
-  if (seen.has('a') && seen.has('H'))
+  if (letters.has('a') && letters.has('H'))
     throw new DateFormatError(`format "${pattern}": HH is the 24-hour clock; with a (AM/PM) use hh`);
 }
 
@@ -148,39 +200,43 @@ function unknownToken(pattern: string, run: string): string {
   return `format "${pattern}": unknown token "${run}"${fixed ? ` (did you mean "${fixed}"?)` : ''}; tokens: yyyy yy MMMM MMM MM M dd d HH H hh h mm m ss s SSS a XXX`;
 }
 
-function readParts(
-  match: RegExpExecArray | null,
-  parts: readonly Part[],
-  twoDigitYearStart: number,
-): DateParts | undefined {
-  if (!match) return undefined;
-  const out: DateParts = { year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0 };
-  let pm: boolean | undefined;
-  for (let i = 0; i < parts.length; i++) {
-    const text = match[i + 1]!;
-    const part = parts[i]!;
-    if (part === 'monthName') out.month = MONTHS.findIndex((m) => m.startsWith(text.slice(0, 3).toLowerCase())) + 1;
-    else if (part === 'ampm') pm = text[0] === 'p' || text[0] === 'P';
-    else if (part === 'shortYear') {
-      const base = twoDigitYearStart - (twoDigitYearStart % 100);
-      const year = base + Number(text);
-      out.year = year < twoDigitYearStart ? year + 100 : year;
-    } else if (part === 'fraction') out.millisecond = Number(text.padEnd(3, '0'));
-    else if (part === 'offset') out.offset = offsetMinutes(text);
-    else out[part] = Number(text);
+/** The date the cell names, or undefined when it names none (31 February, 13 PM, an offset of +99:99). */
+function toParts(found: Found, twoDigitYearStart: number): DateParts | DateRefusal | undefined {
+  const n = found.numbers;
+  const out: DateParts = {
+    year: n.year ?? 0,
+    month: found.month ?? n.month ?? 1,
+    day: n.day ?? 1,
+    hour: n.hour ?? 0,
+    minute: n.minute ?? 0,
+    second: n.second ?? 0,
+    millisecond: n.fraction === undefined ? 0 : n.fraction * 10 ** (3 - found.fractionDigits!),
+  };
+  if (n.shortYear !== undefined) {
+    const year = twoDigitYearStart - (twoDigitYearStart % 100) + n.shortYear;
+    out.year = year < twoDigitYearStart ? year + 100 : year;
   }
-  if (pm !== undefined) {
+  if (found.pm !== undefined) {
     if (out.hour < 1 || out.hour > 12) return undefined;
-    out.hour = (out.hour % 12) + (pm ? 12 : 0);
+    out.hour = (out.hour % 12) + (found.pm ? 12 : 0);
   }
-  return isRealDate(out) ? out : undefined;
+  if (!isRealDate(out)) return undefined;
+  if (found.offset) {
+    const { sign, hours, minutes } = found.offset;
+    out.offset = sign * (hours * 60 + minutes);
+    const refusal = offsetRefusal(hours, minutes);
+    if (refusal) return refusal;
+  }
+  return out;
 }
 
-function offsetMinutes(text: string): number {
-  if (text === 'Z' || text === 'z') return 0;
-  const digits = text.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
-  return text[0] === '-' ? -minutes : minutes;
+/** Why an offset no clock shows is refused (+99:99, +02:75, +15:00), or undefined for a real one. */
+export function offsetRefusal(hours: number, minutes: number): DateRefusal | undefined {
+  if (minutes <= 59 && hours * 60 + minutes <= MAX_OFFSET_MINUTES) return undefined;
+  const written = `${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`;
+  return new DateRefusal(
+    `its offset ${written} is not a real one: offsets run from -14:00 to +14:00, with minutes 00–59`,
+  );
 }
 
 /** True when the parts name a day the calendar has, at a time the clock shows. */
@@ -191,3 +247,11 @@ export function isRealDate(p: DateParts): boolean {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/** UTC milliseconds of a wall-clock time, the year as written (Date.UTC reads years 0–99 as 1900–1999). */
+export function utcMilliseconds(p: Omit<DateParts, 'offset'>): number {
+  const date = new Date(0);
+  date.setUTCFullYear(p.year, p.month - 1, p.day);
+  date.setUTCHours(p.hour, p.minute, p.second, p.millisecond);
+  return date.getTime();
+}

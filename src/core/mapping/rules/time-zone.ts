@@ -11,6 +11,7 @@
  *   gap, read in the offset before the change (02:30-05:00 = 03:30-04:00).
  */
 import { closestName } from '../targets.js';
+import { utcMilliseconds } from './date-format.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -36,6 +37,7 @@ export function openZone(name: string): Zone {
       hour: 'numeric',
       minute: 'numeric',
       second: 'numeric',
+      era: 'short', // year 0 and before: 1 BC is year 0
     });
   } catch {
     const suggestion = closestName(name, Intl.supportedValuesOf('timeZone'));
@@ -46,9 +48,15 @@ export function openZone(name: string): Zone {
   // Intl's own name: "utc" and "Europe/oslo" are accepted and mean the canonical zone
   const exactOffset = (utcMs: number): number => {
     const p: Record<string, number> = {};
-    for (const { type, value } of formatter.formatToParts(utcMs)) p[type] = Number(value);
+    let bc = false;
+    for (const { type, value } of formatter.formatToParts(utcMs)) {
+      if (type === 'era') bc = value === 'BC';
+      else p[type] = Number(value);
+    }
     const seconds = Math.floor(utcMs / 1000) * 1000;
-    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - seconds;
+    const year = bc ? 1 - p.year! : p.year!;
+    const local = { year, month: p.month!, day: p.day!, hour: p.hour!, minute: p.minute!, second: p.second! };
+    return utcMilliseconds({ ...local, millisecond: 0 }) - seconds;
   };
   const hours = new Map<number, number>();
   const offsetAt = (utcMs: number): number => {

@@ -1,0 +1,30 @@
+/**
+ * A cell as a message quotes it: whole when short, else its first characters and its length, so that a 10 MB cell
+ * costs a line, not 10 MB, in every error, rejects reason and --json (docs/safety.md#work-per-cell).
+ */
+
+/** Characters of a cell a message quotes before it cuts. */
+export const QUOTED_CELL_CHARS = 40;
+
+/** `"Narnia"`, or `"aaaa…" (10,485,760 characters)` past QUOTED_CELL_CHARS. */
+export function quoteCell(cell: string): string {
+  if (cell.length <= QUOTED_CELL_CHARS) return `"${cell}"`;
+  // never cut a surrogate pair in two (the message would hold a lone half)
+  const cut = /[\uD800-\uDBFF]/.test(cell[QUOTED_CELL_CHARS - 1]!) ? QUOTED_CELL_CHARS - 1 : QUOTED_CELL_CHARS;
+  return `"${cell.slice(0, cut)}…" (${cell.length.toLocaleString('en-US')} characters)`;
+}
+
+/** The longest cell each conversion reads; a longer one is refused at once, unread (docs/safety.md#work-per-cell). */
+export const CELL_LIMITS = {
+  /** The longest country name in the languages read is 56 characters ("Bolivia (Plurinational State of)" …). */
+  country: 100,
+  /** E.164 has at most 15 digits; written with spaces, brackets, dashes and an extension, 64 is ample. */
+  phone: 64,
+  /** "September 30, 2024 11:59:59.999 p.m. +14:00" is 44; room for doubled spaces. */
+  date: 100,
+} as const;
+
+/** `too long (N characters): a country is at most 100` */
+export function tooLong(cell: string, what: string, limit: number): string {
+  return `too long (${cell.length.toLocaleString('en-US')} characters): ${what} is at most ${limit}`;
+}
