@@ -17,8 +17,14 @@ const file = (name: string, text: string) => {
   return path;
 };
 
+/** The mapping as the user leaves it once every decision is settled as proposed (the entries deleted). */
+const settled = (mapping: Record<string, unknown>) => {
+  const { decisions: _settled, ...rest } = mapping;
+  return parseMapping(rest, 'm.json');
+};
+
 describe('map init', () => {
-  it('guesses a field per header, null for the rest, a date format with a zone, values for a status, country conversion', async () => {
+  it('reads values as well as headers: full names kept, a status word it cannot place and a zone are decisions', async () => {
     const path = file(
       'export.csv',
       [
@@ -28,39 +34,32 @@ describe('map init', () => {
         'C-3,Cy Do,cy@example.com,,Chile,on hold,13-12-1990,2023-03-13 09:00,',
       ].join('\n'),
     );
-    const { mapping, notes } = await initMapping({ path }, 'Europe/Oslo');
+    const { mapping, notes, decisions } = await initMapping({ path });
     expect(mapping.columns).toEqual({
       'Customer Id': 'memberId',
-      'Full Name': null,
+      'Full Name': 'metadata.fullName',
       'E-mail Address': 'email',
       Mobile: 'phone',
       Country: { field: 'address.countryCode', convert: 'countryCode' },
       Status: { field: 'isActive', values: { active: true, lapsed: false, 'on hold': null } },
       'Date of birth': { field: 'birthdate', format: 'dd-MM-yyyy' },
-      'Create Date': { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'Europe/Oslo' },
-      'Lead Score': null,
+      'Create Date': { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'UTC' },
+      'Lead Score': 'metadata.leadScore',
     });
     expect(mapping.fields).toEqual({});
-    expect(notes.join('\n')).toContain(
-      '"Create Date" → createdAt: times without an offset; assumed "timeZone": "Europe/Oslo"',
-    );
-    expect(notes.join('\n')).toContain('say true or false for "on hold"');
-    // it loads as it is, and reads the rows
-    const mapper = createRecordMapper(
-      'csv',
-      [
-        'Customer Id',
-        'Full Name',
-        'E-mail Address',
-        'Mobile',
-        'Country',
-        'Status',
-        'Date of birth',
-        'Create Date',
-        'Lead Score',
-      ],
-      { file: 'export.csv', mapping: parseMapping(mapping, 'm.json') },
-    );
+    expect(decisions.map((d) => [d.key, d.kind])).toEqual([
+      ['Status', 'values'],
+      ['Create Date', 'timeZone'],
+    ]);
+    expect(mapping.decisions?.['Create Date']).toContain('"2023-01-05 10:22", "2023-03-12 14:30"');
+    expect(mapping.decisions?.Status).toContain('what does "on hold" mean?');
+    expect(notes.join('\n')).toContain('"Full Name" → metadata.fullName [kept]');
+    // undecided, the mapping refuses to run, naming each decision
+    expect(() => parseMapping(mapping, 'm.json')).toThrow(/decisions\["Status"\]: not settled/);
+    const mapper = createRecordMapper('csv', Object.keys(mapping.columns), {
+      file: 'export.csv',
+      mapping: settled(mapping),
+    });
     const c = mapper.toCandidate({
       record: 1,
       line: 2,
@@ -79,14 +78,28 @@ describe('map init', () => {
     expect(c.valid && c.item).toMatchObject({
       memberId: 'C-1',
       address: { countryCode: 'NO' },
-      createdAt: '2023-01-05T09:22:00.000Z',
+      createdAt: '2023-01-05T10:22:00.000Z',
+      metadata: { fullName: 'Ann Berg', leadScore: '4' },
     });
   });
 
-  it('a country column with names converts even when few of its first cells are known names (a cell that is no code fails anyway)', async () => {
+  it("never the machine's zone: date-times without an offset are a decision whatever TZ says", async () => {
+    const path = file('zone.csv', 'memberId,isActive,createdAt\nm-1,true,2023-01-05 10:22\n');
+    const before = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const { mapping, decisions } = await initMapping({ path });
+      expect(mapping.columns.createdAt).toEqual({ field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'UTC' });
+      expect(decisions.map((d) => d.kind)).toEqual(['timeZone']);
+    } finally {
+      process.env.TZ = before;
+    }
+  });
+
+  it('a country column converts when at least half its cells are countries (a cell that is none is refused by name)', async () => {
     const path = file(
       'few-countries.csv',
-      'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,Chile\nm-2,true,2024-01-01,Narnia\nm-3,true,2024-01-01,Atlantis\n',
+      'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,Chile\nm-2,true,2024-01-01,Narnia\nm-3,true,2024-01-01,Norway\n',
     );
     const { mapping } = await initMapping({ path });
     expect(mapping.columns.Country).toEqual({ field: 'address.countryCode', convert: 'countryCode' });
@@ -95,6 +108,14 @@ describe('map init', () => {
       'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,NO\nm-2,true,2024-01-01,se\n',
     );
     expect((await initMapping({ path: codes })).mapping.columns.Country).toBe('address.countryCode');
+    const brazil = file(
+      'region.csv',
+      'memberId,isActive,createdAt,State\nm-1,true,2024-01-01,Brazil\nm-2,true,2024-01-01,Chile\n',
+    );
+    expect((await initMapping({ path: brazil })).mapping.columns.State).toEqual({
+      field: 'address.countryCode',
+      convert: 'countryCode',
+    });
   });
 
   it('from standard input, the validate it advises reads standard input again (-, not "stdin")', async () => {
@@ -103,29 +124,87 @@ describe('map init', () => {
     expect(validateCommand).toBe('memberctl validate - --format csv');
   });
 
-  it("local ISO date-times (a workbook's date cells) get a zone and no format", async () => {
+  it("local ISO date-times (a workbook's date cells) get a zone to decide and no format", async () => {
     const path = file(
       'local.csv',
       'memberId,isActive,createdAt\nm-1,true,2023-01-05T10:22:00\nm-2,false,2024-01-01T00:00:00Z\n',
     );
-    const { mapping } = await initMapping({ path }, 'Europe/Oslo');
-    expect(mapping.columns.createdAt).toEqual({ field: 'createdAt', timeZone: 'Europe/Oslo' });
+    const { mapping, decisions } = await initMapping({ path });
+    expect(mapping.columns.createdAt).toEqual({ field: 'createdAt', timeZone: 'UTC' });
+    expect(decisions.map((d) => [d.key, d.kind])).toEqual([['createdAt', 'timeZone']]);
   });
 
-  it('a placeholder for each required field no column gives; the mapping still loads', async () => {
-    const path = file('people.csv', 'Name,Email,Updated\nAnn,ann@example.com,2024-01-01\n');
-    const { mapping, notes } = await initMapping({ path });
-    expect(Object.keys(mapping.fields)).toEqual(['memberId', 'isActive', 'createdAt']);
-    expect(mapping.fields.isActive).toEqual({ value: true });
-    expect(notes).toHaveLength(3);
-    expect(notes[1]).toBe(
-      'isActive: no column looks like it; fields["isActive"] says true for every member: map a status column instead if there is one',
+  it('never a constant where a column could serve: a unique e-mail column is proposed as memberId, a date column as createdAt', async () => {
+    const path = file(
+      'people.csv',
+      'Name,Email,Updated,Subscription Date\nAnn Berg,ann@example.com,2024-03-01,2021-01-05\nBo Li,bo@example.com,2024-03-02,2021-02-07\n',
     );
-    const loaded = parseMapping(mapping, 'm.json');
-    // the memberId placeholder names no column: validate stops before any row, with the closest headers
+    const { mapping, decisions } = await initMapping({ path });
+    expect(mapping.columns).toEqual({
+      Name: 'metadata.name',
+      Email: ['memberId', 'email'],
+      Updated: 'metadata.updated',
+      'Subscription Date': 'createdAt',
+    });
+    expect(mapping.fields).toEqual({ isActive: { value: true } });
+    expect(decisions.map((d) => [d.key, d.kind])).toEqual([
+      ['Email', 'column'],
+      ['fields.isActive', 'constant'],
+    ]);
+    expect(mapping.decisions?.Email).toContain('"Email" is filled and unique in all 2 sampled records');
+  });
+
+  it('a placeholder only when no column could serve, and it is a decision: the mapping refuses to run, naming each', async () => {
+    const path = file('bare.csv', 'Name,Updated\nAnn Berg,2024-01-01\nAnn Berg,2024-01-02\n');
+    const { mapping, decisions } = await initMapping({ path });
+    expect(Object.keys(mapping.fields)).toEqual(['memberId', 'createdAt', 'isActive']);
+    expect(decisions.map((d) => [d.key, d.kind])).toEqual([
+      ['fields.memberId', 'constant'],
+      ['fields.createdAt', 'constant'],
+      ['fields.isActive', 'constant'],
+    ]);
+    let problems: { message: string }[] = [];
+    try {
+      parseMapping(mapping, 'm.json');
+    } catch (error) {
+      problems = (error as { problems: { message: string }[] }).problems;
+    }
+    expect(problems.map((p) => p.message.split(': not settled')[0])).toEqual([
+      'mapping file m.json: decisions["fields.memberId"]',
+      'mapping file m.json: decisions["fields.createdAt"]',
+      'mapping file m.json: decisions["fields.isActive"]',
+    ]);
+    // settled as proposed, the memberId placeholder still names no column: validate stops before any row
     expect(() =>
-      createRecordMapper('csv', ['Name', 'Email', 'Updated'], { file: 'people.csv', mapping: loaded }),
+      createRecordMapper('csv', ['Name', 'Updated'], { file: 'bare.csv', mapping: settled(mapping) }),
     ).toThrow(/no column gives the required field memberId/);
+  });
+
+  it('an empty column is never memberId; look-alike phones keep their own fields', async () => {
+    const path = file(
+      'wave.csv',
+      'user_id,customer_id,Phone,Mobile,Home Phone,Business Phone\n,A-1,555-0100,555-0200,555-0300,555-0400\n,A-2,555-0101,555-0201,555-0301,555-0401\n',
+    );
+    const { mapping } = await initMapping({ path });
+    expect(mapping.columns).toEqual({
+      user_id: 'metadata.userId',
+      customer_id: 'memberId',
+      Phone: 'metadata.phone',
+      Mobile: 'phone',
+      'Home Phone': 'homeTelephone',
+      'Business Phone': 'metadata.businessPhone',
+    });
+  });
+
+  it('full names and company names never become firstName; a secret column is dropped', async () => {
+    const path = file(
+      'names.csv',
+      'id,First Name,Password\n1,Gail Meyers,hunter2\n2,Grocery Outlet Inc,pw\n3,Ann Berg,x\n',
+    );
+    const { mapping, notes } = await initMapping({ path });
+    expect(mapping.columns['First Name']).toBe('metadata.firstName');
+    expect(mapping.columns.Password).toBeNull();
+    expect(notes.join('\n')).toContain('3 of its 3 values are full names or company names');
   });
 
   it('JSON: dotted paths to the values of the first records', async () => {
@@ -133,17 +212,19 @@ describe('map init', () => {
       'crm.ndjson',
       `${JSON.stringify({ id: 7, contact: { email: 'a@b.c', phones: ['+4791234567'], emails: [{ type: 'home', value: 'h@b.c' }] }, created: '2024-01-05T10:00:00Z', active: true })}\n`,
     );
-    const { mapping, format } = await initMapping({ path });
+    const { mapping, format, decisions } = await initMapping({ path });
     expect(format).toBe('ndjson');
+    expect(decisions).toEqual([]);
+    // two paths look like an e-mail: the first is the address, the other is kept
     expect(mapping.columns).toEqual({
       id: 'memberId',
+      'contact.email': 'email',
       'contact.phones.0': 'phone',
-      'contact.emails.0.type': null,
+      'contact.emails.0.type': 'metadata.contactEmails0Type',
+      'contact.emails.0.value': 'metadata.contactEmails0Value',
       created: 'createdAt',
       active: 'isActive',
     });
-    // two paths look like an e-mail: the first non-empty of them
-    expect(mapping.fields).toEqual({ email: { firstOf: ['contact.email', 'contact.emails.0.value'] } });
     const mapper = createRecordMapper('ndjson', undefined, {
       file: 'crm.ndjson',
       mapping: parseMapping(mapping, 'm.json'),
@@ -155,6 +236,7 @@ describe('map init', () => {
       phone: '+4791234567',
       createdAt: '2024-01-05T10:00:00Z',
       isActive: true,
+      metadata: { contactEmails0Type: 'home', contactEmails0Value: 'h@b.c' },
     });
   });
 
@@ -195,14 +277,12 @@ describe('map init', () => {
         utc(2024, 1, 7, 8),
         utc(2024, 1, 8, 9, 15),
       ]);
-      const { mapping, notes } = await initMapping({ path }, 'Europe/Oslo');
+      const { mapping, notes } = await initMapping({ path });
       expect(mapping.columns.Active).toBe('isActive');
-      expect(mapping.columns.Status).toBeNull();
+      expect(mapping.columns.Status).toBe('metadata.status');
       expect(mapping.fields).toEqual({});
-      expect(notes).toContain(
-        'isActive: "Active" is mapped; "Status" looks like it too but needs another rule, so it is null. To use it instead: "Status": {"field":"isActive","values":{"active":true,"lapsed":false}}, "Active": null',
-      );
-      const candidates = await validateWith(path, parseMapping(mapping, 'm.json'));
+      expect(notes.join('\n')).toContain('"Active" feeds isActive; this one looks like it too: kept in metadata');
+      const candidates = await validateWith(path, settled(mapping));
       expect(candidates.map((c) => c.valid && c.item.isActive)).toEqual([true, false, true, false]);
     });
 
@@ -219,19 +299,22 @@ describe('map init', () => {
         '12.01.2024 14:00',
         '13.01.2024 15:00',
       ]);
-      const { mapping, notes } = await initMapping({ path }, 'Europe/Oslo');
-      expect(mapping.columns.Joined).toEqual({
-        field: 'createdAt',
-        format: 'dd.MM.yyyy HH:mm',
-        timeZone: 'Europe/Oslo',
-      });
-      expect(notes).toContain(
-        '"Joined" → createdAt: 3 of its first 10 cells are dates (read as they are), the others text in "dd.MM.yyyy HH:mm"',
+      const { mapping, notes } = await initMapping({ path });
+      expect(mapping.columns.Joined).toEqual({ field: 'createdAt', format: 'dd.MM.yyyy HH:mm', timeZone: 'UTC' });
+      expect(Object.keys(mapping.decisions ?? {})).toEqual(['Joined']);
+      const joined = notes.find((n) => n.startsWith('"Joined"'));
+      expect(joined).toContain(
+        '3 of its 10 sampled cells are ISO dates (read as they are), the others text in "dd.MM.yyyy HH:mm"',
       );
-      expect(notes).toContain(
-        '"Joined" → createdAt: 1 of its first 10 cells is not a date in "dd.MM.yyyy HH:mm": "31.02.2024 10:00" (line 7): check it',
+      expect(joined).toContain(
+        '1 of its 10 sampled cells is not a date in "dd.MM.yyyy HH:mm": "31.02.2024 10:00" (line 7)',
       );
-      const candidates = await validateWith(path, parseMapping(mapping, 'm.json'));
+      // settled with the zone the shop is in
+      const zoned = {
+        ...mapping,
+        columns: { ...mapping.columns, Joined: { ...(mapping.columns.Joined as object), timeZone: 'Europe/Oslo' } },
+      };
+      const candidates = await validateWith(path, settled(zoned));
       expect(candidates.slice(0, 4).map((c) => c.valid && c.item.createdAt)).toEqual([
         '2024-01-05T09:30:00.000Z',
         '2024-01-06T10:00:00.000Z',

@@ -187,7 +187,7 @@ describe('--map', () => {
     expect(error).toBeInstanceOf(UsageError);
     const problems = error!.problems!;
     expect(problems.map((p) => p.message)).toEqual([
-      'mapping file m.json: (top level): unknown key "colums" (did you mean "columns"?); known keys: description, columns, fields',
+      'mapping file m.json: (top level): unknown key "colums" (did you mean "columns"?); known keys: description, columns, fields, decisions',
       'mapping file m.json: columns["Mail"]: unknown field "emial" (did you mean email?)',
       'mapping file m.json: columns["N"]: unknown key "feld" (did you mean "field"?); known keys: field, type, transform, values, otherwise, convert, defaultRegion, format, timeZone, twoDigitYearStart, emptyAsNull',
       'mapping file m.json: columns["N"].transform[1]: unknown transform "lowercse" (did you mean "lowercase"?); expected one of trim, lowercase, uppercase, collapseSpaces',

@@ -1,10 +1,10 @@
 /** `memberctl map init FILE`: a starter mapping file (docs/mapping.md) from an export's headers and first rows. */
 import { Command, Option } from 'commander';
-import { initMapping } from '../../core/map-init/map-init.js';
+import { initMapping, type MapInitResult } from '../../core/map-init/map-init.js';
 import { checkOutputPaths, writeOutputFile } from '../../io/output-file.js';
 import type { InputFormat } from '../../io/source.js';
 import { shellCommand } from '../../core/shell-command.js';
-import { createOutput } from '../output.js';
+import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
 
@@ -16,6 +16,27 @@ interface MapInitFlags {
   encoding?: string;
   sheet?: string;
   json?: boolean;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The notes, then each decision, then what to do next: settle the decisions, or validate. */
+function renderInitSummary(init: MapInitResult, out: string | undefined, output: Output): void {
+  for (const note of init.notes) output.err(`note: ${note}`);
+  const merged = Object.entries(init.mapping.decisions ?? {});
+  for (const [key, question] of merged) output.err(`decide: ${key}: ${question}`);
+  if (!out) {
+    if (merged.length > 0)
+      output.err(
+        `${plural(merged.length, 'decision')} to settle: the mapping refuses to run until each entry of its "decisions" is settled and deleted`,
+      );
+    return;
+  }
+  const validate = `${init.validateCommand} --map ${shellCommand([out])}`;
+  if (merged.length === 0) return output.err(`wrote ${out}: check it, then: ${validate}`);
+  output.err(
+    `wrote ${out}: ${plural(merged.length, 'decision')} to settle: it refuses to run until each entry of its "decisions" is settled and deleted (or answer them: memberctl map init ${shellCommand([init.file])} --interactive --out ${shellCommand([out])} --force); then: ${validate}`,
+  );
 }
 
 export function mapCommand(result: CommandResult): Command {
@@ -88,16 +109,18 @@ Examples:
               out: flags.out ?? null,
               mapping: init.mapping,
               notes: init.notes,
+              decisions: init.decisions.map(({ key, field, kind, question, column, samples }) => ({
+                key,
+                field,
+                kind,
+                question,
+                column: column ?? null,
+                samples,
+              })),
             }),
           );
         else if (!flags.out) process.stdout.write(text);
-        if (!flags.json) {
-          for (const note of init.notes) output.err(`note: ${note}`);
-          if (flags.out)
-            output.err(
-              `wrote ${flags.out}: check it, then: ${init.validateCommand} --map ${shellCommand([flags.out])}`,
-            );
-        }
+        if (!flags.json) renderInitSummary(init, flags.out, output);
         result.exitCode = exitCodeFor('ok');
       }),
   );

@@ -50,6 +50,9 @@ export interface Mapping {
   fingerprint: string;
 }
 
+const DECISION_HINT =
+  'map init could not tell this from the file: edit the rule it names (docs/mapping.md), then delete the entry from "decisions"; or run memberctl map init FILE --interactive --out MAPPING.';
+
 export const FORMAT_HINT =
   'A mapping file looks like {"columns": {"E-mail Address": "email", "Internal Notes": null, ' +
   '"Signup": {"field": "createdAt", "format": "dd.MM.yyyy HH:mm", "timeZone": "Europe/Oslo"}}, "fields": {"isActive": {"value": true}}}; see docs/mapping.md';
@@ -148,6 +151,9 @@ export function parseMapping(json: unknown, file: string): Mapping {
     const field = fieldRuleOf(name, rule, `fields["${name}"]`, problems);
     if (field) fields.push(field);
   }
+  if (parsed.success)
+    for (const [key, question] of Object.entries(parsed.data.decisions ?? {}))
+      problems.add(`decisions["${key}"]: not settled: ${question}`, DECISION_HINT);
   problems.throwIfAny();
   const fingerprint = JSON.stringify([ruleSet('columns'), ruleSet('fields'), process.versions.tz ?? '']);
   return { file, columns, fields, fingerprint };

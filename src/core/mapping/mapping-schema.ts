@@ -49,6 +49,8 @@ export const mappingFileSchema = z.strictObject({
   description: z.string().optional(),
   columns: z.record(z.string().min(1), z.unknown()).optional(),
   fields: z.record(z.string().min(1), z.unknown()).optional(),
+  /** What map init could not tell from the file: each entry refuses the mapping until the user settles it and deletes it. */
+  decisions: z.record(z.string(), z.string()).optional(),
 });
 
 export type CellOptions = Omit<z.infer<typeof columnRuleSchema>, 'field'>;

@@ -1,0 +1,89 @@
+/**
+ * How a date column reads: the format of its text cells (ISO cells read as they are), whether its times carry an
+ * offset, and whether the format is ambiguous (every cell reads as dd/MM and as MM/dd).
+ */
+import { compileDateFormat } from '../../mapping/rules/date-format.js';
+
+/** Patterns tried on a date column's cells, most specific and most common first; dd/MM before MM/dd. */
+const DATE_PATTERNS = [
+  "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  "yyyy-MM-dd'T'HH:mm:ss",
+  'yyyy-MM-dd HH:mm:ss',
+  'yyyy-MM-dd HH:mm',
+  'yyyy/MM/dd HH:mm',
+  'yyyy/MM/dd',
+  'dd-MM-yyyy HH:mm',
+  'dd-MM-yyyy',
+  'dd.MM.yyyy HH:mm',
+  'dd.MM.yyyy',
+  'dd/MM/yyyy HH:mm',
+  'dd/MM/yyyy',
+  'MM/dd/yyyy HH:mm',
+  'MM/dd/yyyy',
+  'M/d/yyyy h:mm a',
+  'M/d/yyyy H:mm',
+  'M/d/yyyy',
+  'd/M/yyyy',
+  'M/d/yy',
+  'd.M.yy',
+  'd MMM yyyy',
+  'MMM d, yyyy',
+  'MMMM d, yyyy',
+].map((pattern) => compileDateFormat(pattern));
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export interface DateGuess {
+  /** The format of the cells that are not ISO 8601 (a mapping's date rule reads ISO beside its format). */
+  format?: string;
+  /** Times without an offset (in the format or in ISO cells): the cells are local times and need a zone. */
+  local: boolean;
+  /** Indexes of the sampled cells nothing reads (a typo in the export, or 31-02: worth a look). */
+  misses: number[];
+  /** Cells already ISO 8601 (a workbook's real date cells come so), and the rest (text, in `format` or missed). */
+  iso: number;
+  text: number;
+  /** Another format that reads every text cell to other dates (dd/MM/yyyy beside MM/dd/yyyy): the file cannot say. */
+  alternative?: string;
+}
+
+/** Most cells a guess must read: one bad date in an export should not hide its format. */
+const READS = 0.8;
+
+/**
+ * How a date column reads: ISO cells as they are, the others in the format that reads most of them; undefined
+ * when less than 80% of the sample is read (not a date column).
+ */
+export function guessDateFormat(cells: readonly string[]): DateGuess | undefined {
+  if (cells.length === 0) return undefined;
+  const isIso = (c: string) => ISO_DATE.test(c) || ISO_WITH_OFFSET.test(c) || ISO_LOCAL.test(c);
+  const text = cells.filter((c) => !isIso(c));
+  let best: { format: (typeof DATE_PATTERNS)[number]; reads: number } | undefined;
+  for (const format of text.length > 0 ? DATE_PATTERNS : []) {
+    const reads = text.filter((c) => format.parse(c) !== undefined).length;
+    if (!best || reads > best.reads) best = { format, reads };
+    if (reads === text.length) break;
+  }
+  const format = best && best.reads > 0 ? best.format : undefined;
+  const iso = cells.length - text.length;
+  if (iso + (format ? best!.reads : 0) < cells.length * READS) return undefined;
+  const misses: number[] = [];
+  cells.forEach((c, i) => {
+    if (!isIso(c) && format?.parse(c) === undefined) misses.push(i);
+  });
+  const local = cells.some((c) => ISO_LOCAL.test(c)) || (format !== undefined && format.hasTime && !format.hasOffset);
+  const alternative = format && misses.length === 0 ? swappedReading(format.pattern, text) : undefined;
+  return { format: format?.pattern, local, misses, iso, text: text.length, ...(alternative ? { alternative } : {}) };
+}
+
+/** The day-month swap of a pattern, when it reads every cell too (all days up to 12): the order is a guess. */
+function swappedReading(pattern: string, cells: readonly string[]): string | undefined {
+  const swapped = pattern.replace(/d+|M+/g, (token) =>
+    token[0] === 'd' ? 'M'.repeat(token.length) : 'd'.repeat(token.length),
+  );
+  if (swapped === pattern || /MMM/.test(pattern) || !/^[dM]/.test(pattern)) return undefined;
+  const other = compileDateFormat(swapped);
+  return cells.every((c) => other.parse(c) !== undefined) ? swapped : undefined;
+}

@@ -1,0 +1,270 @@
+/**
+ * One column's proposal: the header's guess (exact name, alias, close spelling) checked against what its values
+ * are, or, with no guess, what the values alone say. A guess the values contradict is not taken: full names never
+ * become firstName, a column of country names is no region, an empty or repeating column is no memberId. What
+ * fits no field is kept (metadata as text, customProperties for booleans); only a secret is dropped.
+ */
+import { readsAsBoolean, valuesMap } from './classify/booleans.js';
+import { guessDateFormat } from './classify/dates.js';
+import { type Profile, looksLikeCompany, looksLikeFullName } from './classify/values.js';
+import { toCountryCode } from '../mapping/rules/country.js';
+import { type Role, guessFromHeader } from './synonyms.js';
+
+export type Certainty = 'exact' | 'alias' | 'fuzzy' | 'values' | 'kept';
+
+export interface Proposal {
+  column: string;
+  /** The field it feeds ("email", "metadata.company"), or null: dropped. */
+  field: string | null;
+  /** The column rule written to the mapping. */
+  rule: unknown;
+  role?: Role;
+  certainty: Certainty;
+  /** Why, for the notes: what the header and the values said. */
+  why: string[];
+  /** A question the file cannot answer: the mapping refuses to run until the user settles it. */
+  asks?: { kind: 'timeZone' | 'dateOrder' | 'values'; question: string }[];
+  profile: Profile;
+  /** The sampled non-empty cells (for questions that show them), and the line each is on. */
+  cells: readonly string[];
+  lines: readonly number[];
+}
+
+const LIMITS: Record<string, number> = {
+  memberId: 36,
+  email: 256,
+  firstName: 64,
+  lastName: 64,
+  phone: 32,
+  homeTelephone: 32,
+  selectedStoreId: 64,
+  loyaltyProgram: 64,
+  nationality: 64,
+  'address.zipCode': 8,
+  'address.city': 32,
+  'address.addressLine1': 128,
+  'address.addressLine2': 64,
+  'address.region': 32,
+  'address.countryCode': 2,
+};
+const BOOLEAN_FIELDS = new Set(['isActive', 'isEmployee', 'deceased', 'isMembershipFeePaid']);
+const DATE_FIELDS = new Set(['createdAt', 'birthdate']);
+
+export function samplesOf(cells: readonly string[], max = 3): string {
+  const shown = [...new Set(cells)].slice(0, max).map((c) => JSON.stringify(c));
+  return shown.length ? `e.g. ${shown.join(', ')}` : 'no value in the sample';
+}
+
+export function proposeColumn(
+  column: string,
+  profile: Profile,
+  sampled: { cells: readonly string[]; lines: readonly number[] },
+  key: string,
+): Proposal {
+  const guess = guessFromHeader(column);
+  const { cells } = sampled;
+  const base = { column, profile, ...sampled };
+  const keep = (why: string[]): Proposal => ({ ...base, ...keptRule(profile, cells, key), certainty: 'kept', why });
+  if (guess?.target === 'secret')
+    return {
+      ...base,
+      field: null,
+      rule: null,
+      certainty: guess.step,
+      why: ['its name says it holds a secret: dropped'],
+    };
+  if (profile.kind === 'empty')
+    return keep([`empty in the ${profile.sampled} sampled records: kept in case later ones hold data`]);
+  if (!guess) return byValues(base, key, keep);
+  const target = guess.target;
+  const said = `its name says ${target.startsWith('name.') ? target.slice(5) + ' name' : target} (${guess.step})`;
+  const take = (rule: unknown, why: string[] = [], extra: Partial<Proposal> = {}): Proposal => ({
+    ...base,
+    field: typeof rule === 'string' ? rule : String((rule as { field: string }).field),
+    rule,
+    certainty: guess.step,
+    why: [said, ...why],
+    ...extra,
+  });
+  const tooLong = (field: string) =>
+    LIMITS[field] !== undefined && profile.longest > LIMITS[field]! ? LIMITS[field] : undefined;
+  if (target.startsWith('phone.'))
+    return profile.kind === 'phone' || profile.kind === 'number'
+      ? { ...take('phone'), role: target as Role }
+      : keep([`${said}, but its values are not phone numbers`]);
+  if (target.startsWith('email.'))
+    return profile.kind === 'email'
+      ? { ...take('email'), role: target as Role }
+      : byValues(base, key, keep, `${said}, but its values are not e-mail addresses`);
+  if (target === 'name.full' || target === 'name.company')
+    return keep([
+      `${said}: kept whole in metadata (memberctl does not split names; a full or company name is never a first name)`,
+    ]);
+  if (target === 'firstName' || target === 'lastName') {
+    // "Gail Meyers" or "Grocery Outlet" in a first-name column: a full or company name is never a first name
+    // (a last name may have two words: "García Márquez")
+    const wrong = cells.filter((c) => looksLikeCompany(c) || (target === 'firstName' && looksLikeFullName(c)));
+    if (wrong.length >= cells.length * 0.3)
+      return keep([
+        `${said}, but ${wrong.length} of its ${cells.length} values are full names or company names (${samplesOf(wrong)}): kept in metadata`,
+      ]);
+  }
+  if (target === 'memberId') {
+    const why =
+      profile.filled < profile.sampled
+        ? `empty in ${profile.sampled - profile.filled} of ${profile.sampled} sampled records`
+        : !profile.unique
+          ? 'its values repeat'
+          : profile.longest > 36
+            ? 'values longer than 36 characters'
+            : undefined;
+    if (why) return keep([`${said}, but it is ${why}: an id must be unique and in every record`]);
+  }
+  if (DATE_FIELDS.has(target)) {
+    // the name says date: 80% of the cells read as dates is enough (the others are named, and refused until fixed)
+    const date = profile.date ?? guessDateFormat(cells);
+    return date
+      ? dateProposal(take, target, { ...profile, date }, sampled, column)
+      : keep([`${said}, but its values are not dates`]);
+  }
+  if (BOOLEAN_FIELDS.has(target)) return booleanProposal(take, keep, target, said, cells, column);
+  if (target === 'address.region' && profile.kind === 'country' && !profile.alpha2)
+    return take({ field: 'address.countryCode', convert: 'countryCode' }, ['but its values are country names']);
+  if (target === 'address.countryCode') {
+    // a cell "countryCode" cannot read is refused by name (never stored wrong): half the cells known is enough
+    const known = cells.filter((c) => toCountryCode(c) !== undefined).length;
+    if (known < cells.length / 2)
+      return keep([`${said}, but most of its values are not countries (${samplesOf(cells)})`]);
+    return take(profile.alpha2 ? target : { field: target, convert: 'countryCode' }, [
+      `${known} of ${cells.length} values are countries${profile.alpha2 ? ' (alpha-2 codes)' : ': converted'}`,
+    ]);
+  }
+  const limit = tooLong(target);
+  if (limit !== undefined) return keep([`${said}, but some values are longer than the field takes (${limit})`]);
+  return take(target);
+}
+
+/** The waterfall's last step: no header guess (or one the values refuse), so the values decide. */
+function byValues(
+  base: Pick<Proposal, 'column' | 'profile' | 'cells' | 'lines'>,
+  key: string,
+  keep: (why: string[]) => Proposal,
+  said?: string,
+): Proposal {
+  const { profile } = base;
+  const prefix = said ? [said] : [];
+  if (profile.kind === 'email' && !said)
+    return {
+      ...base,
+      field: 'email',
+      rule: 'email',
+      role: 'email.alternative',
+      certainty: 'values',
+      why: ['its values are e-mail addresses'],
+    };
+  if (profile.kind === 'country' && !said)
+    return {
+      ...base,
+      field: 'address.countryCode',
+      rule: profile.alpha2 ? 'address.countryCode' : { field: 'address.countryCode', convert: 'countryCode' },
+      certainty: 'values',
+      why: ['its values are countries'],
+    };
+  return keep([...prefix, `its values are ${describeKind(profile)}: kept`]);
+}
+
+function describeKind(profile: Profile): string {
+  return {
+    empty: 'empty',
+    date: 'dates',
+    boolean: 'yes/no values',
+    email: 'e-mail addresses',
+    phone: 'phone numbers',
+    country: 'countries',
+    number: 'numbers',
+    url: 'web addresses',
+    company: 'company names',
+    fullName: 'full names',
+    word: 'single words',
+    text: 'text',
+  }[profile.kind];
+}
+
+/** Where a column that fits no field goes: customProperties for a yes/no column (typed), metadata for the rest (text as written). */
+function keptRule(profile: Profile, cells: readonly string[], key: string): { field: string; rule: unknown } {
+  if (profile.kind !== 'boolean') return { field: `metadata.${key}`, rule: `metadata.${key}` };
+  const field = `customProperties.${key}`;
+  return readsAsBoolean(cells)
+    ? { field, rule: { field, type: 'boolean' } }
+    : { field, rule: { field, type: 'boolean', values: valuesMap(cells) } };
+}
+
+function dateProposal(
+  take: (rule: unknown, why?: string[], extra?: Partial<Proposal>) => Proposal,
+  field: string,
+  profile: Profile,
+  { cells, lines }: { cells: readonly string[]; lines: readonly number[] },
+  column: string,
+): Proposal {
+  const date = profile.date!;
+  const rule: Record<string, unknown> = { field };
+  if (date.format) rule.format = date.format;
+  const format = date.format ? ` in "${date.format}"` : '';
+  const why = [`its values are dates${format}`];
+  if (date.iso > 0 && date.format)
+    why.push(
+      `${date.iso} of its ${cells.length} sampled cells are ISO dates (read as they are), the others text${format}`,
+    );
+  if (date.misses.length > 0) {
+    const shown = date.misses.slice(0, 3).map((i) => `${JSON.stringify(cells[i])} (line ${lines[i]})`);
+    const one = date.misses.length === 1;
+    why.push(
+      `${date.misses.length} of its ${cells.length} sampled cells ${one ? 'is not a date' : 'are not dates'}${format}: ${shown.join(', ')}${date.misses.length > 3 ? ', …' : ''}: ${one ? 'that record is' : 'those records are'} refused until fixed`,
+    );
+  }
+  const asks: NonNullable<Proposal['asks']> = [];
+  if (date.alternative)
+    asks.push({
+      kind: 'dateOrder',
+      question: `"${column}" reads as "${date.format}" and as "${date.alternative}" (${samplesOf(cells, 4)}: no day above 12 in the sample): set "format" to the one the export uses`,
+    });
+  if (date.local) {
+    rule.timeZone = 'UTC';
+    asks.push({
+      kind: 'timeZone',
+      question: `"${column}" holds date-times without an offset (${samplesOf(cells, 3)}): set "timeZone" to the zone they were written in (an IANA name such as Europe/Oslo; UTC is only a proposal)`,
+    });
+  }
+  return take(Object.keys(rule).length === 1 ? field : rule, why, asks.length ? { asks } : {});
+}
+
+function booleanProposal(
+  take: (rule: unknown, why?: string[], extra?: Partial<Proposal>) => Proposal,
+  keep: (why: string[]) => Proposal,
+  field: string,
+  said: string,
+  cells: readonly string[],
+  column: string,
+): Proposal {
+  if (readsAsBoolean(cells)) return take(field, [`its values read as true/false (${samplesOf(cells)})`]);
+  const values = valuesMap(cells);
+  const known = values ? Object.values(values).filter((v) => v !== null).length : 0;
+  if (!values || known === 0)
+    return keep([`${said}, but its values (${samplesOf(cells, 4)}) say nothing about ${field}: kept in metadata`]);
+  const unclear = Object.keys(values).filter((k) => values[k] === null);
+  const rule = { field, values };
+  if (unclear.length === 0) return take(rule, [`its words read as true/false: ${JSON.stringify(values)}`]);
+  return take(rule, [], {
+    asks: [
+      {
+        kind: 'values',
+        question: `"${column}" → ${field}: what ${unclear.length === 1 ? 'does' : 'do'} ${unclear.map((w) => `"${w}"`).join(', ')} mean? Say true or false for each in "values" (the others: ${Object.entries(
+          values,
+        )
+          .filter(([, v]) => v !== null)
+          .map(([k, v]) => `"${k}" ${v}`)
+          .join(', ')})`,
+      },
+    ],
+  });
+}
