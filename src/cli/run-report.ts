@@ -25,12 +25,12 @@ export interface RunReport {
   failed(error: unknown): Promise<void>;
 }
 
-export function runReport(path: string | undefined, input: string): RunReport {
+export function runReport(path: string | undefined, input: string, force?: boolean): RunReport {
   const startedAt = new Date().toISOString();
   let written = false;
   const write = async (result: Record<string, unknown>) => {
     written = true;
-    if (path) await writeOutputFile(path, 'report', JSON.stringify(result, null, 2));
+    if (path) await writeOutputFile(path, 'report', JSON.stringify(result, null, 2), { force });
   };
   const self: RunReport = {
     result(exitCode, counts, error) {

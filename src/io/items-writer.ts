@@ -7,7 +7,7 @@ export interface ItemsWriter {
   close(): Promise<void>;
 }
 
-export async function openItemsWriter(path: string): Promise<ItemsWriter> {
-  const file = await openOutputFile(path, 'output');
+export async function openItemsWriter(path: string, force?: boolean): Promise<ItemsWriter> {
+  const file = await openOutputFile(path, 'output', { force });
   return { write: (item) => file.writeLine(JSON.stringify(item)), close: () => file.close() };
 }

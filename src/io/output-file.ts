@@ -7,7 +7,11 @@
  * - a regular file is written to a temp file beside it (O_EXCL, 0600), synced, and renamed into place when
  *   complete, the way rsync does: a crash leaves the old file whole and no half-written one (a stale temp file of
  *   a dead process is removed by the next run that writes the same path);
- * - a device or a pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced: it is written directly.
+ * - a device or a pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced: it is written directly;
+ * - an existing file is replaced only when no one else's work is in it (docs/safety.md#outputs): an output a person
+ *   edits and keeps (map init --out, template --out: `noClobber`) never without --force; an output rewritten by
+ *   every run (rejects, report, validate --output, state absent --out) only when it is the file memberctl last
+ *   wrote there, unchanged since (output-record.ts), else with --force. Refused before the input is read.
  * Lines are gathered into ~64 KiB chunks so a million small writes cost a few hundred syscalls.
  */
 import { fstatSync, type Stats } from 'node:fs';
@@ -15,6 +19,7 @@ import { link, lstat, open, readdir, realpath, rename, stat, unlink, type FileHa
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { InputError, UsageError } from '../errors.js';
+import { notOwnBecause, recordPathOf, recordWritten } from './output-record.js';
 
 const CHUNK_BYTES = 64 * 1024;
 const TEMP_MARK = '.memberctl-tmp-';
@@ -31,8 +36,10 @@ export interface LineWriter {
 export interface OutputOptions {
   /** Mode of a new file (default 0600: rejects and reports hold personal data). */
   mode?: number;
-  /** Refuse a path where a file exists already (template --out without --force). */
+  /** A file a person edits and keeps (map init, template): refuse any existing file, unless `force`. */
   noClobber?: boolean;
+  /** --force: replace an existing file even when it is not the one memberctl last wrote there, unchanged. */
+  force?: boolean;
   /** Turns each chunk of text into the bytes written (a rejects CSV in the input's encoding, with its BOM); default UTF-8. */
   encode?: (text: string) => string | Buffer;
 }
@@ -41,15 +48,19 @@ export interface OutputOptions {
 export interface OutputPath {
   flag: string;
   path: string;
+  /** Rewritten by every run: an existing file must be memberctl's own, unchanged (else --force). */
+  ownOnly?: boolean;
 }
 
 /**
  * Refuses, before the input is read, an output that is the input ('-': whatever standard input is), an output
- * that another output also names, and a symlinked output.
+ * that another output also names, a symlinked output, and (without `force`) an `ownOnly` output whose file is not
+ * the one memberctl last wrote there.
  */
 export async function checkOutputPaths(
   inputs: readonly string[],
   outputs: readonly (OutputPath | undefined)[],
+  options: { force?: boolean } = {},
 ): Promise<void> {
   const seen: { flag: string; path: string; key: string }[] = [];
   for (const input of inputs) {
@@ -77,13 +88,17 @@ export async function checkOutputPaths(
       );
     }
     seen.push({ ...output, key });
+    if (info && output.ownOnly && !options.force) await refuseUnlessOwn(output.flag, output.path);
   }
 }
 
 /** Opens an output for writing line by line (see the top of this file for what is refused and how). */
 export async function openOutputFile(path: string, purpose: string, options: OutputOptions = {}): Promise<LineWriter> {
   const existing = await inspectTarget(path, `${purpose} file`);
-  if (existing && options.noClobber) throw fileExists(path);
+  if (existing?.isFile() && !options.force) {
+    if (options.noClobber) throw fileExists(path);
+    await refuseUnlessOwn(`${purpose} file`, path);
+  }
   const direct = existing !== undefined && !existing.isFile();
   let handle: FileHandle;
   let temp: string | undefined;
@@ -98,7 +113,24 @@ export async function openOutputFile(path: string, purpose: string, options: Out
   } catch (error) {
     throw cannotWrite(path, purpose, error, 'open');
   }
-  return lineWriter(handle, path, purpose, temp, Boolean(options.noClobber), options.encode);
+  // a file that must not exist is linked into place (EEXIST if one appeared meanwhile); an output rewritten by
+  // every run is recorded once in place, so that the next run knows it for its own
+  const placing = { exclusive: Boolean(options.noClobber && !options.force), record: !options.noClobber };
+  return lineWriter(handle, path, purpose, temp, placing, options.encode);
+}
+
+/** An existing output rewritten by every run is replaced only when memberctl wrote it and no one changed it since. */
+async function refuseUnlessOwn(label: string, path: string): Promise<void> {
+  const why = await notOwnBecause(path);
+  if (why === undefined) return;
+  const what =
+    why === 'changed'
+      ? 'has changed since memberctl wrote it'
+      : `exists, and memberctl did not write it (no record ${basename(recordPathOf(path))} beside it)`;
+  throw new UsageError(`${label} ${path} ${what}: it is not replaced`, {
+    code: 'output-exists',
+    hint: 'Move it aside or give another file name, or pass --force to replace it.',
+  });
 }
 
 /** Writes a whole small file (a report, a template) the same safe way. */
@@ -123,7 +155,7 @@ function lineWriter(
   path: string,
   purpose: string,
   temp: string | undefined,
-  noClobber: boolean,
+  placing: { exclusive: boolean; record: boolean },
   encode?: (text: string) => string | Buffer,
 ): LineWriter {
   let failure: unknown;
@@ -172,7 +204,8 @@ function lineWriter(
         if (failure !== undefined) throw cannotWrite(path, purpose, failure, 'write');
         await handle.close();
         done = true;
-        if (temp) await putInPlace(temp, path, purpose, noClobber);
+        if (temp) await putInPlace(temp, path, purpose, placing.exclusive);
+        if (temp && placing.record) await recordWritten(path);
       } catch (error) {
         await abort();
         throw error;
@@ -182,9 +215,9 @@ function lineWriter(
   };
 }
 
-async function putInPlace(temp: string, path: string, purpose: string, noClobber: boolean): Promise<void> {
+async function putInPlace(temp: string, path: string, purpose: string, exclusive: boolean): Promise<void> {
   try {
-    if (noClobber) {
+    if (exclusive) {
       await link(temp, path); // fails with EEXIST instead of replacing a file that appeared meanwhile
       await unlink(temp);
     } else {

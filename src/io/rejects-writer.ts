@@ -31,6 +31,8 @@ export interface RejectsWriterOptions {
    * even without --encoding (a UTF-16 or UTF-32 file without one is read only with --encoding: docs/reference/validate.md).
    */
   encoding?: TextEncoding;
+  /** --force: replace the file even when it is not the one memberctl last wrote there (output-file.ts). */
+  force?: boolean;
 }
 
 export interface RejectsWriter {
@@ -66,7 +68,10 @@ export async function openRejectsWriter(path: string, options: RejectsWriterOpti
   const bom = encoding !== undefined && (encoding.bom || isWideUnicode(encoding.name));
   const encoder =
     encoding && (encoding.name !== 'utf-8' || bom) ? iconv().getEncoder(encoding.name, { addBOM: bom }) : undefined;
-  const file = await openOutputFile(path, 'rejects', encoder ? { encode: (text) => encoder.write(text) } : {});
+  const file = await openOutputFile(path, 'rejects', {
+    force: options.force,
+    ...(encoder ? { encode: (text: string) => encoder.write(text) } : {}),
+  });
   if (format === 'ndjson')
     return {
       format,

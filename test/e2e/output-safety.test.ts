@@ -83,7 +83,17 @@ describe('outputs are replaced whole', () => {
     await writeFile(join(dir, 'report.json'), 'last night\n');
     await writeFile(join(dir, 'rejects.csv'), 'last night\n');
     const run = await runCli(
-      ['import', file, '--sandbox', '--rejects', join(dir, 'rejects.csv'), '--report', join(dir, 'report.json')],
+      // files memberctl did not write itself: replaced only with --force (the next test)
+      [
+        'import',
+        file,
+        '--sandbox',
+        '--rejects',
+        join(dir, 'rejects.csv'),
+        '--report',
+        join(dir, 'report.json'),
+        '--force',
+      ],
       env,
     );
     expect(run.code).toBe(3);
@@ -95,5 +105,25 @@ describe('outputs are replaced whole', () => {
     expect((await readFile(join(dir, 'rejects.csv'), 'utf8')).split('\n')[1]).toMatch(/^m3,m3@example.com,N,maybe/);
     for (const name of ['report.json', 'rejects.csv']) expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
     expect((await readdir(dir)).filter((name) => name.includes('memberctl-tmp'))).toEqual([]);
+  });
+
+  it('a rejects file fixed by hand is not replaced by the next run: exit 2 naming it, before reading; --force replaces it', async () => {
+    const file = membersCsv(dir, 4, (r) => (r === 3 ? 'm3,m3@example.com,N,maybe,2024-01-05T09:00:00Z' : undefined));
+    const fixMe = join(dir, 'fix-me.csv');
+    const args = ['import', file, '--sandbox', '--rejects', fixMe];
+    expect((await runCli(args, env)).code).toBe(3);
+    expect((await runCli(args, env)).code).toBe(3); // memberctl's own file, unchanged: replaced
+    const fixed = (await readFile(fixMe, 'utf8')).replace('maybe', 'true');
+    await writeFile(fixMe, fixed);
+    const refused = await runCli(args, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `error: --rejects ${fixMe} has changed since memberctl wrote it: it is not replaced`,
+    );
+    expect(refused.stderr).toContain('--force');
+    expect(refused.stderr).not.toMatch(/imported|rows/); // refused before the input was read
+    expect(await readFile(fixMe, 'utf8')).toBe(fixed);
+    expect((await runCli([...args, '--force'], env)).code).toBe(3);
+    expect(await readFile(fixMe, 'utf8')).not.toBe(fixed);
   });
 });

@@ -3,6 +3,7 @@
  * cleanly with a summary that adds up, exit 4, and --resume afterwards is exact. The fault is real: the CLI runs
  * under `ulimit -f` (EFBIG: Node ignores SIGXFSZ, so the write fails instead of killing the process).
  */
+import { writeOutputFile } from '../../src/io/output-file.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -135,7 +136,7 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     const file = join(dir, 'few.csv');
     writeFileSync(file, `${HEADER}\nm1,m1@example.com,N,true,2024-01-05T09:00:00Z\n`);
     const report = join(dir, 'last-run.json');
-    writeFileSync(report, '{"exitCode":0,"note":"last night"}');
+    await writeOutputFile(report, 'report', '{"exitCode":0,"note":"last night"}'); // as last night's run wrote it
     // ulimit -f 0: no file may grow at all (the report's temp file is created empty, then its write fails)
     const run = await runLimited(0, ['import', file, '--no-journal', '--report', report], env);
     expect(run.stderr).not.toMatch(/internal error|this is a bug/);

@@ -32,6 +32,7 @@ type Shape =
   | 'symlink to other file'
   | 'dangling symlink'
   | 'other file'
+  | 'earlier output'
   | 'new file'
   | 'read-only folder';
 const SHAPES: Shape[] = [
@@ -41,6 +42,7 @@ const SHAPES: Shape[] = [
   'symlink to other file',
   'dangling symlink',
   'other file',
+  'earlier output',
   'new file',
   'read-only folder',
 ];
@@ -69,6 +71,9 @@ async function makeCase(root: string, shape: Shape): Promise<{ input: string; ou
       break;
     case 'other file':
       await writeFile(output, 'old report\n');
+      break;
+    case 'earlier output':
+      await writeOutputFile(output, 'rejects', 'last night');
       break;
     case 'new file':
       break;
@@ -101,10 +106,11 @@ describe('output files (property: whatever the path, the input and other files s
             'symlink to input',
             'symlink to other file',
             'dangling symlink',
+            'other file', // not memberctl's own output: someone's work, replaced only with --force
           ].includes(shape);
           let error: unknown;
           try {
-            await checkOutputPaths([input], [{ flag: '--rejects', path: output }]);
+            await checkOutputPaths([input], [{ flag: '--rejects', path: output, ownOnly: true }]);
             const file = await openOutputFile(output, 'rejects');
             for (const line of lines) await file.writeLine(line);
             await file.close();
@@ -117,6 +123,7 @@ describe('output files (property: whatever the path, the input and other files s
             expect(error).toBeInstanceOf(MemberctlError);
             expect((error as MemberctlError).category).toBe('usage');
             expect((error as Error).message).toContain(output);
+            if (shape === 'other file') expect(await readFile(output, 'utf8')).toBe('old report\n');
           } else if (shape === 'read-only folder' && !isRoot) {
             expect((error as MemberctlError).code).toBe('output-file');
             expect((error as Error).message).toMatch(/EACCES/);
@@ -153,7 +160,7 @@ describe('output files (property: whatever the path, the input and other files s
 
   it('keeps the old file whole until the new one is complete, and aborting leaves it as it was', async () => {
     const path = join(dir, 'report.json');
-    await writeFile(path, 'last night\n');
+    await writeOutputFile(path, 'report', 'last night');
     const file = await openOutputFile(path, 'report');
     file.writeLine('half');
     expect(await readFile(path, 'utf8')).toBe('last night\n');
@@ -161,7 +168,7 @@ describe('output files (property: whatever the path, the input and other files s
     expect(await readFile(path, 'utf8')).toBe('last night\n');
     await writeOutputFile(path, 'report', '{"exitCode":0}\n');
     expect(await readFile(path, 'utf8')).toBe('{"exitCode":0}\n');
-    expect(await readdir(dir)).toEqual(['report.json']);
+    expect((await readdir(dir)).sort()).toEqual(['.report.json.memberctl', 'report.json']);
   });
 
   it('writes straight into a device (/dev/null) and refuses a folder', async () => {
@@ -182,6 +189,51 @@ describe('output files (property: whatever the path, the input and other files s
     expect(await readFile(path, 'utf8')).toBe('mine');
   });
 
+  it('an output rewritten by every run replaces the file memberctl last wrote there, unchanged, and nothing else', async () => {
+    const path = join(dir, 'fix-me.csv');
+    await writeOutputFile(path, 'rejects', 'night 1');
+    await writeOutputFile(path, 'rejects', 'night 2'); // memberctl's own, unchanged: replaced
+    expect(await readFile(path, 'utf8')).toBe('night 2\n');
+
+    await writeFile(path, 'night 2, fixed by hand\n'); // a person's work
+    const edited = await refusal(writeOutputFile(path, 'rejects', 'night 3'));
+    expect(edited).toMatchObject({ code: 'output-exists', category: 'usage' });
+    expect(edited.message).toBe(`rejects file ${path} has changed since memberctl wrote it: it is not replaced`);
+    expect(edited.hint).toContain('--force');
+    const early = await refusal(checkOutputPaths([], [{ flag: '--rejects', path, ownOnly: true }]));
+    expect(early.message).toBe(`--rejects ${path} has changed since memberctl wrote it: it is not replaced`);
+    expect(await readFile(path, 'utf8')).toBe('night 2, fixed by hand\n');
+
+    await writeOutputFile(path, 'rejects', 'night 3', { force: true });
+    expect(await readFile(path, 'utf8')).toBe('night 3\n');
+    await writeOutputFile(path, 'rejects', 'night 4'); // after --force it is memberctl's own again
+    expect(await readFile(path, 'utf8')).toBe('night 4\n');
+  });
+
+  it('a file memberctl never wrote is not replaced by an output rewritten every run (without --force)', async () => {
+    const path = join(dir, 'report.json');
+    await writeFile(path, 'someone else');
+    const refused = await refusal(writeOutputFile(path, 'report', '{}'));
+    expect(refused.message).toBe(
+      `report file ${path} exists, and memberctl did not write it (no record .report.json.memberctl beside it): it is not replaced`,
+    );
+    await expect(checkOutputPaths([], [{ flag: '--report', path, ownOnly: true }])).rejects.toMatchObject({
+      code: 'output-exists',
+    });
+    await checkOutputPaths([], [{ flag: '--report', path, ownOnly: true }], { force: true });
+    await checkOutputPaths([], [{ flag: '--journal', path }]); // only outputs rewritten every run are checked
+    expect(await readFile(path, 'utf8')).toBe('someone else');
+    await writeOutputFile(path, 'report', '{}', { force: true });
+    expect(await readFile(path, 'utf8')).toBe('{}\n');
+  });
+
+  it('noClobber with force replaces the file (template --out --force)', async () => {
+    const path = join(dir, 'members.csv');
+    await writeFile(path, 'mine');
+    await writeOutputFile(path, 'template', 'x', { noClobber: true, force: true });
+    expect(await readFile(path, 'utf8')).toBe('x\n');
+  });
+
   it('removes a temp file a killed process left, and none of a live one', async () => {
     const path = join(dir, 'rejects.csv');
     const dead = await new Promise<number>((resolve) => {
@@ -193,6 +245,6 @@ describe('output files (property: whatever the path, the input and other files s
     await writeFile(join(dir, stale), 'half');
     await writeFile(join(dir, live), 'busy');
     await writeOutputFile(path, 'rejects', 'a');
-    expect((await readdir(dir)).sort()).toEqual([live, 'rejects.csv']);
+    expect((await readdir(dir)).sort()).toEqual(['.rejects.csv.memberctl', live, 'rejects.csv']);
   });
 });

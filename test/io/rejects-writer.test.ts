@@ -100,11 +100,12 @@ describe('rejects writer', () => {
     await expect(openRejectsWriter(join(dir, 'r.txt'))).rejects.toBeInstanceOf(UsageError);
   });
 
-  it('tightens an existing file to 0600 and truncates it', async () => {
+  it('tightens an existing file to 0600 and truncates it (one memberctl did not write: with --force)', async () => {
     const path = join(dir, 'old.ndjson');
     await writeFile(path, 'old content that is longer than the new one\n'.repeat(10));
     await chmod(path, 0o644);
-    const writer = await openRejectsWriter(path);
+    await expect(openRejectsWriter(path)).rejects.toMatchObject({ code: 'output-exists' });
+    const writer = await openRejectsWriter(path, { force: true });
     writer.write(entry({ input: {} }));
     await writer.close();
     expect(await mode(path)).toBe(0o600);

@@ -42,6 +42,7 @@ interface ImportFlags extends InputFlags, ImportStateFlags {
   grace?: string;
   rejects?: string;
   report?: string;
+  force?: boolean;
   json?: boolean;
   quiet?: boolean;
 }
@@ -104,6 +105,10 @@ export function importCommand(result: CommandResult): Command {
     )
     .option('--report <file>', 'also write the --json object to this file (0600); failed runs too')
     .option(
+      '--force',
+      'replace --rejects and --report files even when they are not the ones memberctl last wrote there (edited since, or never written by memberctl)',
+    )
+    .option(
       '--json',
       'print one JSON object on stdout: {exitCode, startedAt, finishedAt, input, target, error, rows, invalid, importedCount, updatedCount, skipped, rejected, failed, …, nextCommand when there is more to send}',
     )
@@ -127,9 +132,9 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   const settings = loadCommandSettings(command, 'member');
   const { sending, grace } = parseFlags(settings, flags);
   // An output that would destroy the input (or another output) is refused before the input is even opened.
-  await checkOutputPaths([file], importOutputs(flags));
-  if (flags.report) await checkWritable(flags.report);
-  const reportFile = runReport(flags.report, file);
+  await checkOutputPaths([file], importOutputs(flags), { force: flags.force });
+  if (flags.report) await checkWritable(flags.report, flags.force);
+  const reportFile = runReport(flags.report, file, flags.force);
   const view = createImportView(command, flags, { file, profile: settings.profile?.value });
   const signals = installStopSignals((count) => view.stopping(count, grace));
   let target: Target | undefined;
@@ -138,6 +143,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       input: inputOptionsFrom(file, flags),
       sending: { ...sending, graceMs: grace },
       rejectsPath: flags.rejects,
+      forceOutputs: flags.force,
       state: importStateOptionsFrom(file, flags),
       stopSignal: signals.stop,
       abortSignal: signals.abort,
@@ -215,17 +221,18 @@ function wholeNumber(flag: string, value: string): number {
 }
 
 /** Fails before the run, not after an hour of importing, when the report cannot be written (last night's stays). */
-async function checkWritable(path: string): Promise<void> {
-  const file = await openOutputFile(path, 'report');
+async function checkWritable(path: string, force: boolean | undefined): Promise<void> {
+  const file = await openOutputFile(path, 'report', { force });
   await file.abort();
 }
 
 function importOutputs(flags: ImportFlags) {
-  const named = (flag: string, path: string | false | undefined) =>
-    typeof path === 'string' ? { flag, path } : undefined;
+  const named = (flag: string, path: string | false | undefined, ownOnly = false) =>
+    typeof path === 'string' ? { flag, path, ownOnly } : undefined;
   return [
-    named('--rejects', flags.rejects),
-    named('--report', flags.report),
+    // rewritten by every run: replaced only when memberctl wrote them, unchanged since (else --force)
+    named('--rejects', flags.rejects, true),
+    named('--report', flags.report, true),
     named('--journal', flags.journal),
     named('--state', flags.state),
   ];

@@ -98,7 +98,8 @@ Examples:
         const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
         if (flags.out)
           await writeOutputFile(flags.out, 'mapping', text, {
-            noClobber: !flags.force,
+            noClobber: true,
+            force: flags.force,
             mode: 0o644 & ~process.umask(),
           });
         if (flags.json)

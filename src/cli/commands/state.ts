@@ -18,6 +18,7 @@ interface StateFlags {
   state: string;
   json?: boolean;
   out?: string;
+  force?: boolean;
 }
 
 function withStateOptions(command: Command): Command {
@@ -162,6 +163,7 @@ function absentCommand(result: CommandResult): Command {
   return withStateOptions(new Command('absent'))
     .description("list the members in the state that the last whole run's input did not hold (the API has no delete)")
     .option('--out <file>', 'write the list here as CSV (memberId,absentSince) instead of to stdout')
+    .option('--force', 'replace --out even when it is not the file memberctl last wrote there (edited since)')
     .action(async (flags: StateFlags) => {
       result.exitCode = await absentAction(flags);
     });
@@ -174,8 +176,10 @@ async function absentAction(flags: StateFlags): Promise<number> {
     `${csvCell(member.memberId)},${member.absentSince}`;
   if (flags.out) {
     // the state file itself (or its -wal) must never be the output
-    await checkOutputPaths([flags.state, `${flags.state}-wal`], [{ flag: '--out', path: flags.out }]);
-    const file = await openOutputFile(flags.out, 'absent members');
+    await checkOutputPaths([flags.state, `${flags.state}-wal`], [{ flag: '--out', path: flags.out, ownOnly: true }], {
+      force: flags.force,
+    });
+    const file = await openOutputFile(flags.out, 'absent members', { force: flags.force });
     let count: number;
     try {
       await file.writeLine(header);

@@ -49,7 +49,8 @@ Examples:
       }
       // a template holds no personal data: readable by others like any file the user makes (0644 less the umask)
       await writeOutputFile(options.out, 'template', text, {
-        noClobber: !options.force,
+        noClobber: true,
+        force: options.force,
         mode: 0o644 & ~process.umask(),
       });
       output.err(

@@ -21,6 +21,7 @@ interface ValidateFlags extends InputFlags {
   json?: boolean;
   output?: string;
   rejects?: string;
+  force?: boolean;
   show?: string;
   stats?: boolean;
 }
@@ -40,6 +41,10 @@ export function validateCommand(result: CommandResult): Command {
     .option(
       '--rejects <file>',
       'write the invalid records: .ndjson ({record, line, memberId, stage, reason, input}) or .csv (your columns + stage + error)',
+    )
+    .option(
+      '--force',
+      'replace --output and --rejects files even when they are not the ones memberctl last wrote there (edited since, or never written by memberctl)',
     )
     .option('--show <n>', 'invalid records listed on the terminal (default 20; all of them go to --rejects / --json)')
     .option(
@@ -86,6 +91,7 @@ ${exitCodesHelp('validate')}`,
       ...inputOptionsFrom(file, flags),
       outputPath: flags.output,
       rejectsPath: flags.rejects,
+      force: flags.force,
       sampleSize: show.data,
       profile: flags.stats,
     };

@@ -36,6 +36,8 @@ export interface ImportRequest {
   };
   /** --rejects FILE: every record not imported or updated. */
   rejectsPath?: string;
+  /** --force: replace the rejects file even when it is not the one memberctl last wrote there. */
+  forceOutputs?: boolean;
   /** --resume, --journal, --changed-only, --state, --shard. */
   state: Omit<ImportStateOptions, 'sourceKey' | 'target' | 'inputRows' | 'limited' | 'endedSuspect'>;
   /** First Ctrl-C: read no more, let requests in flight settle for graceMs. */
@@ -134,6 +136,7 @@ export async function importFile(
           headers: stream.source.headers,
           delimiter: stream.source.delimiter,
           encoding: stream.source.encoding,
+          force: request.forceOutputs,
         }),
         request.rejectsPath,
       );

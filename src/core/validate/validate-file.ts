@@ -22,6 +22,8 @@ export interface ValidateOptions extends CandidateOptions {
   outputPath?: string;
   /** --rejects: .ndjson/.jsonl or .csv. */
   rejectsPath?: string;
+  /** --force: replace --output and --rejects files even when they are not the ones memberctl last wrote there. */
+  force?: boolean;
   /** How many invalid records to keep for the summary (all of them go to onInvalid and --rejects). Default 20. */
   sampleSize?: number;
   /** --stats: tally what the valid items carry, field by field (see field-profile.ts). */
@@ -86,10 +88,11 @@ export async function validateFile(
 ): Promise<ValidateStats> {
   const started = performance.now();
   // before the input is opened: an --output or --rejects that is the input would destroy it
-  const named = (flag: string, path: string | undefined) => (path ? { flag, path } : undefined);
+  const named = (flag: string, path: string | undefined) => (path ? { flag, path, ownOnly: true } : undefined);
   await checkOutputPaths(
     [options.path],
     [named('--output', options.outputPath), named('--rejects', options.rejectsPath)],
+    { force: options.force },
   );
   const stream = await readCandidates(options);
   const { source } = stream;
@@ -141,12 +144,13 @@ async function openOutputs(options: ValidateOptions, stream: CandidateStream): P
   const { source } = stream;
   let output: ItemsWriter | undefined;
   try {
-    if (options.outputPath) output = await openItemsWriter(options.outputPath);
+    if (options.outputPath) output = await openItemsWriter(options.outputPath, options.force);
     if (!options.rejectsPath) return { output };
     const rejects = await openRejectsWriter(options.rejectsPath, {
       headers: source.headers,
       delimiter: source.delimiter,
       encoding: source.encoding,
+      force: options.force,
     });
     return { output, rejects };
   } catch (error) {
