@@ -1,8 +1,12 @@
-/** One JSON record's bytes → a SourceRecord: the parsed value, or an error record holding the raw text. */
+/**
+ * One JSON record's bytes → a SourceRecord: the parsed value, or an error record holding the raw text (not JSON,
+ * not UTF-8, nested too deep, or a key given twice in one object).
+ */
 import { isUtf8 } from 'node:buffer';
 import type { SourceRecord } from './source.js';
 import { countNewlines, firstInvalidByte } from './utf8-check.js';
 import { invalidUtf8Error, maxSizeText } from './record-limits.js';
+import { firstDuplicateKey, type DuplicateKey } from './json-duplicate-keys.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
 
 /** The element's bytes: one slice of a chunk, or several when it crosses chunk boundaries. */
@@ -35,7 +39,18 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
       raw: text,
       error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' },
     };
+  const duplicate = firstDuplicateKey(text, value);
+  if (duplicate) return { record, line, raw: text, error: duplicateKeyError(duplicate, line) };
   return { record, line, raw: value };
+}
+
+/** A key given twice: refused rather than the last value taken (JSON.parse's way), naming the key and its line. */
+function duplicateKeyError(duplicate: DuplicateKey, line: number): { message: string; hint: string } {
+  const key = duplicate.path.length > 60 ? `${duplicate.path.slice(0, 60)}…` : duplicate.path;
+  return {
+    message: `the key ${JSON.stringify(key)} is given twice in one object (line ${line + duplicate.line})`,
+    hint: 'keep one of them: which value is meant cannot be told, and a JSON reader would silently take the last',
+  };
 }
 
 export function oversizeRecord(record: number, line: number, what: string): SourceRecord {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BLOB_KEYS, mergeBlob, parseDeviceBlob } from '../../src/core/subscribe/device-blob.js';
+import { blobError } from '../../src/cli/render/subscribe-blob.js';
 
 const read = (text: string) => {
   const blob = parseDeviceBlob(text);
@@ -104,6 +105,25 @@ describe('parseDeviceBlob: never a guess', () => {
     expect(problems('{"os": "iOS", "platform": "android"}')).toEqual([
       { kind: 'ambiguous', field: 'platform', keys: ['os', 'platform'] },
     ]);
+  });
+
+  it('one key given twice (JSON.parse would keep the last) is an error naming the key, never the values', () => {
+    expect(problems('{"token": "aa", "os": "ios", "token": "bb"}')).toEqual([
+      { kind: 'repeated', field: 'tokenHandle', key: 'token' },
+    ]);
+    expect(problems('log line: {"device": {"installationId": "1", "os": "ios", "installationId": "2"}} end')).toEqual([
+      { kind: 'repeated', field: 'installationId', key: 'device.installationId' },
+    ]);
+    // a key nothing reads may repeat; so may one deeper than the levels read
+    expect(values(JSON.parse('{"token": "aa"}'))).toEqual({ tokenHandle: 'aa' });
+    expect(
+      read('{"token": "aa", "ts": 1, "ts": 2, "a": {"b": {"token": 1, "token": 2}}}').values.tokenHandle?.value,
+    ).toBe('aa');
+    const error = blobError('blob.json', [{ kind: 'repeated', field: 'tokenHandle', key: 'token' }]);
+    expect(error.message).toBe(
+      '--from blob.json: gives "token" twice; memberctl does not guess which device token is meant (nothing sent)',
+    );
+    expect(error.hint).toMatch(/--token-handle/);
   });
 
   it('a token that is not text is named with what it is', () => {

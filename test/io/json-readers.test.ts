@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { firstDuplicateKey } from '../../src/io/json-duplicate-keys.js';
 import { InputError } from '../../src/errors.js';
 import { readAll, stdinOf } from './reader-helpers.js';
 
@@ -156,5 +158,69 @@ describe('NDJSON reader', () => {
   it('an empty input is an InputError, as for every format', async () => {
     await expect(readNdjson('\n \n')).rejects.toMatchObject({ code: 'input-empty', message: 'stdin is empty' });
     await expect(readJson('')).rejects.toMatchObject({ code: 'input-empty' });
+  });
+});
+
+describe('a key given twice in one object', () => {
+  it('makes the record an error naming the key (its path) and its line, kept as written; the next ones are read', async () => {
+    const text = [
+      '[',
+      '{"memberId": "a", "email": "a@example.com", "email": "b@example.com"},',
+      '{"memberId": "b",',
+      ' "address": {"city": "Oslo",',
+      '   "city": "Bergen"}},',
+      '{"memberId": "c", "note": "say \\":\\" twice", "address": {"city": "Oslo"}, "city": "Oslo"},',
+      '{"memberId": "d", "tags": [{"k": 1}, {"k": 2, "k": 3}]},',
+      '{"memberId": "e", "\\u0065mail": "x@example.com", "email": "y@example.com"}',
+      ']',
+    ].join('\n');
+    for (const chunkSize of [3, 1 << 16]) {
+      const { records, error } = await readJson(text, chunkSize);
+      expect(error).toBeUndefined();
+      expect(summary(records)).toEqual([
+        [1, 2, 'error', 'the key "email" is given twice in one object (line 2)'],
+        [2, 3, 'error', 'the key "address.city" is given twice in one object (line 5)'],
+        [3, 6, { memberId: 'c', note: 'say ":" twice', address: { city: 'Oslo' }, city: 'Oslo' }],
+        [4, 7, 'error', 'the key "tags[1].k" is given twice in one object (line 7)'],
+        [5, 8, 'error', 'the key "email" is given twice in one object (line 8)'],
+      ]);
+      expect(records[1]!.raw).toBe('{"memberId": "b",\n "address": {"city": "Oslo",\n   "city": "Bergen"}}');
+      expect(records[0]!.error!.hint).toMatch(/silently take the last/);
+    }
+    const ndjson = await readNdjson('{"memberId":"a"}\n\n{"memberId":"b","isActive":true,"isActive":false}\n');
+    expect(summary(ndjson.records)).toEqual([
+      [1, 1, { memberId: 'a' }],
+      [2, 3, 'error', 'the key "isActive" is given twice in one object (line 3)'],
+    ]);
+    expect(ndjson.records[1]!.raw).toBe('{"memberId":"b","isActive":true,"isActive":false}');
+  });
+});
+
+describe('firstDuplicateKey', () => {
+  it('finds the first repeat of any object, whatever the keys and values hold (quotes, colons, escapes)', () => {
+    const text = fc.constantFrom('a', 'b', 'a:', '"', '\\', '":', 'é', ' ');
+    type Node = [string, string | Node[]][];
+    const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
+      node: fc.array(fc.tuple(text, fc.oneof({ depthSize: 'small' }, text, tie('node'))), { maxLength: 5 }),
+    })).node;
+    const write = (pairs: Node, spaced: boolean): string =>
+      `{${pairs.map(([k, v]) => `${JSON.stringify(k)}${spaced ? ' : ' : ':'}${typeof v === 'string' ? JSON.stringify(v) : write(v, spaced)}`).join(',')}}`;
+    const expected = (pairs: Node): string | undefined => {
+      const seen = new Set<string>();
+      for (const [k, v] of pairs) {
+        if (seen.has(k)) return k;
+        seen.add(k);
+        const inner = typeof v === 'string' ? undefined : expected(v);
+        if (inner !== undefined) return inner;
+      }
+      return undefined;
+    };
+    fc.assert(
+      fc.property(node, fc.boolean(), (pairs, spaced) => {
+        const json = write(pairs, spaced);
+        expect(firstDuplicateKey(json, JSON.parse(json))?.key).toBe(expected(pairs));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

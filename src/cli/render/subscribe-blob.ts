@@ -41,13 +41,15 @@ function problemText(problem: BlobProblem): string {
       return `is a JSON ${problem.got}, not an object; expected ${EXAMPLE}`;
     case 'ambiguous':
       return `holds different ${WHAT[problem.field]} in ${problem.keys.map(quoted).join(' and ')}; memberctl does not guess which one is meant`;
+    case 'repeated':
+      return `gives ${quoted(problem.key)} twice; memberctl does not guess which ${NOUN[problem.field]} is meant`;
     case 'not-text':
       return `${quoted(problem.key)} is a JSON ${problem.got}, not the ${NOUN[problem.field]} as text`;
   }
 }
 
 function problemHint(problem: BlobProblem): string {
-  if (problem.kind === 'ambiguous') {
+  if (problem.kind === 'ambiguous' || problem.kind === 'repeated') {
     return `pass the one to send with ${fieldName(problem.field)} (a flag wins over the blob), or keep only one of them in the blob`;
   }
   if (problem.kind === 'not-json' || problem.kind === 'empty' || problem.kind === 'not-object') {

@@ -2,9 +2,11 @@
  * `subscribe --from`: the three device values out of a JSON object as apps and logs print it. Keys are matched
  * without regard to case, `_`, `-`, `.` or spaces (`installation_id`, `installationID` and `InstallationId` are one
  * key), at the top level or one object down (`{"device": {…}}`, an event's `data`). Two different values for one
- * field are an error, never a guess. Nothing here echoes a value: problems name keys, never their contents.
+ * field are an error, never a guess, and so is one key given twice (JSON.parse would keep the last value without a
+ * word). Nothing here echoes a value: problems name keys, never their contents.
  */
 import type { SubscriptionDraft } from './input.js';
+import { duplicateKeys, type DuplicateKey } from '../../io/json-duplicate-keys.js';
 import { normalizePlatform } from './platforms.js';
 
 export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';
@@ -45,6 +47,8 @@ export interface BlobValue {
 /** A field's value the blob holds in a way that cannot be used; moot when a flag gives that field. */
 export type FieldProblem =
   | { kind: 'ambiguous'; field: DeviceField; keys: string[] }
+  /** The same key twice in one object (JSON.parse would keep the last value without a word). */
+  | { kind: 'repeated'; field: DeviceField; key: string }
   | { kind: 'not-text'; field: DeviceField; key: string; got: JsonKind };
 
 export type BlobProblem =
@@ -81,17 +85,21 @@ const kindOf = (value: unknown): JsonKind =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as JsonKind);
 const isObject = (value: unknown): value is Record<string, unknown> => kindOf(value) === 'object';
 
-/** The JSON object in `text`: the whole text, or the `{…}` inside a log line (from the first `{` to the last `}`). */
-function findObject(text: string): { json: unknown; ignoredChars: number } | undefined {
+/**
+ * The JSON object in `text`: the whole text, or the `{…}` inside a log line (from the first `{` to the last `}`),
+ * with the text it was parsed from.
+ */
+function findObject(text: string): { json: unknown; text: string; ignoredChars: number } | undefined {
   try {
-    return { json: JSON.parse(text), ignoredChars: 0 };
+    return { json: JSON.parse(text), text, ignoredChars: 0 };
   } catch {
     const start = text.indexOf('{');
     const end = text.lastIndexOf('}');
     if (start < 0 || end < start) return undefined;
     try {
-      const json: unknown = JSON.parse(text.slice(start, end + 1));
-      return isObject(json) ? { json, ignoredChars: text.length - (end + 1 - start) } : undefined;
+      const object = text.slice(start, end + 1);
+      const json: unknown = JSON.parse(object);
+      return isObject(json) ? { json, text: object, ignoredChars: text.length - object.length } : undefined;
     } catch {
       return undefined;
     }
@@ -147,6 +155,11 @@ function readField(root: Record<string, unknown>, field: DeviceField): { value?:
   return { value: values[0] };
 }
 
+/** Keys given twice at the levels read (the top level and one object down); deeper ones are never read. */
+function repeatedKeys(text: string, root: Record<string, unknown>): DuplicateKey[] {
+  return duplicateKeys(text, root).filter((duplicate) => duplicate.depth <= 1 && !duplicate.path.includes('['));
+}
+
 export const BLOB_LIMIT_BYTES = 1024 * 1024;
 
 export function parseDeviceBlob(text: string): DeviceBlob {
@@ -158,9 +171,12 @@ export function parseDeviceBlob(text: string): DeviceBlob {
   const root = found.json;
   const values: Partial<Record<DeviceField, BlobValue>> = {};
   const fieldProblems: FieldProblem[] = [];
+  const repeated = repeatedKeys(found.text, root);
   for (const field of DEVICE_FIELDS) {
     const { value, problem } = readField(root, field);
-    if (problem) fieldProblems.push(problem);
+    const twice = repeated.find((duplicate) => isKeyFor(field, duplicate.key));
+    if (twice) fieldProblems.push({ kind: 'repeated', field, key: twice.path });
+    else if (problem) fieldProblems.push(problem);
     if (value) values[field] = value;
   }
   const keysSeen = Object.entries(root).flatMap(([key, child]) =>
