@@ -122,21 +122,9 @@ function utf32WithoutBom(head: Buffer): 'utf-32le' | 'utf-32be' | undefined {
 }
 
 function zipKind(head: Buffer, lower: string): HeadKind {
+  const other = otherSpreadsheetZip(head, lower);
+  if (other) return other;
   const text = head.toString('latin1');
-  if (text.includes('application/vnd.oasis.opendocument.spreadsheet') || lower.endsWith('.ods')) {
-    return {
-      kind: 'binary',
-      what: 'an OpenDocument spreadsheet (.ods), which memberctl does not read',
-      hint: 'Save it as .xlsx or CSV (LibreOffice: File → Save As), then read that file.',
-    };
-  }
-  if (lower.endsWith('.numbers') || text.includes('Index/Document.iwa')) {
-    return {
-      kind: 'binary',
-      what: 'an Apple Numbers document, which memberctl does not read',
-      hint: 'In Numbers: File → Export To → Excel or CSV, then read that file.',
-    };
-  }
   if (
     text.includes('xl/') ||
     text.includes('[Content_Types].xml') ||
@@ -154,6 +142,29 @@ function zipKind(head: Buffer, lower: string): HeadKind {
     what: 'a zip archive, not a CSV, JSON or NDJSON file',
     hint: 'Unzip it and read the file inside.',
   };
+}
+
+/**
+ * A zip that is another program's spreadsheet (OpenDocument, Apple Numbers), told by its first bytes (an .ods
+ * stores its "mimetype" part first, uncompressed) or its name: named for what it is, even under an .xlsx name.
+ */
+export function otherSpreadsheetZip(head: Buffer, lower: string): Extract<HeadKind, { kind: 'binary' }> | undefined {
+  const text = head.toString('latin1');
+  if (text.includes('application/vnd.oasis.opendocument.spreadsheet') || lower.endsWith('.ods')) {
+    return {
+      kind: 'binary',
+      what: 'an OpenDocument spreadsheet (.ods), which memberctl does not read',
+      hint: 'Save it as .xlsx or CSV (LibreOffice: File → Save As), then read that file.',
+    };
+  }
+  if (lower.endsWith('.numbers') || text.includes('Index/Document.iwa')) {
+    return {
+      kind: 'binary',
+      what: 'an Apple Numbers document, which memberctl does not read',
+      hint: 'In Numbers: File → Export To → Excel or CSV, then read that file.',
+    };
+  }
+  return undefined;
 }
 
 /** The error for a file that is not text where text was expected, named for what it is. */

@@ -14,6 +14,7 @@ import {
   decodeToUtf8,
   isWideUnicode,
   notTextError,
+  otherSpreadsheetZip,
   sniffHead,
   noBomError,
   type TextEncoding,
@@ -22,7 +23,7 @@ import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
 import { Utf8LineChecker } from './utf8-check.js';
 import { openXlsx } from './xlsx-reader.js';
-import { Readable } from 'node:stream';
+import { openWorkbookZip } from './xlsx/workbook-zip.js';
 import type { InputFormat, RecordSource, SourceOptions, SourceRecord } from './source.js';
 
 const FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'xlsx'];
@@ -50,7 +51,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     await raw.close();
     throw error;
   }
-  const { format, encoding, headers, delimiter, batches, utf8 } = opened;
+  const { format, encoding, headers, delimiter, batches, utf8, progress } = opened;
 
   let closed = false;
   async function* records(): AsyncGenerator<SourceRecord> {
@@ -71,13 +72,14 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     encoding,
     headers,
     delimiter,
-    totalBytes: raw.totalBytes,
-    bytesRead: () => raw.bytesRead(),
+    totalBytes: progress ? progress.totalBytes : raw.totalBytes,
+    bytesRead: progress ? progress.bytesRead : () => raw.bytesRead(),
     invalidUtf8: () => utf8?.summary(),
     async close() {
       if (closed) return;
       closed = true;
       await raw.close();
+      await opened.release?.();
       // ends a generator paused at a yield; one still waiting for bytes sees the end of input and returns
       void batches.return(undefined).catch(() => undefined);
     },
@@ -94,6 +96,10 @@ interface Opened {
   batches: AsyncGenerator<SourceRecord[]>;
   /** UTF-8 text: the checker that saw every byte. */
   utf8?: Utf8LineChecker;
+  /** A workbook: progress through its sheet (not through the file's bytes, which are read out of order). */
+  progress?: { totalBytes: number; bytesRead(): number };
+  /** A workbook: releases the file it reads in place. */
+  release?: () => Promise<void>;
 }
 
 async function openWorkbook(raw: InputBytes, file: string, options: SourceOptions): Promise<Opened> {
@@ -104,22 +110,35 @@ async function openWorkbook(raw: InputBytes, file: string, options: SourceOption
     );
   }
   await checkWorkbookHead(raw, file, options.path);
-  const workbook = await openXlsx(Readable.from(chunksOf(raw)), file, options.sheet);
-  return {
-    format: 'xlsx',
-    encoding: { name: 'utf-8', bom: false },
-    headers: workbook.headers,
-    batches: workbook.records,
-  };
+  const zip = await openWorkbookZip(raw, file, options.path);
+  try {
+    const workbook = await openXlsx(zip, file, options.sheet);
+    return {
+      format: 'xlsx',
+      encoding: { name: 'utf-8', bom: false },
+      headers: workbook.headers,
+      batches: workbook.records,
+      progress: { totalBytes: workbook.totalBytes, bytesRead: workbook.bytesRead },
+      release: () => zip.close(),
+    };
+  } catch (error) {
+    await zip.close();
+    throw error;
+  }
 }
 
 /**
  * A workbook is a zip (PK…). Text under a workbook's name (a CSV or Excel's UTF-16 "Unicode text" saved as .xlsx)
- * is named as text with the flag that reads it, and an .xls/.ods as what it is, instead of exceljs' "invalid signature".
+ * is named as text with the flag that reads it, and an .xls/.ods/Numbers file as what it is, whatever its name.
  */
 async function checkWorkbookHead(raw: InputBytes, file: string, path: string): Promise<void> {
   const head = await peekHead(raw);
-  if (head.length === 0 || head.subarray(0, 2).toString('latin1') === 'PK') return;
+  if (head.length === 0) return;
+  if (head.subarray(0, 2).toString('latin1') === 'PK') {
+    const other = otherSpreadsheetZip(head, path.toLowerCase());
+    if (other) throw notTextError(file, other);
+    return;
+  }
   const kind = sniffHead(head, path);
   if (kind.kind === 'binary') throw notTextError(file, kind);
   const wide = kind.encoding !== undefined && isWideUnicode(kind.encoding);
@@ -169,10 +188,6 @@ async function openText(
   // a JSON reader checks each record's bytes itself: only the first bad byte is kept
   utf8?.firstOnly();
   return { format, encoding, batches: format === 'json' ? readJsonArray(bytes, file) : readNdjson(bytes), utf8 };
-}
-
-async function* chunksOf(bytes: InputBytes): AsyncGenerator<Buffer> {
-  for (let chunk = await bytes.next(); chunk !== undefined; chunk = await bytes.next()) yield chunk;
 }
 
 /** At least the first 512 bytes (or all, if fewer), put back so that the reader starts from the beginning. */

@@ -1,0 +1,116 @@
+/**
+ * A cell's value as the text a CSV export of the sheet would hold, or the problem that makes its record invalid:
+ * - a number in a date format: "2023-01-05" at midnight, else "2023-01-05T10:22:00" (Excel stores no zone); a time
+ *   of day alone (1900 system, serial below 1) "10:22:00";
+ * - a boolean: "true" / "false"; a number: its digits (15 significant, as Excel shows them; a phone number stored as
+ *   a number keeps its digits, never 4.79e9);
+ * - a formula: its saved result (none saved: a problem); an error cell (#N/A): a problem holding its code.
+ */
+export interface CellProblem {
+  message: string;
+  hint: string;
+}
+
+export interface CellText {
+  text: string;
+  problem?: CellProblem;
+}
+
+const DAY_MS = 86_400_000;
+const EPOCH_1900 = Date.UTC(1899, 11, 30);
+const EPOCH_1904 = Date.UTC(1904, 0, 1);
+const LAST_DAY = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export function numberCell(ref: string, value: string, isDate: boolean, date1904: boolean): CellText {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) {
+    return { text: value, problem: { message: `cell ${ref} holds "${value}", not a number`, hint: DAMAGED_HINT } };
+  }
+  return isDate ? serialDate(ref, n, date1904) : { text: numberText(n) };
+}
+
+export function booleanCell(ref: string, value: string): CellText {
+  if (value === '1' || value === '0') return { text: value === '1' ? 'true' : 'false' };
+  return { text: value, problem: { message: `cell ${ref} holds "${value}", not a boolean`, hint: DAMAGED_HINT } };
+}
+
+export function errorCell(ref: string, code: string): CellText {
+  return {
+    text: code,
+    problem: {
+      message: `cell ${ref} holds the error ${code}`,
+      hint: 'Excel shows it where a formula failed: correct the formula or the value, or clear the cell.',
+    },
+  };
+}
+
+export function formulaWithoutValue(ref: string): CellText {
+  return {
+    text: '',
+    problem: {
+      message: `cell ${ref} is a formula with no saved value`,
+      hint: 'the program that wrote the file saved no result: open and save it in Excel, which saves every result',
+    },
+  };
+}
+
+/** Excel's serial day number as a date: days since 0 January 1900, or since 1 January 1904 in the 1904 system. */
+export function serialDate(ref: string, serial: number, date1904: boolean): CellText {
+  let ms = snapToSecond(Math.round(serial * DAY_MS));
+  const day = Math.floor(ms / DAY_MS);
+  const noDate = (why: string): CellText => ({
+    text: String(serial),
+    problem: { message: `cell ${ref} holds ${serial} in a date format, ${why}`, hint: 'Correct the date in Excel.' },
+  });
+  if (serial < 0) return noDate('which is no date');
+  if (!date1904) {
+    if (day === 0) return { text: isoText(EPOCH_1900 + ms).slice(11) }; // 0 January 1900: a time of day alone
+    // Excel counts 29 February 1900 (for Lotus 1-2-3's sake), which never was: day 60 is that day, and days
+    // 1–59 are one later than a count from 30 December 1899 says
+    if (day === 60) return noDate('29 February 1900, a day that did not exist (Excel counts it)');
+    if (day < 60) ms += DAY_MS;
+  }
+  const time = (date1904 ? EPOCH_1904 : EPOCH_1900) + ms;
+  if (time > LAST_DAY) return noDate('past the year 9999');
+  return { text: dateText(time) };
+}
+
+/** A strict-OOXML date cell (`t="d"`): an ISO 8601 date, date-time or time. */
+export function isoDateCell(ref: string, value: string): CellText {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?\d*)?)?Z?$/.exec(value);
+  if (m) {
+    const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1, 7).map(Number) as number[];
+    const time = Date.UTC(y!, mo! - 1, d!, h, mi, s, Math.round(Number(m[7] ?? 0) * 1000));
+    const back = new Date(time);
+    if (back.getUTCFullYear() === y && back.getUTCMonth() === mo! - 1 && back.getUTCDate() === d && h < 24) {
+      return { text: dateText(time) };
+    }
+  } else if (/^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) return { text: value };
+  return { text: value, problem: { message: `cell ${ref} holds "${value}", not a date`, hint: DAMAGED_HINT } };
+}
+
+export function numberText(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
+  return String(Number(n.toPrecision(15)));
+}
+
+const DAMAGED_HINT =
+  'Excel never writes this: the file is damaged or was not written by Excel. Save it again in Excel.';
+
+/** Excel keeps times as fractions of a day: 10:22 may come back as 10:21:59.999. */
+function snapToSecond(ms: number): number {
+  const second = Math.round(ms / 1000) * 1000;
+  return Math.abs(ms - second) <= 1 ? second : ms;
+}
+
+function dateText(time: number): string {
+  const iso = isoText(time);
+  if (iso.endsWith('T00:00:00')) return iso.slice(0, 10);
+  return iso;
+}
+
+/** "2023-01-05T10:22:00", with milliseconds only when there are any. */
+function isoText(time: number): string {
+  const iso = new Date(time).toISOString();
+  return iso.endsWith('.000Z') ? iso.slice(0, 19) : iso.slice(0, 23);
+}
