@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workbookOf } from '../io/xlsx-helpers.js';
 import { isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
 
 const env = isolatedEnv();
@@ -156,5 +157,34 @@ describe('validate on bad input', () => {
     expectFatal(await validate('fixtures/invalid/mixed.csv', '--limit', '0'), '--limit', /at least 1/);
     expectFatal(await validate('fixtures/invalid/mixed.csv', '--delimiter', ';;'), '--delimiter', /one character/);
     expectFatal(await validate('fixtures/invalid/mixed.csv', '--show', 'all'), '--show', /whole number/);
+  });
+  describe('a workbook', () => {
+    const HEAD =
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>memberId</t></is></c><c r="B1" t="inlineStr"><is><t>isActive</t></is></c>' +
+      '<c r="C1" t="inlineStr"><is><t>createdAt</t></is></c></row>';
+    const member = (n: number, id: string) =>
+      `<row r="${n}">${id}<c r="B${n}" t="b"><v>1</v></c><c r="C${n}" t="str"><v>2024-01-01T00:00:00Z</v></c></row>`;
+
+    it('a shared string past the end of the table: exit 2, one line naming the sheet and cell', async () => {
+      const path = join(dir, 'truncated.xlsx');
+      const rows = HEAD + member(2, '<c r="A2" t="s"><v>0</v></c>') + member(3, '<c r="A3" t="s"><v>3</v></c>');
+      await writeFile(path, workbookOf({ sheets: [{ name: 'Members', rows }], strings: ['<t>m-1</t>'] }));
+      const r = await validate(path);
+      expectFatal(r, path, /sheet "Members" cell A3 refers to shared string 3, but the workbook's table holds 1$/);
+    });
+
+    it('a formula with no saved value: only that record is invalid, naming the cell, with the way out', async () => {
+      const path = join(dir, 'formula.xlsx');
+      const rows =
+        HEAD + member(2, '<c r="A2" t="inlineStr"><is><t>m-1</t></is></c>') + member(7, '<c r="A7"><f>A2</f></c>');
+      await writeFile(path, workbookOf({ sheets: [{ name: 'Members', rows }] }));
+      await expectOnlyRecordInvalid(
+        path,
+        2,
+        7,
+        /cell A7 is a formula with no saved value — .*open and save it in Excel/,
+        2,
+      );
+    });
   });
 });
