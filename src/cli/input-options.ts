@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import type { CandidateOptions } from '../core/read-candidates.js';
 import { UsageError } from '../errors.js';
 import type { InputFormat } from '../io/source.js';
+import { DUPLICATE_RULES, type DuplicateRule } from '../core/duplicates/duplicate-members.js';
 
 export interface InputFlags {
   format?: InputFormat;
@@ -17,6 +18,7 @@ export interface InputFlags {
   nullToken?: string;
   emptyAsNull?: boolean;
   limit?: string;
+  duplicates?: DuplicateRule;
 }
 
 export function addInputOptions(command: Command): Command {
@@ -48,7 +50,15 @@ export function addInputOptions(command: Command): Command {
       '--empty-as-null',
       'an empty CSV cell is sent as null, clearing the field (default: empty = not given, the server keeps its value)',
     )
-    .option('--limit <n>', 'read only the first N records');
+    .option('--limit <n>', 'read only the first N records')
+    .addOption(
+      new Option(
+        '--duplicates <rule>',
+        'a memberId on rows with different content: last-wins (the last row in file order is what the server keeps; reported) or refuse (every later such row is invalid); identical repeats pass either way',
+      )
+        .choices(DUPLICATE_RULES)
+        .default('last-wins'),
+    );
 }
 
 export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOptions {
@@ -63,6 +73,7 @@ export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOpti
     nullToken: flags.nullToken,
     emptyAsNull: flags.emptyAsNull,
     limit: flags.limit === undefined ? undefined : parseLimit(flags.limit),
+    duplicates: flags.duplicates,
   };
 }
 

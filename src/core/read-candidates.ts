@@ -7,6 +7,7 @@ import type { RecordSource, SourceOptions, SourceRecord } from '../io/source.js'
 import { invalidUtf8Warning } from '../io/record-limits.js';
 import type { Candidate } from './candidate.js';
 import { createRecordMapper, loadMappingFile, type SourceKey } from './mapping/index.js';
+import { DuplicateMembers, type DuplicateRule } from './duplicates/duplicate-members.js';
 
 export interface CandidateOptions extends SourceOptions {
   /** --map: a mapping file for CSV headers. */
@@ -28,6 +29,8 @@ export interface CandidateOptions extends SourceOptions {
    * where a cut value would overwrite a good one. (An unchanged one is still found unchanged before this.)
    */
   holdUnterminated?: boolean;
+  /** --duplicates: a later row of a memberId with other content wins (the default) or is invalid. */
+  duplicates?: DuplicateRule;
 }
 
 export interface CandidateStream {
@@ -45,6 +48,13 @@ export interface CandidateStream {
   toCandidate(record: SourceRecord): Candidate;
   /** CSV only: a record's memberId and source key, without mapping it (--changed-only's first comparison). */
   sourceKey?(record: SourceRecord): SourceKey | undefined;
+  /** CSV only: a record's memberId without mapping it (a row --changed-only settles unmapped still meets `duplicates`). */
+  memberIdOf?(record: SourceRecord): string | undefined;
+  /**
+   * The duplicate memberId check of this input (--duplicates), for the caller to run on the records it takes (not
+   * done by toCandidate: an import's --shard leaves out other shards' rows first).
+   */
+  duplicates: DuplicateMembers;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
   /**
@@ -74,7 +84,7 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     throw error;
   }
   const limit = options.limit ?? Infinity;
-  const { sourceKey } = mapper;
+  const { sourceKey, memberIdOf } = mapper;
   const toCandidate = options.holdUnterminated ? holdingUnterminated(mapper.toCandidate) : mapper.toCandidate;
 
   async function* upToLimit(): AsyncGenerator<SourceRecord[]> {
@@ -131,6 +141,8 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     batches,
     toCandidate,
     sourceKey,
+    memberIdOf,
+    duplicates: new DuplicateMembers(options.duplicates),
     close: () => source.close(),
     end,
     notUtf8Warning,

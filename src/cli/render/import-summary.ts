@@ -5,6 +5,7 @@
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 import { formatDuration } from '../../duration.js';
+import { duplicatesLine } from './duplicates-line.js';
 
 /** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
 const JSON_FIELDS = [
@@ -17,6 +18,7 @@ const JSON_FIELDS = [
   'skippedExamples',
   'rejected',
   'failed',
+  'duplicateMembers',
   'batches',
   'requests',
   'retries',
@@ -68,6 +70,8 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
       `  ${plural(summary.batches, 'batch', 'batches')}, ${plural(summary.requests, 'request', 'requests')}, ${plural(summary.retries, 'retry', 'retries')} · ${seconds.toFixed(1)} s${rate ? ` · ${rate}` : ''}`,
     ),
   );
+  const duplicates = duplicatesLine(summary.duplicateMembers);
+  if (duplicates) output.out(summary.duplicateMembers!.count > 0 ? color.yellow(duplicates) : duplicates);
   const reasons = (['invalid', 'skipped', 'rejected', 'failed'] as const).filter(
     (stage) => summary.topReasons[stage].length > 0,
   );

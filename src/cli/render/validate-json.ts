@@ -43,6 +43,7 @@ export class ValidateJsonStream {
       valid,
       invalid,
       reasons,
+      duplicateMembers: stats.duplicateMembers,
       output: stats.output ?? null,
       rejects: stats.rejects ?? null,
       ...(stats.profile && { fieldStats: stats.profile }),

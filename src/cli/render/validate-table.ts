@@ -1,6 +1,7 @@
 /** validate on a terminal: the first invalid records as a table (one line per issue), then a summary. */
 import type { ValidateStats } from '../../core/validate/validate-file.js';
 import type { Output } from '../output.js';
+import { duplicatesLine } from './duplicates-line.js';
 
 export function renderValidateSummary(stats: ValidateStats, output: Output, rejectsFormat: 'csv' | 'ndjson'): void {
   const { color } = output;
@@ -46,6 +47,8 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
   output.out(
     `${stats.file}: ${stats.rows} record${stats.rows === 1 ? '' : 's'}, ${verdict} (${stats.format}, ${seconds} s${rate})`,
   );
+  const duplicates = duplicatesLine(stats.duplicateMembers);
+  if (duplicates) output.out(stats.duplicateMembers.count > 0 ? color.yellow(duplicates) : duplicates);
   if (stats.invalid > stats.sample.length) {
     output.out('Most common reasons:');
     const w = String(stats.reasons[0]!.count).length;

@@ -152,6 +152,7 @@ export async function importFile(
     summary = withOutputError(summary, guard.failure);
     const { journalKept, absentFromInput, outputError } = await durable.finish(summary);
     summary = withOutputError(summary, outputError);
+    summary = { ...summary, duplicateMembers: stream.duplicates.report() };
     const { resumedRecords, shard, journalPath, counters } = durable;
     const state = {
       resumedRecords,
@@ -251,6 +252,7 @@ function run(
     outputFailedSignal: guard.signal,
     graceMs: graceMs ?? IMPORT_DEFAULTS.graceMs,
     rejects,
+    duplicates: stream.duplicates,
     hooks: guard.hooks(durable.hooks, { journal: durable.journalPath, state: request.state.statePath }),
     onEvent,
     bytesRead: () => stream.source.bytesRead(),

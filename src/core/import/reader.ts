@@ -9,6 +9,8 @@
  */
 import { InputError } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
+import { refused } from '../duplicates/duplicate-members.js';
+import type { SourceRecord } from '../../io/source.js';
 import type { Batcher, PendingRecord } from './batcher.js';
 import type { Changes } from './changes.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
@@ -75,6 +77,8 @@ export class Reader {
     toCandidate: (record: unknown) => Candidate,
   ): Promise<boolean> {
     const { ledger, stop } = this.parts;
+    const { duplicates } = this.options;
+    const memberIdOf = this.options.chunks?.memberIdOf;
     const rowLimit = this.options.limit ?? Infinity;
     while (!stop.stopping && ledger.rows < rowLimit) {
       // No race against the stop here: a race per read would pile reactions onto one pending promise. The
@@ -85,12 +89,17 @@ export class Reader {
       const chunk = next.value;
       for (let i = 0; i < chunk.length; i++) {
         if (this.#hooks.beforeMap?.(chunk[i]) === 'unchanged') {
+          // unchanged since the last run, yet a later row of a memberId with other content all the same
+          const record = chunk[i] as SourceRecord;
+          const firstLine = duplicates?.observe(record, memberIdOf?.(record)) ?? 0;
           ledger.read();
-          ledger.unchanged();
+          if (firstLine === 0) ledger.unchanged();
+          else await this.#take(refused(toCandidate(record), firstLine));
         } else {
-          const candidate = toCandidate(chunk[i]);
+          let candidate = toCandidate(chunk[i]);
           if (this.#hooks.select && !this.#hooks.select(candidate)) continue;
           ledger.read();
+          if (duplicates) candidate = duplicates.check(chunk[i] as SourceRecord, candidate);
           const taking = this.#take(candidate);
           if (taking) await taking;
         }

@@ -8,6 +8,7 @@ import type { SourceRecord } from '../../io/source.js';
 import type { ImportResponse } from '../../http/member-api.js';
 import type { AttemptObserver } from './concurrency-limit.js';
 import type { ImportEvent } from './events.js';
+import type { DuplicateMembers, DuplicateMembersReport } from '../duplicates/duplicate-members.js';
 
 export type { ImportResponse, FailureCause } from '../../http/member-api.js';
 
@@ -110,6 +111,8 @@ export interface RejectsSink {
 export interface CandidateChunks {
   batches: AsyncIterable<readonly SourceRecord[]>;
   toCandidate(record: SourceRecord): Candidate;
+  /** CSV: a record's memberId without mapping it, for a row the `beforeMap` hook settles (see `duplicates`). */
+  memberIdOf?(record: SourceRecord): string | undefined;
 }
 
 export interface ImportOptions {
@@ -142,6 +145,12 @@ export interface ImportOptions {
   graceMs?: number;
   rejects?: RejectsSink;
   hooks?: ImportHooks;
+  /**
+   * The duplicate memberId check (--duplicates): every record this run counts meets it in input order, after
+   * `select` and before `beforeSend`, and one `beforeMap` settles too (so --resume and --changed-only reach a
+   * whole run's verdicts). Under `refuse` it makes a later row of a memberId with other content invalid.
+   */
+  duplicates?: DuplicateMembers;
   onEvent?: (event: ImportEvent) => void;
   /** Reader progress for ETA: bytes read so far and the input's size (when known). */
   bytesRead?: () => number;
@@ -197,6 +206,8 @@ export interface ImportSummary {
   durationMs: number;
   /** Most common reasons per stage, most frequent first (at most 5 each). */
   topReasons: { invalid: ReasonCount[]; skipped: ReasonCount[]; rejected: ReasonCount[]; failed: ReasonCount[] };
+  /** memberIds on more than one row, and what --duplicates did (set by importFile, from the input's check). */
+  duplicateMembers?: DuplicateMembersReport;
   /** Set when the run ended early. */
   stopReason?: StopReason;
   /** The server's message when credentials were refused (never the token). */

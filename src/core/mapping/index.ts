@@ -20,6 +20,8 @@ export interface RecordMapper {
   notUtf8Records(): number;
   /** CSV only: the record's memberId and source key (see CsvMapper.sourceKey); undefined for a row without either. */
   sourceKey?(source: SourceRecord): SourceKey | undefined;
+  /** CSV only: the record's memberId as mapped, without mapping the rest (undefined for none or a blank one). */
+  memberIdOf?(source: SourceRecord): string | undefined;
 }
 
 export interface SourceKey {
@@ -36,6 +38,7 @@ export function createRecordMapper(
   let memberIdOf: (raw: unknown) => string | undefined = () => undefined;
   let warnings: string[] = [];
   let sourceKey: RecordMapper['sourceKey'];
+  let memberIdOfRecord: RecordMapper['memberIdOf'];
   // a workbook's rows are cells under a header, as a CSV file's
   if (format === 'csv' || format === 'xlsx') {
     const csv = buildCsvMapper(headers ?? [], options);
@@ -45,6 +48,7 @@ export function createRecordMapper(
       const memberId = source.error ? undefined : memberIdOf(source.raw);
       return memberId === undefined ? undefined : { memberId, key: csv.sourceKey(source.raw as unknown[]) };
     };
+    memberIdOfRecord = (source) => memberIdOf(source.raw);
     warnings = csv.warnings;
   } else {
     for (const [flag, given] of [
@@ -65,6 +69,7 @@ export function createRecordMapper(
   return {
     warnings,
     sourceKey,
+    memberIdOf: memberIdOfRecord,
     notUtf8Records: () => notUtf8,
     toCandidate(source) {
       if (source.error) {

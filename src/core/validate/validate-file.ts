@@ -16,6 +16,7 @@ import {
 } from '../read-candidates.js';
 import { ReasonCounter, type ReasonCount } from '../reason-counter.js';
 import { ItemsProfiler, type ItemsProfile } from './field-profile.js';
+import type { DuplicateMembersReport } from '../duplicates/duplicate-members.js';
 
 export interface ValidateOptions extends CandidateOptions {
   /** --output: write the valid items, as import would send them, one per line. */
@@ -68,6 +69,8 @@ export interface ValidateStats {
   /** The first invalid records (up to sampleSize). */
   sample: InvalidRecord[];
   output?: { path: string; items: number };
+  /** memberIds on more than one row (issue 24 item 4), and what --duplicates did with them. */
+  duplicateMembers: DuplicateMembersReport;
   rejects?: { path: string; format: 'ndjson' | 'csv'; records: number };
   /** With --stats: the valid items, field by field. */
   profile?: ItemsProfile;
@@ -100,6 +103,7 @@ export async function validateFile(
   for (const message of stream.warnings) void onEvent({ type: 'warning', message });
   void onEvent({ type: 'started', file: source.file, format: source.format, totalBytes: source.totalBytes });
   const profiler = options.profile ? new ItemsProfiler() : undefined;
+  const { duplicates } = stream;
   const check = new Checker(options.sampleSize ?? 20, outputs, onEvent, profiler);
   const progress = () =>
     void onEvent({
@@ -110,7 +114,8 @@ export async function validateFile(
     // batch by batch: without --output, a valid record (nearly all of them) costs no promise at all
     for await (const batch of stream.batches) {
       for (let i = 0; i < batch.length; i++) {
-        const checking = check.record(stream.toCandidate(batch[i]!));
+        const record = batch[i]!;
+        const checking = check.record(duplicates.check(record, stream.toCandidate(record)));
         if (checking) await checking;
         if (check.rows % PROGRESS_EVERY === 0) progress();
       }
@@ -132,7 +137,7 @@ export async function validateFile(
     });
   if (stream.end.unterminated)
     void onEvent({ type: 'warning', message: unterminatedWarning(source.file, stream.end.line!) });
-  return check.stats(source, options, performance.now() - started);
+  return { ...check.stats(source, options, performance.now() - started), duplicateMembers: duplicates.report() };
 }
 
 interface Outputs {
@@ -202,7 +207,11 @@ class Checker {
     await this.onEvent({ type: 'invalid', invalid });
   }
 
-  stats(source: { file: string; format: InputFormat }, options: ValidateOptions, durationMs: number): ValidateStats {
+  stats(
+    source: { file: string; format: InputFormat },
+    options: ValidateOptions,
+    durationMs: number,
+  ): Omit<ValidateStats, 'duplicateMembers'> {
     const { rows, valid } = this;
     const rejects = this.outputs.rejects;
     return {
