@@ -273,7 +273,7 @@ describe('convert', () => {
     expect(phone('070-123 45 67', 'SE')).toBe('+46701234567');
     expect(phone('+47 912 34 567')).toBe('+4791234567');
     expect(phone('12345', 'US')).toEqual([
-      'phone: expected a phone number (with +country, or a US number), got "12345" (column "X")',
+      'phone: "12345": too short for a phone number in United States of America (+1) (column "X")',
     ]);
     expect(phone('070-123 45 67')).toHaveLength(1);
     expect(mapError({ columns: { X: { field: 'phone', convert: 'e164', defaultRegion: 'XY' } } })).toContain(

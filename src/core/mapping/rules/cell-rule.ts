@@ -166,11 +166,12 @@ function countryStep(text: string): string | Problem {
 }
 
 function phoneStep(defaultRegion: string | undefined): (text: string) => string | Problem {
-  const expected = defaultRegion
-    ? `a phone number (with +country, or a ${defaultRegion} number)`
-    : 'a phone number with its + country code (or set "defaultRegion")';
-  return (text) =>
-    toE164(text, defaultRegion) ?? new Problem(`expected ${expected}, got "${text}"`, 'not a phone number');
+  return (text) => {
+    if (text.length > CELL_LIMITS.phone)
+      return new Problem(`${tooLong(text, 'a phone number', CELL_LIMITS.phone)}, got ${quoteCell(text)}`, 'too long');
+    const number = toE164(text, defaultRegion);
+    return typeof number === 'string' ? number : new Problem(`${quoteCell(text)}: ${number.message}`, number.rule);
+  };
 }
 
 /** Local ISO forms "timeZone" reads without a format: 2023-01-05, 2023-01-05 10:22, 2023-01-05T10:22:33.5 */

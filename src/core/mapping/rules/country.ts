@@ -59,3 +59,8 @@ function lookUp(cell: string): string | undefined {
 export function isCountryCode(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && countries().isValid(code);
 }
+
+/** The English name of an alpha-2 code (Sweden), for messages. */
+export function countryName(code: string): string | undefined {
+  return countries().getName(code, 'en');
+}
