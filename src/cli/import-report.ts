@@ -49,6 +49,7 @@ export async function endImport(
       ...importJson(summary, { withUnchanged }),
       ...stateJson,
       ...serverWaitJson(summary),
+      ...(report.rejectsKept ? { rejectsWritten: false } : {}),
       ...nextCommandJson(summary, again),
     },
     importRunError(summary, target, again) ?? closeFailure,
@@ -59,7 +60,14 @@ export async function endImport(
   return {
     exitCode,
     json: { ...result, exitCode },
-    context: { withUnchanged, rejectsPath: flags.rejects, reportPath: flags.report, stateJson, againCommand: again },
+    context: {
+      withUnchanged,
+      rejectsPath: flags.rejects,
+      rejectsKept: report.rejectsKept,
+      reportPath: flags.report,
+      stateJson,
+      againCommand: again,
+    },
     laterFailures: [closeFailure, reportFailure].filter((failure) => failure !== undefined),
   };
 }

@@ -72,4 +72,21 @@ describe('the import summary', () => {
     );
     expect(verdict(summary({ rows: 5, importedCount: 5 }))).toBe('Done: every record imported or updated.');
   });
+
+  it('a rejects file left as it was (input unreadable midway) is said to be not replaced, never "Wrote"', () => {
+    const stdout: string[] = [];
+    const output: Output = {
+      color: new Chalk({ level: 0 }),
+      out: (t) => void stdout.push(t),
+      err: () => undefined,
+      warn: () => undefined,
+      stderrIsTTY: false,
+    };
+    const context = { file: 'members.csv', target: 'x', rejectsPath: 'fix-me.csv', rejectsKept: true };
+    renderImportSummary(summary({ rows: 5000, invalid: 3, importedCount: 4997 }), context, output);
+    expect(stdout).toContain(
+      'Not replaced: fix-me.csv (the run ended before its rejects were complete; a file from before stays as it was)',
+    );
+    expect(stdout.join('\n')).not.toContain('Wrote');
+  });
 });

@@ -1,5 +1,5 @@
 /** importFile: the import use case's one entry point owns open → run → finish, and the command only draws. */
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
@@ -40,6 +40,18 @@ const target = {
   name: 'http://127.0.0.1:9/',
   warnings: ['a target warning'],
 };
+
+/** Last night's good run, which wrote the rejects file at `rejectsPath` (its one record, night-1, invalid). */
+async function lastNight(rejectsPath: string): Promise<void> {
+  const path = join(dir, `night-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, '[{"memberId":"night-1","isActive":"maybe","createdAt":"2024-01-05T09:00:00Z"}]');
+  const report = await importFile(request(path, { rejectsPath }), {
+    openTarget: async () => target,
+    connect: () => new MemoryTransport(),
+  });
+  expect(report.category).toBe('partial');
+  expect(readFileSync(rejectsPath, 'utf8')).toContain('"memberId":"night-1"');
+}
 
 describe('importFile', () => {
   it('opens the input, the rejects file and the client, runs, closes them all, and says what became of the run', async () => {
@@ -114,6 +126,52 @@ describe('importFile', () => {
     exportOf(950); // within the margin
     const next = await importFile(nightly(), { openTarget: async () => target, connect: () => transport });
     expect(next.summary).toMatchObject({ rows: 950, unchanged: 950 });
+  });
+
+  it("an input unreadable midway (exit 2) leaves last night's rejects file as it was, and says so", async () => {
+    const path = join(dir, 'cut.json');
+    writeFileSync(
+      path,
+      '[\n{"memberId":"c1","isActive":true,"createdAt":"2024-01-05T09:00:00Z"},\n' +
+        '{"memberId":"c2","isActive":"maybe","createdAt":"2024-01-05T09:00:00Z"},\n{"memberId":"c3","isActive":tr',
+    );
+    const rejectsPath = join(dir, 'cut-rejects.ndjson');
+    await lastNight(rejectsPath);
+    const before = readFileSync(rejectsPath, 'utf8');
+    const report = await importFile(request(path, { rejectsPath }), {
+      openTarget: async () => target,
+      connect: () => new MemoryTransport(),
+    });
+    expect(report.category).toBe('usage');
+    expect(report.summary).toMatchObject({ rows: 2, invalid: 1, importedCount: 1 });
+    expect(report.rejectsKept).toBe(true);
+    expect(readFileSync(rejectsPath, 'utf8')).toBe(before);
+    expect(readdirSync(dir).filter((name) => name.includes('cut-rejects') && name.includes('tmp'))).toEqual([]);
+  });
+
+  it('a run that throws leaves an earlier rejects file as it was (its own is incomplete)', async () => {
+    const path = csv('throws.csv', 10);
+    const rejectsPath = join(dir, 'throws-rejects.ndjson');
+    await lastNight(rejectsPath);
+    const before = readFileSync(rejectsPath, 'utf8');
+    const transport = new MemoryTransport();
+    const run = importFile(
+      request(path, {
+        rejectsPath,
+        state: {
+          input: path,
+          journal: { disabled: true },
+          statePath: join(dir, 'throws.state'),
+          changedOnly: true,
+        },
+      }),
+      { openTarget: async () => target, connect: () => transport },
+    );
+    vi.spyOn(SyncState.prototype, 'commit').mockImplementation(() => {
+      throw new Error('a bug in the state');
+    });
+    await expect(run).rejects.toThrow('a bug in the state');
+    expect(readFileSync(rejectsPath, 'utf8')).toBe(before);
   });
 
   it('a wrong input is reported before the target is resolved (no server contacted)', async () => {

@@ -37,6 +37,8 @@ export interface SummaryContext {
   /** "https://api.example.com/" or "a local sandbox (…)". */
   target: string;
   rejectsPath?: string;
+  /** The rejects file was not written: the run ended before its rejects were complete. */
+  rejectsKept?: boolean;
   reportPath?: string;
   withUnchanged?: boolean;
   /** The exact command that sends what is left (cli/next-command.ts). */
@@ -83,7 +85,13 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
     }
   }
   const notImported = summary.invalid + summary.skipped + summary.rejected + summary.failed;
-  if (context.rejectsPath && summary.outputError?.kind === 'rejects')
+  if (context.rejectsPath && context.rejectsKept)
+    output.out(
+      color.yellow(
+        `Not replaced: ${context.rejectsPath} (the run ended before its rejects were complete; a file from before stays as it was)`,
+      ),
+    );
+  else if (context.rejectsPath && summary.outputError?.kind === 'rejects')
     output.out(color.red(`Not written: ${context.rejectsPath} (it would be incomplete; error below)`));
   else if (context.rejectsPath)
     output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);

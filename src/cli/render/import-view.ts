@@ -45,6 +45,8 @@ export interface ImportView {
 export interface RenderContext {
   withUnchanged: boolean;
   rejectsPath?: string;
+  /** The rejects file was not written: the run ended before its rejects were complete. */
+  rejectsKept?: boolean;
   reportPath?: string;
   /** The --json fields the durable state adds (journal, shard...): the JSON log's finished line carries them too. */
   stateJson: Record<string, unknown>;

@@ -93,6 +93,11 @@ export interface ImportReport {
   summary: ImportSummary;
   state: ImportStateReport;
   category: ResultCategory;
+  /**
+   * --rejects was not written because the run ended before its rejects were complete (input unreadable midway):
+   * an earlier file at the path stays as it was.
+   */
+  rejectsKept?: boolean;
 }
 
 export async function importFile(
@@ -146,7 +151,10 @@ export async function importFile(
     let summary = await run(stream, { request, limit, client, rejects, durable, onEvent, guard });
     const notUtf8 = stream.notUtf8Warning();
     if (notUtf8) onEvent({ type: 'warning', code: 'input', message: notUtf8 });
-    await rejects?.close();
+    // input unreadable midway (exit 2): the rejects hold the records before it only, and the file must be fixed and
+    // imported again, which writes them whole; last night's file stays rather than a cut one taking its place
+    const rejectsKept = rejects !== undefined && summary.inputError !== undefined;
+    await (rejectsKept ? rejects?.abort() : rejects?.close());
     rejects = undefined;
     // (a failure on the rejects file's last write comes at its close: the journal must be kept for it too)
     summary = withOutputError(summary, guard.failure);
@@ -164,10 +172,17 @@ export async function importFile(
       journalKept,
     };
     summary = { ...summary, warnings };
-    return { file: stream.source.file, summary, state, category: importCategory(summary) };
+    return {
+      file: stream.source.file,
+      summary,
+      state,
+      category: importCategory(summary),
+      ...(rejectsKept ? { rejectsKept } : {}),
+    };
   } finally {
     request.stopSignal?.removeEventListener('abort', closeInput);
-    await Promise.allSettled([stream.close(), rejects?.close(), client?.close(), durable?.finish(undefined)]);
+    // a run that threw did not finish its rejects: the temp file goes, an earlier file at the path stays
+    await Promise.allSettled([stream.close(), rejects?.abort(), client?.close(), durable?.finish(undefined)]);
   }
 }
 
