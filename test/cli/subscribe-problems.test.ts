@@ -25,6 +25,21 @@ describe('subscribe problems in words', () => {
     expect(problemText({ field: 'customerId', kind: 'empty' })).toBe('CUSTOMER_ID is empty');
   });
 
+  it('a pasted token with debris names it, and the hint is the cleaned value', () => {
+    const debris: SubscriptionProblem = {
+      field: 'tokenHandle',
+      kind: 'pasted-debris',
+      platform: 'FcmV1',
+      cleaned: 'ab:APA91b',
+    };
+    expect(problemText(debris)).toBe(
+      '--token-handle holds spaces, angle brackets or quotes (as pasted from a log); a FcmV1 token is not cleaned by guesswork',
+    );
+    expect(problemsHint([debris])).toBe(
+      'without them the token is ab:APA91b: pass that, or add --clean-token to send it cleaned',
+    );
+  });
+
   it('a near-miss platform gets "did you mean", with the everyday word it was near', () => {
     expect(
       problemText({ field: 'platform', kind: 'unknown', value: 'iso', suggestion: { platform: 'Apns', alias: 'ios' } }),

@@ -49,11 +49,6 @@ describe('cleanToken and tokenWarnings', () => {
     expect(tokenWarnings('Fcm', FCM)).toEqual([]);
   });
 
-  it('warns about pasted debris and shows the cleaned token', () => {
-    const [warning] = tokenWarnings('Apns', `<${APNS.slice(0, 8)} ${APNS.slice(8)}>`);
-    expect(warning).toContain(`would send: ${APNS}`);
-  });
-
   it('warns about tokens that look like another platform or not like a token at all', () => {
     expect(tokenWarnings('Apns', FCM).join()).toContain('looks like an FCM token');
     expect(tokenWarnings('Apns', 'zz-not-hex').join()).toContain('hexadecimal');
@@ -118,11 +113,38 @@ describe('checkSubscription', () => {
 
   it('bounds are checked on what is sent: a cleaned token of 255 passes even if typed longer', () => {
     const long = `<${'a'.repeat(255)}>`;
-    expect(checkSubscription({ ...draft, tokenHandle: long })).toEqual({
+    expect(checkSubscription({ ...draft, tokenHandle: long, platform: 'FcmV1' })).toEqual({
       kind: 'invalid',
       problems: [{ field: 'tokenHandle', kind: 'too-long', length: 257, limit: 255 }],
     });
-    expect(ready({ ...draft, tokenHandle: long }, { cleanToken: true }).request.tokenHandle).toHaveLength(255);
+    expect(
+      ready({ ...draft, tokenHandle: long, platform: 'FcmV1' }, { cleanToken: true }).request.tokenHandle,
+    ).toHaveLength(255);
+    expect(ready({ ...draft, tokenHandle: long }).request.tokenHandle).toHaveLength(255); // Apns: cleaned by itself
+  });
+
+  it('an APNs token in the old iOS description format (<a1b2c3d4 e5f6…>) is sent without brackets and spaces', () => {
+    const pasted = `<${APNS.match(/.{8}/g)!.join(' ')}>`;
+    const prepared = ready({ ...draft, tokenHandle: pasted });
+    expect(prepared.request.tokenHandle).toBe(APNS);
+    expect(prepared.cleanedFrom).toBe(pasted);
+    expect(prepared.warnings).toEqual([]);
+  });
+
+  it('debris around a token memberctl cannot tell for sure is refused, the cleaned value given as the hint', () => {
+    const pasted = ` <${FCM}> `;
+    expect(checkSubscription({ ...draft, tokenHandle: pasted, platform: 'android' })).toEqual({
+      kind: 'invalid',
+      problems: [{ field: 'tokenHandle', kind: 'pasted-debris', platform: 'FcmV1', cleaned: FCM }],
+    });
+    // on Apns too, when what is inside is not hex
+    expect(checkSubscription({ ...draft, tokenHandle: '<zz 11>' })).toMatchObject({
+      kind: 'invalid',
+      problems: [{ kind: 'pasted-debris', platform: 'Apns', cleaned: 'zz11' }],
+    });
+    expect(
+      ready({ ...draft, tokenHandle: pasted, platform: 'android' }, { cleanToken: true }).request.tokenHandle,
+    ).toBe(FCM);
   });
 
   it('returns every problem at once, as data', () => {

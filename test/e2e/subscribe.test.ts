@@ -296,11 +296,13 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
 describe('memberctl subscribe: device token heuristics', () => {
   const pasted = `<${APNS.match(/.{8}/g)!.join(' ')}>`;
 
-  it('a token pasted from a log is sent as typed, with a warning showing what --clean-token would send', async () => {
+  it('an APNs token pasted in the old iOS description format is sent without brackets and spaces, and says so', async () => {
     const run = await subscribe(['c1', '--token-handle', pasted, '--platform', 'apns', '--installation-id', 'i1']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain(`With --clean-token memberctl would send: ${APNS}`);
-    expect(sandbox.subscriptions()[0]?.tokenHandle).toBe(pasted);
+    expect(run.stderr).toContain(
+      `note: the device token was pasted with angle brackets or spaces (the old iOS description format); sending it without them: ${APNS}`,
+    );
+    expect(sandbox.subscriptions()[0]?.tokenHandle).toBe(APNS);
   });
 
   it('--clean-token sends the cleaned token', async () => {

@@ -61,7 +61,7 @@ export function subscribeCommand(result: CommandResult): Command {
     )
     .option(
       '--clean-token',
-      'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log)',
+      'strip spaces, angle brackets and quotes from the device token before sending (as pasted from a log); an APNs token in the old <a1b2c3d4 e5f6…> format is cleaned without it',
     )
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
     .option(
@@ -143,7 +143,12 @@ async function runSubscribe(customerId: string | undefined, flags: SubscribeFlag
     };
     const report = await subscribeDevice(request, ports, (event) => {
       if (event.type === 'warning') output.warn(event.message);
-      else if (event.type === 'cleaned-token') output.err(`note: sending the cleaned device token ${event.token}`);
+      else if (event.type === 'cleaned-token')
+        output.err(
+          event.automatic
+            ? `note: the device token was pasted with angle brackets or spaces (the old iOS description format); sending it without them: ${event.token}`
+            : `note: sending the cleaned device token ${event.token}`,
+        );
       else if (event.type === 'sending' && target.isSandbox) output.err(`note: sending to ${target.description}`);
       else if (event.type === 'retry')
         output.err(

@@ -1,7 +1,8 @@
 /**
  * `subscribe`'s input problems in words: each names its field the way the user gave it (a flag, a prompt, a key
  * of the --from blob), its limit and the value's length; the hint speaks only of the fields that are wrong.
- * Values are never echoed except a platform (short, and what was typed is the clue to the fix).
+ * Values are never echoed except a platform (short, and what was typed is the clue to the fix) and a pasted
+ * token's cleaned form (the fix itself; a device token is an address, not a secret).
  */
 import {
   DRAFT_FIELDS,
@@ -62,6 +63,8 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
         : `${name} is empty (the API needs 1 to ${FIELD_LIMITS[problem.field]} characters)`;
     case 'too-long':
       return `${name} is ${problem.length} characters long; the API allows 1 to ${problem.limit}`;
+    case 'pasted-debris':
+      return `${name} holds spaces, angle brackets or quotes (as pasted from a log); a ${problem.platform} token is not cleaned by guesswork`;
     case 'unknown': {
       if (problem.value.trim() === '') return `${name} is empty`;
       const base = `${name} ${shown(problem.value)} is not a platform`;
@@ -73,9 +76,11 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
 const FIELD_HINTS: Record<keyof SubscriptionDraft, (problem: SubscriptionProblem) => string> = {
   customerId: () => 'the customer id is the first argument: memberctl subscribe CUSTOMER_ID …',
   tokenHandle: (problem) =>
-    problem.kind === 'too-long'
-      ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
-      : "the device token is in the app's debug log or support screen",
+    problem.kind === 'pasted-debris'
+      ? `without them the token is ${problem.cleaned}: pass that, or add --clean-token to send it cleaned`
+      : problem.kind === 'too-long'
+        ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
+        : "the device token is in the app's debug log or support screen",
   platform: () => `platforms: ${platformList()}`,
   installationId: () =>
     "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",

@@ -1,7 +1,10 @@
 /**
  * What `subscribe` checks before anything is sent: the platform in the API's spelling (typed any way a human
  * would), the shared schema's bounds, and light heuristics about the device token. Token oddities are warnings,
- * never errors: the push hub is the judge of its own tokens.
+ * never errors: the push hub is the judge of its own tokens. Copy-paste debris around a token (spaces, angle
+ * brackets, quotes) is the exception: an APNs token is hex, and only the old iOS description format
+ * (`<a1b2c3d4 e5f6…>`) puts brackets and spaces into it, so that one is cleaned and said so; on any other platform
+ * the debris is refused with the cleaned value as the hint (--clean-token sends it cleaned).
  */
 import { subscriptionRequestSchema, type Platform, type SubscriptionRequest } from '../../schemas/index.js';
 import { normalizePlatform, suggestPlatform, type PlatformSuggestion } from './platforms.js';
@@ -17,7 +20,7 @@ export interface PreparedSubscription {
   customerId: string;
   request: SubscriptionRequest;
   warnings: string[];
-  /** When --clean-token changed the token: what was typed was not what is sent. */
+  /** When the token was cleaned (--clean-token, or an APNs token in the old description format): what was typed. */
   cleanedFrom?: string;
 }
 
@@ -39,6 +42,12 @@ export function cleanToken(token: string): string {
 }
 
 const HEX = /^[0-9a-f]+$/i;
+
+/** An APNs token with debris around it is cleaned without --clean-token: hex with brackets and spaces is unambiguous. */
+function cleanedAsApns(platform: Platform | undefined, token: string): boolean {
+  const cleaned = cleanToken(token);
+  return platform === 'Apns' && cleaned !== token && cleaned.length > 0 && HEX.test(cleaned);
+}
 /** FCM registration tokens: "<instance id>:APA91b..." in URL-safe base64 characters, usually ~150+ long. */
 const FCM_SHAPE = /^[\w-]+:[\w-]+$/;
 
@@ -46,11 +55,6 @@ const FCM_SHAPE = /^[\w-]+:[\w-]+$/;
 export function tokenWarnings(platform: Platform, token: string): string[] {
   const warnings: string[] = [];
   const cleaned = cleanToken(token);
-  if (cleaned !== token && cleaned.length > 0) {
-    warnings.push(
-      `the device token holds spaces, angle brackets or quotes (as pasted from a log); it is sent as typed. With --clean-token memberctl would send: ${cleaned}`,
-    );
-  }
   const looksFcm = FCM_SHAPE.test(cleaned) && cleaned.includes(':APA91');
   if (platform === 'Apns') {
     if (looksFcm)
@@ -88,7 +92,9 @@ export type SubscriptionProblem =
   | { field: keyof SubscriptionDraft; kind: 'missing' }
   | { field: 'customerId'; kind: 'empty' }
   | { field: 'tokenHandle' | 'installationId'; kind: 'empty' | 'too-long'; length: number; limit: number }
-  | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion };
+  | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion }
+  /** Spaces, angle brackets or quotes around or in a token memberctl does not clean by itself: `cleaned` is the hint. */
+  | { field: 'tokenHandle'; kind: 'pasted-debris'; platform: Platform; cleaned: string };
 
 export type CheckedSubscription =
   | ({ kind: 'ready' } & PreparedSubscription)
@@ -109,16 +115,28 @@ export function platformProblem(value: string): SubscriptionProblem | undefined 
 
 /** What is wrong with the values a draft has (absent ones are 'missing'), in field order; empty when none. */
 export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: boolean } = {}): SubscriptionProblem[] {
+  const platform = draft.platform === undefined ? undefined : normalizePlatform(draft.platform);
   return DRAFT_FIELDS.flatMap(({ key }): SubscriptionProblem[] => {
     const value = draft[key];
     if (value === undefined) return [{ field: key, kind: 'missing' }];
     if (key === 'customerId') return value.length === 0 ? [{ field: key, kind: 'empty' }] : [];
-    const problem =
-      key === 'platform'
-        ? platformProblem(value)
-        : fieldProblem(key, key === 'tokenHandle' && options.cleanToken ? cleanToken(value) : value);
-    return problem ? [problem] : [];
+    if (key === 'platform') {
+      const problem = platformProblem(value);
+      return problem ? [problem] : [];
+    }
+    const sent = key === 'tokenHandle' ? tokenToSend(platform, value, options) : value;
+    const problem = fieldProblem(key, sent);
+    if (problem) return [problem];
+    // debris is judged once the platform is known (a question may still ask for it)
+    if (key === 'tokenHandle' && platform && sent !== cleanToken(sent))
+      return [{ field: key, kind: 'pasted-debris', platform, cleaned: cleanToken(sent) }];
+    return [];
   });
+}
+
+/** The token as it will be sent: cleaned with --clean-token, or when it is an APNs token in the old description format. */
+function tokenToSend(platform: Platform | undefined, typed: string, options: { cleanToken?: boolean }): string {
+  return options.cleanToken || cleanedAsApns(platform, typed) ? cleanToken(typed) : typed;
 }
 
 /**
@@ -134,14 +152,13 @@ export function checkSubscription(
   if (problems.length > 0 || !platform) return { kind: 'invalid', problems };
   const customerId = draft.customerId!;
   const typedToken = draft.tokenHandle!;
-  const tokenHandle = options.cleanToken ? cleanToken(typedToken) : typedToken;
+  const tokenHandle = tokenToSend(platform, typedToken, options);
   const warnings: string[] = [];
   if (platform === 'Fcm')
     warnings.push(
       'platform Fcm (legacy Android) is deprecated in favour of FcmV1; use --platform FcmV1 for current Android apps',
     );
-  if (!options.cleanToken) warnings.push(...tokenWarnings(platform, tokenHandle));
-  else warnings.push(...tokenWarnings(platform, tokenHandle).filter((w) => !w.includes('--clean-token')));
+  warnings.push(...tokenWarnings(platform, tokenHandle));
   // The shared schema has the last word: whatever passes here is exactly what the API accepts.
   const request = subscriptionRequestSchema.parse({ tokenHandle, platform, installationId: draft.installationId });
   return {

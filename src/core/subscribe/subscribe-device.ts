@@ -28,7 +28,8 @@ export interface SubscribePorts {
 /** What happens along the way, in order: warnings about the values, the cleaned token, the send, each retry. */
 export type SubscribeEvent =
   | { type: 'warning'; message: string }
-  | { type: 'cleaned-token'; token: string }
+  /** `automatic`: an APNs token in the old description format, cleaned without --clean-token (input.ts). */
+  | { type: 'cleaned-token'; token: string; automatic: boolean }
   | { type: 'sending' }
   | { type: 'retry'; info: RetryInfo };
 
@@ -55,7 +56,8 @@ export async function subscribeDevice(
   const checked = checkSubscription(draft, { cleanToken: request.cleanToken });
   if (checked.kind === 'invalid') return { kind: 'invalid', problems: checked.problems, category: 'usage' };
   for (const message of checked.warnings) onEvent({ type: 'warning', message });
-  if (checked.cleanedFrom !== undefined) onEvent({ type: 'cleaned-token', token: checked.request.tokenHandle });
+  if (checked.cleanedFrom !== undefined)
+    onEvent({ type: 'cleaned-token', token: checked.request.tokenHandle, automatic: !request.cleanToken });
   onEvent({ type: 'sending' });
   const stop = new AbortController();
   const unwatch = ports.watchStop?.(() => stop.abort());
