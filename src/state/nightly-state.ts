@@ -12,6 +12,13 @@ import { SeenSet } from './seen-set.js';
 import { fnv1a32 } from './shard.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How far ahead of this machine's clock a time in the state may be and still be believed: clocks of hosts that
+ * share a state drift by seconds, NTP corrects by less. Past it, the time was written by a clock that was wrong
+ * (then or now), and the age it gives cannot be known.
+ */
+export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 /** Members read per statement at the end of a run. */
 const PAGE = 20_000;
 
@@ -106,6 +113,19 @@ export class NightlyState {
     for (const [memberId, since] of rows) yield { memberId, absentSince: new Date(since).toISOString() };
   }
 
+  /**
+   * The latest time the state says it was written (its last commit, its last whole run), when that is more than
+   * CLOCK_SKEW_MS ahead of `now`: a clock was fast then, or is slow now. Undefined when the state is not ahead.
+   */
+  writtenInTheFuture(now = Date.now()): string | undefined {
+    const get = this.db.prepare<[string], string>('SELECT value FROM state_meta WHERE key = ?').pluck();
+    const times = [get.get('last_update'), get.get('last_good_at')]
+      .map((at) => (at ? Date.parse(at) : Number.NaN))
+      .filter((at) => Number.isFinite(at));
+    const latest = Math.max(...times);
+    return times.length > 0 && latest - now > CLOCK_SKEW_MS ? new Date(latest).toISOString() : undefined;
+  }
+
   /** When the server last confirmed the member's item (ms since the epoch), if it ever did. */
   confirmedAt(memberId: string): number | undefined {
     return this.confirmedAtStatement.get(memberId);
@@ -118,8 +138,13 @@ export class NightlyState {
  * half a day old, or on any night once it is DAYS old (a night the job did not run). So after a `state reset`
  * confirms everyone at once, the refresh is spread over DAYS nights, and stays spread: each night carries about
  * 1/DAYS of the members, and none waits longer than DAYS days.
+ *
+ * A confirmation more than CLOCK_SKEW_MS in the future is due at once: its age cannot be known, and believing it
+ * would silence the member's refresh for as long as the clock was fast (ten years, once). Sending it stamps it
+ * with this clock's time, so the member is back on its schedule after one night.
  */
 export function refreshDue(memberId: string, confirmedAt: number, days: number, now = Date.now()): boolean {
+  if (confirmedAt - now > CLOCK_SKEW_MS) return true;
   const age = now - confirmedAt;
   if (age >= days * DAY_MS) return true;
   return age >= DAY_MS / 2 && Math.floor(now / DAY_MS) % days === fnv1a32(memberId) % days;

@@ -1,5 +1,5 @@
 /** The glue: journal session decisions (exists / resume / mismatch / stdin) and the hooks' decisions. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +68,47 @@ describe('state session', () => {
         () => undefined,
       ),
     ).rejects.toMatchObject({ category: 'usage', code: 'state-damaged', hint: expect.stringContaining('state reset') });
+  });
+});
+
+describe('clocks', () => {
+  it('a night with the clock 10 years fast does not silence --refresh-after; the state from the future is reported', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'members.csv');
+    writeFileSync(file, 'memberId,isActive,createdAt\nm1,true,2024-01-01T00:00:00Z\n');
+    const statePath = join(dir, 'members.state');
+    const members = Array.from({ length: 300 }, (_, i) => item(`member-${i}`));
+    const tenYears = 10 * 365 * 24 * 60 * 60 * 1000;
+    const realNow = Date.now();
+    // the night the clock was 10 years fast: every member confirmed "in 2036"
+    const fast = vi.spyOn(Date, 'now').mockReturnValue(realNow + tenYears);
+    const state = SyncState.open(statePath, { create: true, target: 'http://x/' });
+    state.commit(
+      members.map((m) => ({ memberId: m.memberId, hash: itemHash(m), textHash: textHash(JSON.stringify(m)) })),
+    );
+    state.close();
+    fast.mockRestore();
+
+    const warnings: string[] = [];
+    const session = await openImportState(
+      {
+        input: file,
+        journal: { disabled: true },
+        statePath,
+        changedOnly: true,
+        refreshAfterDays: 30,
+        target: 'http://x/',
+      },
+      () => undefined,
+      (message) => warnings.push(message),
+    );
+    const decisions = members.map((m, i) => session.hooks.beforeSend!(valid(i + 1, m), JSON.stringify(m)));
+    expect(decisions.filter((d) => d === 'send')).toHaveLength(300);
+    expect(session.counters.refreshed).toBe(300);
+    const ahead = new Date(realNow + tenYears).toISOString().slice(0, 13); // the hour, whatever the seconds
+    expect(warnings).toEqual([expect.stringContaining(`was last written at ${ahead}`)]);
+    expect(warnings[0]).toContain("ahead of this machine's clock");
+    await session.finish({ failed: 0 } as ImportSummary);
   });
 });
 

@@ -75,6 +75,10 @@ describe('nightly state', () => {
     expect(Math.max(...perNight)).toBeLessThan(members.length * 0.15);
     expect(Math.min(...perNight.slice(1))).toBeGreaterThan(members.length * 0.05);
     expect(refreshDue('x', confirmedAt, days, confirmedAt + 60_000)).toBe(false); // just confirmed
+    // a confirmation from the future: due at once past an hour's skew, believed within it
+    expect(refreshDue('x', confirmedAt + 10 * 365 * 86_400_000, days, confirmedAt)).toBe(true);
+    expect(refreshDue('x', confirmedAt + 2 * 3_600_000, days, confirmedAt)).toBe(true);
+    expect(refreshDue('x', confirmedAt + 60_000, days, confirmedAt)).toBe(false);
   });
 
   it('a damaged state says how to recover; state show reports it and state reset moves it aside', () => {

@@ -216,6 +216,11 @@ function openState(path: string, options: ImportStateOptions, warn: (message: st
   const state = SyncState.open(path, { create: true, target: options.target });
   if (state.created) warn(`new state ${path}: every member will be sent`);
   try {
+    const ahead = state.nightly.writtenInTheFuture();
+    if (ahead)
+      warn(
+        `state ${path} was last written at ${ahead}, ahead of this machine's clock (now ${new Date().toISOString()}): a clock was wrong then or is now; check it (timedatectl). Members confirmed "in the future" count as due for --refresh-after`,
+      );
     const lastGood = state.nightly.lastGoodRun();
     const { inputRows, allowShrink = false } = options;
     checkShrink({
