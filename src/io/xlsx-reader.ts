@@ -8,6 +8,7 @@
 import { InputError } from '../errors.js';
 import { readDateStyles, readSharedStrings } from './xlsx/shared-parts.js';
 import { type SheetRow, sheetRows } from './xlsx/sheet-rows.js';
+import { StringTable } from './xlsx/string-table.js';
 import { readWorkbookInfo, type SheetInfo } from './xlsx/workbook-parts.js';
 import { unreadableWorkbook, type ZipParts } from './xlsx/zip-parts.js';
 import type { SourceRecord } from './source.js';
@@ -29,7 +30,9 @@ export async function openXlsx(zip: ZipParts, file: string, sheetName: string | 
   }
   const part = sheet.part;
   const strings =
-    book.sharedStrings && zip.entry(book.sharedStrings) ? await readSharedStrings(zip, file, book.sharedStrings) : [];
+    book.sharedStrings && zip.entry(book.sharedStrings)
+      ? await readSharedStrings(zip, file, book.sharedStrings)
+      : new StringTable();
   const dateStyles = book.styles ? await readDateStyles(zip, file, book.styles) : [];
   const entry = zip.entry(part)!;
   let inflated = 0;

@@ -4,11 +4,12 @@
  * a date (a date is a number that its format shows as a date).
  */
 import { MAX_SHARED_STRINGS_BYTES, MAX_SMALL_PART_BYTES, type ZipParts } from './zip-parts.js';
+import { StringTable } from './string-table.js';
 import { parseXml, xmlFeed } from './xml-stream.js';
 
 /** The shared strings in order: each `<si>`'s text runs joined, its phonetic guide (`<rPh>`, furigana) left out. */
-export async function readSharedStrings(zip: ZipParts, file: string, part: string): Promise<string[]> {
-  const strings: string[] = [];
+export async function readSharedStrings(zip: ZipParts, file: string, part: string): Promise<StringTable> {
+  const strings = new StringTable();
   let text: string | undefined;
   let inText = false;
   let phonetic = 0;

@@ -17,6 +17,7 @@ import {
   numberCell,
 } from './cell-values.js';
 import { decodeEscapes } from './shared-parts.js';
+import type { StringTable } from './string-table.js';
 import { type XmlFeed, xmlFeed } from './xml-stream.js';
 import { MAX_SHEET_BYTES, type ZipParts } from './zip-parts.js';
 
@@ -36,7 +37,7 @@ export interface SheetContext {
   file: string;
   sheet: string;
   part: string;
-  strings: readonly string[];
+  strings: Pick<StringTable, 'get' | 'length'>;
   dateStyles: readonly boolean[];
   date1904: boolean;
 }
@@ -157,7 +158,7 @@ function cellText(c: OpenCell, context: SheetContext, refuse: (why: string) => I
   switch (c.type) {
     case 's': {
       const index = Number(c.value);
-      const text = Number.isInteger(index) && index >= 0 ? context.strings[index] : undefined;
+      const text = Number.isInteger(index) ? context.strings.get(index) : undefined;
       if (text === undefined) {
         throw refuse(
           `cell ${c.ref} refers to shared string ${c.value}, but the workbook's table holds ${context.strings.length}`,
