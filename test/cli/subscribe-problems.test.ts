@@ -62,7 +62,7 @@ describe('subscribe problems in words', () => {
 
   it('the platform list names the aliases the guide uses', () => {
     const list = platformList();
-    for (const word of ['Apns (ios', 'FcmV1 (android)', 'Hms (huawei', 'Fcm (legacy Android, deprecated)'])
+    for (const word of ['Apns (ios', 'FcmV1 (android, firebase)', 'Hms (huawei', 'Fcm (legacy Android, deprecated)'])
       expect(list).toContain(word);
     expect(list).not.toContain('(Android (deprecated))');
   });

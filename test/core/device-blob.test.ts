@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BLOB_KEYS, mergeBlob, parseDeviceBlob } from '../../src/core/subscribe/device-blob.js';
+import { normalizePlatform } from '../../src/core/subscribe/platforms.js';
 import { blobError } from '../../src/cli/render/subscribe-blob.js';
 
 const read = (text: string) => {
@@ -144,6 +145,25 @@ describe('parseDeviceBlob: never a guess', () => {
     ['[{"token": "t"}]', { kind: 'not-object', got: 'array' }],
     ['"just a token"', { kind: 'not-object', got: 'string' }],
   ])('%j → %j', (text, problem) => expect(problems(text)).toEqual([problem]));
+
+  it('curly quotes (a notes or chat app) are named with where the first one is, not read as JSON quotes', () => {
+    expect(problems('{“deviceToken”: “abc”, “os”: “ios”}')).toEqual([{ kind: 'curly-quotes', line: 1, column: 2 }]);
+    expect(problems('{\n  “token”: “t”\n}')).toEqual([{ kind: 'curly-quotes', line: 2, column: 3 }]);
+    const error = blobError('-', [{ kind: 'curly-quotes', line: 1, column: 2 }]);
+    expect(error.message).toContain(
+      'it has curly quotes (“ ”, first at line 1, column 2) where JSON needs straight ones',
+    );
+    expect(error.hint).toContain('retype the quotes');
+    // inside a value of real JSON they are text like any other
+    expect(read('{"token": "t", "note": "“hi”"}').values.tokenHandle?.value).toBe('t');
+  });
+
+  it('deviceType is a platform key, and firebase means FcmV1', () => {
+    const blob = read('{"deviceToken": "t", "deviceType": "firebase", "installationId": "i"}');
+    expect(blob.values.platform).toEqual({ value: 'firebase', key: 'deviceType' });
+    expect(normalizePlatform('firebase')).toBe('FcmV1');
+    expect(normalizePlatform('Firebase')).toBe('FcmV1');
+  });
 
   it('a byte-order mark is not content', () =>
     expect(read('\uFEFF{"token": "t"}').values.tokenHandle?.value).toBe('t'));

@@ -130,7 +130,7 @@ describe('subscribe --from: refused before anything is sent (exit 2)', () => {
     const run = await fromStdin(JSON.stringify({ deviceToken: APNS, userId: 'u-1' }));
     expectRefused(run, APNS);
     expect(run.stderr).toContain(
-      'error: missing --platform, --installation-id; the --from stdin blob has no platform (none of platform, os, platformName, osName, devicePlatform or pushPlatform), no installation id (none of installationId, installId, appInstallationId or deviceId); it has "deviceToken", "userId" (no terminal to ask on; nothing sent)',
+      'error: missing --platform, --installation-id; the --from stdin blob has no platform (none of platform, os, platformName, osName, devicePlatform, pushPlatform or deviceType), no installation id (none of installationId, installId, appInstallationId or deviceId); it has "deviceToken", "userId" (no terminal to ask on; nothing sent)',
     );
     const nullId = await fromStdin(JSON.stringify({ deviceToken: APNS, os: 'ios', installation_id: null }));
     expect(nullId.code).toBe(2);

@@ -37,6 +37,8 @@ function problemText(problem: BlobProblem): string {
       return `is larger than ${problem.limitBytes / 1024 / 1024} MiB; expected one device's JSON object`;
     case 'not-json':
       return `is not JSON; expected an object such as ${EXAMPLE}`;
+    case 'curly-quotes':
+      return `is not JSON: it has curly quotes (“ ”, first at line ${problem.line}, column ${problem.column}) where JSON needs straight ones (")`;
     case 'not-object':
       return `is a JSON ${problem.got}, not an object; expected ${EXAMPLE}`;
     case 'ambiguous':
@@ -51,6 +53,9 @@ function problemText(problem: BlobProblem): string {
 function problemHint(problem: BlobProblem): string {
   if (problem.kind === 'ambiguous' || problem.kind === 'repeated') {
     return `pass the one to send with ${fieldName(problem.field)} (a flag wins over the blob), or keep only one of them in the blob`;
+  }
+  if (problem.kind === 'curly-quotes') {
+    return 'a notes or chat app turned the quotes typographic: copy the JSON from the app\'s log or a plain-text editor, or retype the quotes as "';
   }
   if (problem.kind === 'not-json' || problem.kind === 'empty' || problem.kind === 'not-object') {
     return 'copy the whole object, from { to } (the text of a log line around it may stay); `memberctl subscribe --help` lists the keys read';

@@ -34,7 +34,10 @@ export const BLOB_KEYS: Readonly<Record<DeviceField, { keys: readonly string[]; 
     ],
     fallback: [],
   },
-  platform: { keys: ['platform', 'os', 'platformName', 'osName', 'devicePlatform', 'pushPlatform'], fallback: [] },
+  platform: {
+    keys: ['platform', 'os', 'platformName', 'osName', 'devicePlatform', 'pushPlatform', 'deviceType'],
+    fallback: [],
+  },
   installationId: { keys: ['installationId', 'installId', 'appInstallationId'], fallback: ['deviceId'] },
 };
 
@@ -55,6 +58,8 @@ export type BlobProblem =
   | { kind: 'empty' }
   | { kind: 'too-large'; limitBytes: number }
   | { kind: 'not-json' }
+  /** Not JSON because a notes or chat app made its quotes typographic (“ ”): where the first one is. */
+  | { kind: 'curly-quotes'; line: number; column: number }
   | { kind: 'not-object'; got: JsonKind }
   | FieldProblem;
 
@@ -162,11 +167,25 @@ function repeatedKeys(text: string, root: Record<string, unknown>): DuplicateKey
 
 export const BLOB_LIMIT_BYTES = 1024 * 1024;
 
+/**
+ * Typographic quotes are named, not read as JSON's: which of them were meant as delimiters and which belong to a
+ * value cannot be told for sure, and a value must land exactly as written.
+ */
+const CURLY_QUOTE = /[\u201C\u201D\u201E\u201F\u2018\u2019]/;
+
+function notJson(text: string): BlobProblem {
+  const at = CURLY_QUOTE.exec(text)?.index;
+  if (at === undefined) return { kind: 'not-json' };
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return { kind: 'curly-quotes', line, column: at - before.lastIndexOf('\n') };
+}
+
 export function parseDeviceBlob(text: string): DeviceBlob {
   const trimmed = text.replace(/^\uFEFF/, '').trim();
   if (trimmed === '') return { kind: 'invalid', problems: [{ kind: 'empty' }] };
   const found = findObject(trimmed);
-  if (!found) return { kind: 'invalid', problems: [{ kind: 'not-json' }] };
+  if (!found) return { kind: 'invalid', problems: [notJson(trimmed)] };
   if (!isObject(found.json)) return { kind: 'invalid', problems: [{ kind: 'not-object', got: kindOf(found.json) }] };
   const root = found.json;
   const values: Partial<Record<DeviceField, BlobValue>> = {};

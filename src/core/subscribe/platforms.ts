@@ -16,6 +16,7 @@ const PLATFORM_ALIASES: Readonly<Record<string, Platform>> = {
   ipad: 'Apns',
   apple: 'Apns',
   android: 'FcmV1',
+  firebase: 'FcmV1',
   huawei: 'Hms',
   harmonyos: 'Hms',
 };
