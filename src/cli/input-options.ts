@@ -32,7 +32,7 @@ export function addInputOptions(command: Command): Command {
       ]),
     )
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header among , ; tab |); "tab" for a tab')
-    .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
+    .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first visible one)')
     .option(
       '--encoding <name>',
       'text encoding of the input: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be, … (a UTF-16 or UTF-32 BOM is recognised without it)',

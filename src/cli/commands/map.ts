@@ -68,7 +68,7 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
         ]),
       )
       .option('--delimiter <char>', 'CSV delimiter (default: detected)')
-      .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first)')
+      .option('--sheet <name>', 'the workbook sheet to read (.xlsx; default: the first visible one)')
       .option(
         '--encoding <name>',
         'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 or UTF-32 BOM is recognised)',
