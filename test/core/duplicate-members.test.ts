@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFile, type ImportRequest } from '../../src/core/import/index.js';
+import { importFile, type ImportFileEvent, type ImportRequest } from '../../src/core/import/index.js';
 import { validateFile } from '../../src/core/validate/validate-file.js';
 import { MemoryTransport } from './memory-transport.js';
 
@@ -87,13 +87,18 @@ describe('validate', () => {
 describe('import', () => {
   it('last-wins: every row is sent in file order, the server keeps the last, and the report names the memberId', async () => {
     const transport = new MemoryTransport();
-    const report = await importFile(request(csv('import.csv')), {
-      openTarget: async () => target,
-      connect: () => transport,
-    });
+    const events: ImportFileEvent[] = [];
+    const report = await importFile(
+      request(csv('import.csv')),
+      { openTarget: async () => target, connect: () => transport },
+      (event) => events.push(event),
+    );
     expect(report.summary).toMatchObject({ rows: 6, invalid: 0, failed: 0 });
     expect(transport.store.get('A1')?.email).toBe('ann@example.com');
     expect(report.summary.duplicateMembers).toMatchObject({ count: 1, sample: [{ memberId: 'A1', lines: [2, 4] }] });
+    // the JSON log's finished line carries it too
+    const finished = events.find((event) => event.type === 'finished');
+    expect(finished?.type === 'finished' && finished.summary.duplicateMembers).toEqual(report.summary.duplicateMembers);
   });
 
   it('refuse: the later differing row is invalid and never sent; identical repeats are sent as before', async () => {

@@ -160,7 +160,6 @@ export async function importFile(
     summary = withOutputError(summary, guard.failure);
     const { journalKept, absentFromInput, outputError } = await durable.finish(summary);
     summary = withOutputError(summary, outputError);
-    summary = { ...summary, duplicateMembers: stream.duplicates.report() };
     const { resumedRecords, shard, journalPath, counters } = durable;
     const state = {
       resumedRecords,

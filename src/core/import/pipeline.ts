@@ -206,6 +206,7 @@ function summarize(run: Run, inputError: InputError | undefined): ImportSummary 
     finalBatchSize: batcher.maxItems,
     concurrency: { final: limit.current, max: limit.peak },
     warnings: run.warnings(),
+    duplicateMembers: options.duplicates?.report(),
     inputError,
   };
 }

@@ -206,7 +206,7 @@ export interface ImportSummary {
   durationMs: number;
   /** Most common reasons per stage, most frequent first (at most 5 each). */
   topReasons: { invalid: ReasonCount[]; skipped: ReasonCount[]; rejected: ReasonCount[]; failed: ReasonCount[] };
-  /** memberIds on more than one row, and what --duplicates did (set by importFile, from the input's check). */
+  /** memberIds on more than one row, and what --duplicates did (with `ImportOptions.duplicates`). */
   duplicateMembers?: DuplicateMembersReport;
   /** Set when the run ended early. */
   stopReason?: StopReason;
