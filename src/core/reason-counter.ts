@@ -11,6 +11,11 @@ export interface ReasonCount {
 }
 
 const MAX_DISTINCT = 1000;
+/**
+ * How many reasons a summary lists, per stage: one number for validate and import, so a reason validate showed is
+ * never missing from the import of the same file (an "unreadable record" seen once).
+ */
+export const TOP_REASONS = 10;
 export const OTHER_REASONS = '(other reasons)';
 
 export class ReasonCounter {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importFile, type ImportFileEvent, type ImportRequest } from '../../src/core/import/index.js';
+import { validateFile } from '../../src/core/validate/validate-file.js';
 import { MemoryTransport } from './memory-transport.js';
 import { SyncState } from '../../src/state/sync-state.js';
 import { stateError } from '../../src/state/state-errors.js';
@@ -172,6 +173,29 @@ describe('importFile', () => {
     });
     await expect(run).rejects.toThrow('a bug in the state');
     expect(readFileSync(rejectsPath, 'utf8')).toBe(before);
+  });
+
+  it('lists the same most common reasons as validate: one seen once is not left out (an unreadable record)', async () => {
+    const path = join(dir, 'many-reasons.ndjson');
+    const ok = (id: string, extra: object = {}) =>
+      JSON.stringify({ memberId: id, isActive: true, createdAt: '2024-01-02T03:04:05Z', ...extra });
+    const lines = [
+      ...Array.from({ length: 3 }, (_, i) => ok(`a${i}`, { isActive: 'maybe' })),
+      ...Array.from({ length: 3 }, (_, i) => ok(`b${i}`, { createdAt: 'soon' })),
+      ...Array.from({ length: 2 }, (_, i) => ok(`c${i}`, { firstName: 42 })),
+      ...Array.from({ length: 2 }, (_, i) => ok(`d${i}`, { isEmployee: 'perhaps' })),
+      ...Array.from({ length: 2 }, (_, i) => JSON.stringify({ memberId: `e${i}`, isActive: true })),
+      '{"memberId": "f0", cut here',
+      ok('g0'),
+    ];
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const validated = await validateFile({ path });
+    const report = await importFile(request(path), {
+      openTarget: async () => target,
+      connect: () => new MemoryTransport(),
+    });
+    expect(validated.reasons.map((r) => r.reason)).toContain('unreadable record');
+    expect(report.summary.topReasons.invalid).toEqual(validated.reasons);
   });
 
   it('a wrong input is reported before the target is resolved (no server contacted)', async () => {

@@ -59,7 +59,18 @@ describe('config show', () => {
     env.MEMBERCTL_CONCURRENCY = '8';
     env.MEMBERCTL_RETRIES = '1';
     const { code, stdout, stderr } = await runCli(
-      ['config', 'show', '--json', '--base-url', 'https://flag.example.com'],
+      // the sending settings as import takes them (docs/reference/config.md), e.g. to try one before a profile
+      [
+        'config',
+        'show',
+        '--json',
+        '--base-url',
+        'https://flag.example.com',
+        '--retries',
+        '3',
+        '--max-batch-bytes',
+        '2048',
+      ],
       env,
     );
     expect(stderr).toBe('');
@@ -72,7 +83,8 @@ describe('config show', () => {
     expect(shown.settings.baseUrl).toEqual({ value: 'https://flag.example.com', source: 'flag --base-url' });
     expect(shown.settings.concurrency).toEqual({ value: 8, source: 'env MEMBERCTL_CONCURRENCY' });
     expect(shown.settings.batchSize).toEqual({ value: 200, source: 'profile staging' });
-    expect(shown.settings.maxBatchBytes).toEqual({ value: 1048576, source: 'default' });
+    expect(shown.settings.retries).toEqual({ value: 3, source: 'flag --retries' });
+    expect(shown.settings.maxBatchBytes).toEqual({ value: 2048, source: 'flag --max-batch-bytes' });
     expect(shown.tokens.member).toMatch(/^set \(from token file .*staging\.token, profile staging\)$/);
     expect(shown.tokens.push).toBe('not set');
     expect(stdout).not.toContain(GOOD);

@@ -22,13 +22,27 @@ interface CommonOptions {
   json?: boolean;
 }
 
+/** The sending settings import takes as flags: `config show` and `check` take them too, to try one before a profile. */
+const SENDING_SETTINGS = [
+  'batchSize',
+  'maxBatchBytes',
+  'concurrency',
+  'retries',
+  'timeoutMs',
+  'maxRetryAfter',
+] as const;
+
 function addConnectionOptions(command: Command): Command {
-  return command
+  command
     .option('--base-url <url>', 'API base URL (else MEMBERCTL_BASE_URL, else the profile)')
     .option('--token-file <file>', 'file holding the member token (else MEMBERCTL_TOKEN, else the profile)')
     .option('--push-token-file <file>', 'file holding the push token (else MEMBERCTL_PUSH_TOKEN, else the profile)')
-    .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback')
-    .option('--json', 'print one JSON object on stdout');
+    .option('--allow-insecure-http', 'allow plain http:// to a host other than loopback');
+  for (const key of SENDING_SETTINGS) {
+    const spec = SETTING_SPECS[key];
+    command.option(`${spec.flag} <${spec.kind === 'int' ? 'n' : 'value'}>`, `${spec.description} (as import takes it)`);
+  }
+  return command.option('--json', 'print one JSON object on stdout');
 }
 
 export function describeToken(token: Setting<TokenRef> | undefined): string {

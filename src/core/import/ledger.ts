@@ -11,7 +11,7 @@
  * `settleFailed`.
  */
 import type { RecordIssue } from '../candidate.js';
-import { ReasonCounter } from '../reason-counter.js';
+import { ReasonCounter, TOP_REASONS } from '../reason-counter.js';
 import type { PendingRecord } from './batcher.js';
 import type { MemberOrder } from './member-order.js';
 import {
@@ -184,10 +184,10 @@ export class Ledger implements Settler {
 
   books(): Books {
     const topReasons = {
-      invalid: this.#invalidReasons.top(5),
-      skipped: this.#reasons.skipped.top(5),
-      rejected: this.#reasons.rejected.top(5),
-      failed: this.#reasons.failed.top(5),
+      invalid: this.#invalidReasons.top(TOP_REASONS),
+      skipped: this.#reasons.skipped.top(TOP_REASONS),
+      rejected: this.#reasons.rejected.top(TOP_REASONS),
+      failed: this.#reasons.failed.top(TOP_REASONS),
     };
     const { rows, invalid, unchanged, importedCount, updatedCount, skipped, rejected, failed } = this.#counts;
     return {

@@ -14,7 +14,7 @@ import {
   type CandidateOptions,
   type CandidateStream,
 } from '../read-candidates.js';
-import { ReasonCounter, type ReasonCount } from '../reason-counter.js';
+import { ReasonCounter, TOP_REASONS, type ReasonCount } from '../reason-counter.js';
 import { ItemsProfiler, type ItemsProfile } from './field-profile.js';
 import type { DuplicateMembersReport } from '../duplicates/duplicate-members.js';
 
@@ -220,7 +220,7 @@ class Checker {
       rows,
       valid,
       invalid: rows - valid,
-      reasons: this.#reasons.top(10),
+      reasons: this.#reasons.top(TOP_REASONS),
       sample: this.#sample,
       output: options.outputPath ? { path: options.outputPath, items: valid } : undefined,
       rejects:
