@@ -22,7 +22,12 @@ export interface RecordRef {
 }
 
 export type Candidate =
-  | (RecordRef & { valid: true; item: MemberUpsertItem })
+  | (RecordRef & {
+      valid: true;
+      item: MemberUpsertItem;
+      /** Fields left out by "onInvalid": "omit", one issue each (what was wrong with the cell), for the counts. */
+      omitted?: RecordIssue[];
+    })
   | (RecordRef & { valid: false; issues: RecordIssue[] });
 
 /** Renders issues as one line: "email: must be at most 256 characters; isActive: required". */

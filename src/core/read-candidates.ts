@@ -8,6 +8,7 @@ import { invalidUtf8Warning } from '../io/record-limits.js';
 import type { Candidate } from './candidate.js';
 import { createRecordMapper, loadMappingFile, type SourceKey } from './mapping/index.js';
 import { DuplicateMembers, type DuplicateRule } from './duplicates/duplicate-members.js';
+import { OmittedCells } from './omitted-cells.js';
 
 export interface CandidateOptions extends SourceOptions {
   /** --map: a mapping file for CSV headers. */
@@ -55,6 +56,8 @@ export interface CandidateStream {
    * done by toCandidate: an import's --shard leaves out other shards' rows first).
    */
   duplicates: DuplicateMembers;
+  /** The cells "onInvalid": "omit" left out, for the caller to count on the valid records it takes. */
+  omitted: OmittedCells;
   /** Stops reading early (Ctrl-C); safe to call twice. */
   close(): Promise<void>;
   /**
@@ -143,6 +146,7 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     sourceKey,
     memberIdOf,
     duplicates: new DuplicateMembers(options.duplicates),
+    omitted: new OmittedCells(),
     close: () => source.close(),
     end,
     notUtf8Warning,

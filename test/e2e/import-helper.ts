@@ -63,6 +63,8 @@ export const JSON_KEYS = [
   'skippedExamples',
   'rejected',
   'failed',
+  'duplicateMembers',
+  'omittedCells',
   'batches',
   'requests',
   'retries',

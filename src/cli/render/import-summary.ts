@@ -6,6 +6,7 @@ import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 import { formatDuration } from '../../duration.js';
 import { duplicatesLine } from './duplicates-line.js';
+import { omittedCellsLines } from './omitted-cells-lines.js';
 
 /** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
 const JSON_FIELDS = [
@@ -19,6 +20,7 @@ const JSON_FIELDS = [
   'rejected',
   'failed',
   'duplicateMembers',
+  'omittedCells',
   'batches',
   'requests',
   'retries',
@@ -74,6 +76,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
   );
   const duplicates = duplicatesLine(summary.duplicateMembers);
   if (duplicates) output.out(summary.duplicateMembers!.count > 0 ? color.yellow(duplicates) : duplicates);
+  for (const line of omittedCellsLines(summary.omittedCells)) output.out(color.yellow(line));
   const reasons = (['invalid', 'skipped', 'rejected', 'failed'] as const).filter(
     (stage) => summary.topReasons[stage].length > 0,
   );

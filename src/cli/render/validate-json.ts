@@ -44,6 +44,7 @@ export class ValidateJsonStream {
       invalid,
       reasons,
       duplicateMembers: stats.duplicateMembers,
+      omittedCells: stats.omittedCells,
       output: stats.output ?? null,
       rejects: stats.rejects ?? null,
       ...(stats.profile && { fieldStats: stats.profile }),

@@ -2,6 +2,7 @@
 import type { ValidateStats } from '../../core/validate/validate-file.js';
 import type { Output } from '../output.js';
 import { duplicatesLine } from './duplicates-line.js';
+import { omittedCellsLines } from './omitted-cells-lines.js';
 
 export function renderValidateSummary(stats: ValidateStats, output: Output, rejectsFormat: 'csv' | 'ndjson'): void {
   const { color } = output;
@@ -49,6 +50,7 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
   );
   const duplicates = duplicatesLine(stats.duplicateMembers);
   if (duplicates) output.out(stats.duplicateMembers.count > 0 ? color.yellow(duplicates) : duplicates);
+  for (const line of omittedCellsLines(stats.omittedCells)) output.out(color.yellow(line));
   if (stats.invalid > stats.sample.length) {
     output.out('Most common reasons:');
     const w = String(stats.reasons[0]!.count).length;

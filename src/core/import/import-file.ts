@@ -267,6 +267,7 @@ function run(
     graceMs: graceMs ?? IMPORT_DEFAULTS.graceMs,
     rejects,
     duplicates: stream.duplicates,
+    omitted: stream.omitted,
     hooks: guard.hooks(durable.hooks, { journal: durable.journalPath, state: request.state.statePath }),
     onEvent,
     bytesRead: () => stream.source.bytesRead(),

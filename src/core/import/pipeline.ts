@@ -207,6 +207,7 @@ function summarize(run: Run, inputError: InputError | undefined): ImportSummary 
     concurrency: { final: limit.current, max: limit.peak },
     warnings: run.warnings(),
     duplicateMembers: options.duplicates?.report(),
+    omittedCells: options.omitted?.report(),
     inputError,
   };
 }

@@ -137,6 +137,7 @@ export class Reader {
   #take(candidate: Candidate): Promise<void> | void {
     if (!candidate.valid)
       return this.parts.ledger.invalid(candidate, candidate.issues, issuesToReason(candidate.issues));
+    if (candidate.omitted) this.options.omitted?.add(candidate);
     const json = JSON.stringify(candidate.item);
     const { beforeSend } = this.#hooks;
     if (!beforeSend) return this.#send(candidate, json);

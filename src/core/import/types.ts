@@ -9,6 +9,7 @@ import type { ImportResponse } from '../../http/member-api.js';
 import type { AttemptObserver } from './concurrency-limit.js';
 import type { ImportEvent } from './events.js';
 import type { DuplicateMembers, DuplicateMembersReport } from '../duplicates/duplicate-members.js';
+import type { OmittedCells, OmittedCellsReport } from '../omitted-cells.js';
 
 export type { ImportResponse, FailureCause } from '../../http/member-api.js';
 
@@ -151,6 +152,8 @@ export interface ImportOptions {
    * whole run's verdicts). Under `refuse` it makes a later row of a memberId with other content invalid.
    */
   duplicates?: DuplicateMembers;
+  /** Counts the cells "onInvalid": "omit" left out of each valid record taken. */
+  omitted?: OmittedCells;
   onEvent?: (event: ImportEvent) => void;
   /** Reader progress for ETA: bytes read so far and the input's size (when known). */
   bytesRead?: () => number;
@@ -208,6 +211,8 @@ export interface ImportSummary {
   topReasons: { invalid: ReasonCount[]; skipped: ReasonCount[]; rejected: ReasonCount[]; failed: ReasonCount[] };
   /** memberIds on more than one row, and what --duplicates did (with `ImportOptions.duplicates`). */
   duplicateMembers?: DuplicateMembersReport;
+  /** The cells "onInvalid": "omit" left out, by field (set by importFile). */
+  omittedCells?: OmittedCellsReport;
   /** Set when the run ended early. */
   stopReason?: StopReason;
   /** The server's message when credentials were refused (never the token). */

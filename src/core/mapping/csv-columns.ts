@@ -93,7 +93,9 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
     }
     const target = resolveTarget(header);
     if (target)
-      column.feeds = [{ target, path: targetPath(target), read: compileCellReader(target), emptyAsNull: false }];
+      column.feeds = [
+        { target, path: targetPath(target), read: compileCellReader(target), emptyAsNull: false, omitInvalid: false },
+      ];
     else if (!sourceColumns.has(index)) unknown.push(column);
   });
 

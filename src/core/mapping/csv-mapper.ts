@@ -15,6 +15,7 @@ import { checkItem } from './validate-item.js';
 import { memberUpsertItemSchema } from '../../schemas/member.js';
 import type { Target } from './targets.js';
 import { sortByFieldOrder } from './issues.js';
+import { OmitRules } from './omit-invalid.js';
 
 interface Plan {
   index: number;
@@ -99,6 +100,10 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     fallback: rule.fallback,
     besideColumn: plans.some((plan) => plan.path === rule.path),
   }));
+  const omit = new OmitRules([
+    ...columns.flatMap((column) => column.feeds.filter((feed) => feed.omitInvalid)),
+    ...fields.map(({ rule }) => rule).filter((rule) => rule.omitInvalid),
+  ]);
 
   const fill = (
     cells: readonly (string | undefined)[],
@@ -121,6 +126,8 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
       if (header !== undefined && !issue.message.endsWith(`(column "${header}")`))
         issue.message += ` (column "${header}")`;
     }
+    const omitted = omit.empty ? undefined : omit.apply(item, issues, 'csv');
+    if (omitted) return { record, line, memberId, raw: cells, valid: true, ...omitted };
     return { record, line, memberId, raw: cells, valid: false, issues };
   }
 

@@ -29,6 +29,19 @@ export function getterFor(target: Target): (item: Item) => unknown {
   };
 }
 
+/** Takes the target out of an item (and its container, when that leaves it empty). */
+export function removerFor(target: Target): (item: Item) => void {
+  const leaf = leafOf(target);
+  const container = containerOf(target);
+  if (container === undefined) return (item) => void delete item[leaf];
+  return (item) => {
+    const inner = item[container] as Item | undefined;
+    if (!inner) return;
+    delete inner[leaf];
+    if (Object.keys(inner).length === 0) delete item[container];
+  };
+}
+
 /** The value at a dotted path in a parsed JSON record ("contact.emails.0"), own properties only; undefined when absent. */
 export function valueAtPath(record: unknown, path: readonly string[]): unknown {
   let value = record;

@@ -13,6 +13,7 @@ import { assignerFor, getterFor, valueAtPath, type Assign, type Item } from './i
 import type { Mapping } from './mapping-file.js';
 import type { CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
+import { OmitRules } from './omit-invalid.js';
 
 export function jsonToCandidate(source: SourceRecord): Candidate {
   const { record, line, raw } = source;
@@ -65,6 +66,11 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     };
   });
 
+  const omit = new OmitRules([
+    ...[...mapping.columns.values()].flatMap((feeds) => (feeds ?? []).filter((feed) => feed.omitInvalid)),
+    ...mapping.fields.filter((rule) => rule.omitInvalid),
+  ]);
+
   return (source) => {
     const { record, line, raw } = source;
     if (!isObject(raw)) return notAnObject(source);
@@ -111,6 +117,8 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
       ...(problems ?? []),
       ...(check.ok ? [] : check.issues.filter((i) => !seen.has(i.path))),
     ]);
+    const omitted = omit.empty ? undefined : omit.apply(item, issues, 'json');
+    if (omitted) return { record, line, memberId, raw, valid: true, ...omitted };
     return { record, line, memberId, raw, valid: false, issues };
   };
 }

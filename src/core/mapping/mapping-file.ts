@@ -27,6 +27,8 @@ export interface Feed {
   read: CellReader;
   /** An empty cell is sent as null instead of leaving the field out. */
   emptyAsNull: boolean;
+  /** "onInvalid": "omit": a cell that cannot be read, or that the schema refuses, leaves the field out. */
+  omitInvalid: boolean;
 }
 
 /** A `fields` entry: a constant, a default, or the first non-empty of several columns. */
@@ -38,6 +40,8 @@ export interface FieldRule {
   read: CellReader;
   value?: { value: unknown };
   fallback?: { value: unknown };
+  /** "onInvalid": "omit" (see Feed). */
+  omitInvalid: boolean;
 }
 
 export interface Mapping {
@@ -76,6 +80,8 @@ const RULE_HINTS: Record<RuleKey, string> = {
     'An IANA zone such as Europe/Oslo, America/New_York or UTC (`timedatectl list-timezones` lists them; docs/mapping.md#timezone).',
   twoDigitYearStart:
     'The first year of the 100 that yy reads into, with a "format" that has yy (docs/mapping.md#format).',
+  onInvalid:
+    '"onInvalid": "omit" sends a record without a field whose cell is bad, for optional fields (docs/mapping.md#cell-rules).',
 };
 
 /** Every problem of one mapping file, so that one run lists them all: each names the file and the JSON path, with a hint. */
@@ -177,7 +183,7 @@ function withRawValues<T extends { values?: Record<string, unknown> }>(parsed: T
 function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefined {
   if (typeof rule === 'string') {
     const target = compiled(where, rule, {}, problems);
-    return target && { ...target, emptyAsNull: false };
+    return target && { ...target, emptyAsNull: false, omitInvalid: false };
   }
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
     return problems.add(
@@ -192,7 +198,7 @@ function feedOf(rule: unknown, where: string, problems: Problems): Feed | undefi
   }
   const { field, ...options } = withRawValues(parsed.data, rule);
   const target = compiled(where, field, options, problems);
-  return target && { ...target, emptyAsNull: options.emptyAsNull === true };
+  return target && { ...target, emptyAsNull: options.emptyAsNull === true, omitInvalid: options.onInvalid === 'omit' };
 }
 
 function fieldRuleOf(name: string, rule: unknown, where: string, problems: Problems): FieldRule | undefined {
@@ -216,7 +222,9 @@ function fieldRuleOf(name: string, rule: unknown, where: string, problems: Probl
         ? 'give "firstOf" (several columns) or "column" (one), not both'
         : !has('value') && !has('default') && !firstOf && !column
           ? 'give "value", "default", "firstOf" or "column"'
-          : undefined;
+          : has('value') && options.onInvalid !== undefined
+            ? '"value" reads no cell, so it takes no "onInvalid"'
+            : undefined;
   if (wrong) problems.add(`${where}: ${wrong}`, FIELD_HINT);
   const target = compiled(where, name, options, problems);
   if (!target || wrong) return undefined;
@@ -225,6 +233,7 @@ function fieldRuleOf(name: string, rule: unknown, where: string, problems: Probl
     sources: firstOf ?? (column ? [column] : []),
     value: has('value') ? { value } : undefined,
     fallback: has('default') ? { value: fallback } : undefined,
+    omitInvalid: options.onInvalid === 'omit',
   };
 }
 

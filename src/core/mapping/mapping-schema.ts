@@ -8,6 +8,8 @@ import { closestName } from './targets.js';
 export const TRANSFORMS = ['trim', 'lowercase', 'uppercase', 'collapseSpaces'] as const;
 export const CONVERSIONS = ['countryCode', 'e164'] as const;
 export const CELL_TYPES = ['string', 'number', 'boolean', 'json'] as const;
+/** What a cell the rule cannot read does: make the record invalid (the default), or leave the field out. */
+export const ON_INVALID = ['refuse', 'omit'] as const;
 
 export type Transform = (typeof TRANSFORMS)[number];
 export type Conversion = (typeof CONVERSIONS)[number];
@@ -33,6 +35,8 @@ const cellOptions = {
   twoDigitYearStart: z.number().int().min(1000).max(9900).optional(),
   /** An empty cell is sent as null (clears the field) instead of leaving the field out. */
   emptyAsNull: z.boolean().optional(),
+  /** "omit": a cell the rule or the API's schema refuses is left out, and counted, instead of the whole record. */
+  onInvalid: z.enum(ON_INVALID).optional(),
 };
 
 export const columnRuleSchema = z.strictObject({ field: z.string().min(1), ...cellOptions });
@@ -100,5 +104,13 @@ function describeValueIssue(issue: z.core.$ZodIssue): string {
 
 function ruleWord(path: readonly PropertyKey[]): string {
   const key = path.find((p) => typeof p === 'string');
-  return key === 'transform' ? 'transform' : key === 'convert' ? 'conversion' : key === 'type' ? 'type' : 'value';
+  return key === 'transform'
+    ? 'transform'
+    : key === 'convert'
+      ? 'conversion'
+      : key === 'type'
+        ? 'type'
+        : key === 'onInvalid'
+          ? 'onInvalid'
+          : 'value';
 }

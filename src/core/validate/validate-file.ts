@@ -17,6 +17,7 @@ import {
 import { ReasonCounter, TOP_REASONS, type ReasonCount } from '../reason-counter.js';
 import { ItemsProfiler, type ItemsProfile } from './field-profile.js';
 import type { DuplicateMembersReport } from '../duplicates/duplicate-members.js';
+import { OmittedCells, type OmittedCellsReport } from '../omitted-cells.js';
 
 export interface ValidateOptions extends CandidateOptions {
   /** --output: write the valid items, as import would send them, one per line. */
@@ -71,6 +72,8 @@ export interface ValidateStats {
   output?: { path: string; items: number };
   /** memberIds on more than one row (issue 24 item 4), and what --duplicates did with them. */
   duplicateMembers: DuplicateMembersReport;
+  /** The cells "onInvalid": "omit" left out of valid records, by field (issue 24 item 5). */
+  omittedCells: OmittedCellsReport;
   rejects?: { path: string; format: 'ndjson' | 'csv'; records: number };
   /** With --stats: the valid items, field by field. */
   profile?: ItemsProfile;
@@ -104,7 +107,7 @@ export async function validateFile(
   void onEvent({ type: 'started', file: source.file, format: source.format, totalBytes: source.totalBytes });
   const profiler = options.profile ? new ItemsProfiler() : undefined;
   const { duplicates } = stream;
-  const check = new Checker(options.sampleSize ?? 20, outputs, onEvent, profiler);
+  const check = new Checker(options.sampleSize ?? 20, outputs, onEvent, profiler, stream.omitted);
   const progress = () =>
     void onEvent({
       type: 'progress',
@@ -137,7 +140,11 @@ export async function validateFile(
     });
   if (stream.end.unterminated)
     void onEvent({ type: 'warning', message: unterminatedWarning(source.file, stream.end.line!) });
-  return { ...check.stats(source, options, performance.now() - started), duplicateMembers: duplicates.report() };
+  return {
+    ...check.stats(source, options, performance.now() - started),
+    duplicateMembers: duplicates.report(),
+    omittedCells: stream.omitted.report(),
+  };
 }
 
 interface Outputs {
@@ -176,6 +183,7 @@ class Checker {
     private readonly outputs: Outputs,
     private readonly onEvent: ValidateListener,
     private readonly profiler?: ItemsProfiler,
+    private readonly omitted?: OmittedCells,
   ) {}
 
   /** Synchronous for a valid record without --output: a promise per record would cost more than the check. */
@@ -183,6 +191,7 @@ class Checker {
     this.rows++;
     if (candidate.valid) {
       this.valid++;
+      if (candidate.omitted) this.omitted?.add(candidate);
       this.profiler?.add(candidate.item);
       return this.outputs.output?.write(candidate.item);
     }
@@ -211,7 +220,7 @@ class Checker {
     source: { file: string; format: InputFormat },
     options: ValidateOptions,
     durationMs: number,
-  ): Omit<ValidateStats, 'duplicateMembers'> {
+  ): Omit<ValidateStats, 'duplicateMembers' | 'omittedCells'> {
     const { rows, valid } = this;
     const rejects = this.outputs.rejects;
     return {

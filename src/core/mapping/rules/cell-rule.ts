@@ -26,7 +26,15 @@ export type CellReader = (cell: string) => unknown;
 
 /** A rule the mapping file states but cannot hold: the message names the option; where the rule is, the caller adds. */
 /** The rule key a mapping error is about (its hint points there). */
-export type RuleKey = 'type' | 'values' | 'otherwise' | 'defaultRegion' | 'format' | 'timeZone' | 'twoDigitYearStart';
+export type RuleKey =
+  | 'type'
+  | 'values'
+  | 'otherwise'
+  | 'defaultRegion'
+  | 'format'
+  | 'timeZone'
+  | 'twoDigitYearStart'
+  | 'onInvalid';
 
 export class RuleError extends Error {
   constructor(
@@ -72,6 +80,11 @@ function checkOptions(target: Target, options: CellOptions): void {
       'type',
     );
   }
+  if (options.onInvalid === 'omit' && (REQUIRED_FIELDS as readonly string[]).includes(path))
+    throw new RuleError(
+      `"onInvalid": "omit" leaves a field out, and ${path} is required: a record without it cannot be sent`,
+      'onInvalid',
+    );
   if (options.otherwise !== undefined && options.values === undefined)
     throw new RuleError('"otherwise" needs "values" (it is what a cell the values do not list becomes)', 'otherwise');
   if (options.defaultRegion !== undefined) {
