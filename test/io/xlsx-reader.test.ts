@@ -3,7 +3,9 @@
  * CSV would hold them; values the file does not hold are refused. Workbooks are written with exceljs, or built by
  * hand (xlsx-helpers.ts) for what exceljs never writes.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
@@ -494,6 +496,19 @@ describe('xlsx reader: damaged and hostile files', () => {
       'stdin: a workbook read from standard input, a pipe or gzip is held in memory, up to 1000 bytes; this one is larger',
     );
   });
+
+  it.runIf(process.platform !== 'win32')(
+    'a FIFO whose writer is gone is held in memory, never opened again',
+    async () => {
+      const fifo = dir.path('book.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const reading = readAll({ path: fifo, format: 'xlsx' });
+      const writer = await open(fifo, 'w');
+      await writer.write(workbookOf(plain(HEAD + row(2, '<c r="B2"><v>7</v></c>'))));
+      await writer.close();
+      expect((await reading).records.map((r) => r.raw)).toEqual([['m-2', '7']]);
+    },
+  );
 
   it('closing the source mid-sheet releases the file', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => row(i + 2, `<c r="B${i + 2}"><v>${i}</v></c>`)).join('');

@@ -6,6 +6,7 @@
  *   temporary file: a copy of member data on disk could outlive the run (kill -9).
  */
 import { closeSync, fstatSync, open, readSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { InputError } from '../../errors.js';
 import type { InputBytes } from '../input-bytes.js';
@@ -43,6 +44,9 @@ export async function openWorkbookZip(
  * descriptor, not a FileHandle: yauzl closes it, and a FileHandle would close its number again when collected.
  */
 async function inPlace(path: string): Promise<number | undefined> {
+  // stat first: opening a FIFO whose writer is gone would wait for another writer for ever
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
   const fd = await promisify(open)(path, 'r').catch(() => undefined);
   if (fd === undefined) return undefined;
   try {
