@@ -7,6 +7,10 @@ import { shellCommand } from '../../core/shell-command.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
+import { UsageError } from '../../errors.js';
+import { askDecisions } from './map-interactive.js';
+import { untilCtrlC } from './subscribe-gather.js';
+import { PromptInterrupted } from './subscribe-prompt.js';
 
 interface MapInitFlags {
   out?: string;
@@ -16,6 +20,23 @@ interface MapInitFlags {
   encoding?: string;
   sheet?: string;
   json?: boolean;
+  interactive?: boolean;
+}
+
+/** --interactive asks on the terminal: stdin and stderr must be one, and the file cannot come on stdin. */
+function checkInteractive(file: string, flags: MapInitFlags): void {
+  const why = flags.json
+    ? '--json prints the mapping for a program, which cannot answer questions'
+    : file === '-'
+      ? 'the export comes on standard input, where the answers would have to come'
+      : !process.stdin.isTTY || !process.stderr.isTTY
+        ? 'standard input or standard error is not a terminal'
+        : undefined;
+  if (why)
+    throw new UsageError(`--interactive needs a terminal: ${why}`, {
+      code: 'not-a-terminal',
+      hint: 'run map init without --interactive: the decisions are written under "decisions" in the mapping, to settle by hand',
+    });
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -73,20 +94,28 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
         '--encoding <name>',
         'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 or UTF-32 BOM is recognised)',
       )
-      .option('--json', 'print {file, format, out, mapping, notes} on stdout')
+      .option('--json', 'print {file, format, out, mapping, notes, decisions} on stdout')
+      .option(
+        '--interactive',
+        'on a terminal: ask each decision and weak guess in turn, with sample cells (Enter keeps the proposal), then write the settled mapping',
+      )
       .addHelpText(
         'after',
         `
+What the file cannot tell (a time zone, an unclear status word, a missing id or join date) is written under
+"decisions": the mapping refuses to run until each entry is settled and deleted (or answered with --interactive).
 Then check every rule, and validate with it until every record is valid.
 
 Examples:
   $ memberctl map init crm-export.csv --out crm-mapping.json
+  $ memberctl map init crm-export.csv --interactive --out crm-mapping.json
   $ memberctl validate crm-export.csv --map crm-mapping.json --rejects fix-me.csv
   $ memberctl map init contacts.ndjson --json | jq .notes`,
       )
       .action(async (file: string, flags: MapInitFlags) => {
         const output = createOutput();
         const delimiter = flags.delimiter === 'tab' ? '\t' : flags.delimiter;
+        if (flags.interactive) checkInteractive(file, flags);
         if (flags.out) await checkOutputPaths([file], [{ flag: '--out', path: flags.out }]);
         const init = await initMapping({
           path: file,
@@ -95,6 +124,18 @@ Examples:
           encoding: flags.encoding,
           sheet: flags.sheet,
         });
+        if (flags.interactive) {
+          for (const note of init.notes) output.err(`note: ${note}`);
+          init.notes = [];
+          try {
+            await untilCtrlC((signal) => askDecisions(init, { input: process.stdin, output: process.stderr }, signal));
+          } catch (error) {
+            if (!(error instanceof PromptInterrupted)) throw error;
+            output.err('\ninterrupted at the prompt: nothing was written');
+            result.exitCode = exitCodeFor('cancelled');
+            return;
+          }
+        }
         const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
         if (flags.out)
           await writeOutputFile(flags.out, 'mapping', text, {

@@ -23,7 +23,7 @@ export interface Proposal {
   /** Why, for the notes: what the header and the values said. */
   why: string[];
   /** A question the file cannot answer: the mapping refuses to run until the user settles it. */
-  asks?: { kind: 'timeZone' | 'dateOrder' | 'values'; question: string }[];
+  asks?: { kind: 'timeZone' | 'dateOrder' | 'values'; question: string; options?: string[] }[];
   profile: Profile;
   /** The sampled non-empty cells (for questions that show them), and the line each is on. */
   cells: readonly string[];
@@ -226,6 +226,7 @@ function dateProposal(
   if (date.alternative)
     asks.push({
       kind: 'dateOrder',
+      options: [date.format!, date.alternative],
       question: `"${column}" reads as "${date.format}" and as "${date.alternative}" (${samplesOf(cells, 4)}: no day above 12 in the sample): set "format" to the one the export uses`,
     });
   if (date.local) {

@@ -77,6 +77,7 @@ export async function initMapping(options: SourceOptions): Promise<MapInitResult
         question: ask.question,
         column: p.column,
         samples: [...new Set(p.cells)].slice(0, 5),
+        ...(ask.options ? { options: ask.options } : {}),
       })),
     ),
     ...settleRequired(proposals, fields),

@@ -14,6 +14,8 @@ export interface Decision {
   /** The column it is about, if any, and a few of its cells. */
   column?: string;
   samples: string[];
+  /** The choices, when the file narrows them (a day/month order: the two formats). */
+  options?: string[];
 }
 
 const NOT_JOINED =
@@ -23,7 +25,7 @@ export function settleRequired(proposals: Proposal[], fields: Record<string, unk
   const decisions: Decision[] = [];
   const feeds = (field: string) => proposals.some((p) => p.field === field) || field in fields;
   if (!feeds('memberId')) decisions.push(memberIdDecision(proposals, fields));
-  if (!feeds('createdAt')) decisions.push(createdAtDecision(proposals, fields));
+  if (!feeds('createdAt')) decisions.push(...createdAtDecisions(proposals, fields));
   if (!feeds('isActive')) decisions.push(isActiveDecision(proposals, fields));
   return decisions;
 }
@@ -34,6 +36,7 @@ function memberIdDecision(proposals: Proposal[], fields: Record<string, unknown>
   const email = proposals.find((p) => p.field === 'email' && p.rule !== undefined && fit(p));
   if (email) {
     email.rule = ['memberId', email.rule];
+    email.why.push('no column is named as a member id: proposed as memberId too (a decision)');
     return {
       key: email.column,
       field: 'memberId',
@@ -64,7 +67,7 @@ function memberIdDecision(proposals: Proposal[], fields: Record<string, unknown>
   };
 }
 
-function createdAtDecision(proposals: Proposal[], fields: Record<string, unknown>): Decision {
+function createdAtDecisions(proposals: Proposal[], fields: Record<string, unknown>): Decision[] {
   const dates = proposals.filter(
     (p) => p.profile.kind === 'date' && !NOT_JOINED.test(p.column) && /^metadata\./.test(p.field ?? ''),
   );
@@ -75,24 +78,56 @@ function createdAtDecision(proposals: Proposal[], fields: Record<string, unknown
     if (best.profile.date?.local) rule.timeZone = 'UTC';
     best.field = 'createdAt';
     best.rule = Object.keys(rule).length === 1 ? 'createdAt' : rule;
+    best.certainty = 'values';
+    best.why = [
+      ...best.why.map((w) => w.replace(/: kept$/, '')),
+      'no column is named as the join date: proposed as createdAt (a decision)',
+    ];
     const alsoDates = others.length ? `; other date columns: ${others.map((p) => `"${p.column}"`).join(', ')}` : '';
-    return {
+    const about = {
       key: best.column,
       field: 'createdAt',
-      kind: 'column',
       column: best.column,
-      samples: [...best.cells.slice(0, 3)],
-      question: `no column is named as the join date; "${best.column}" holds dates (${samplesOf(best.cells)}) and is proposed as createdAt${best.profile.date?.local ? ' (times without an offset: set "timeZone")' : ''}${best.profile.date?.alternative ? ` (it reads as "${best.profile.date.alternative}" too: check "format")` : ''}${alsoDates}. Keep it, map another, or give a constant`,
+      samples: [...new Set(best.cells)].slice(0, 5),
     };
+    const date = best.profile.date;
+    return [
+      {
+        ...about,
+        kind: 'column',
+        question: `no column is named as the join date; "${best.column}" holds dates (${samplesOf(best.cells)}) and is proposed as createdAt${alsoDates}. Keep it, map another, or give a constant`,
+      },
+      ...(date?.alternative
+        ? [
+            {
+              ...about,
+              kind: 'dateOrder' as const,
+              options: [date.format!, date.alternative],
+              question: `"${best.column}" reads as "${date.format}" and as "${date.alternative}" (no day above 12 in the sample): set "format" to the one the export uses`,
+            },
+          ]
+        : []),
+      ...(date?.local
+        ? [
+            {
+              ...about,
+              kind: 'timeZone' as const,
+              question: `"${best.column}" holds date-times without an offset: set "timeZone" to the zone they were written in (UTC is only a proposal)`,
+            },
+          ]
+        : []),
+    ];
   }
   fields.createdAt = { value: 'REPLACE: when these members joined, e.g. 2024-01-01T00:00:00Z' };
-  return {
-    key: 'fields.createdAt',
-    field: 'createdAt',
-    kind: 'constant',
-    samples: [],
-    question: 'no column holds a join date: give the date every member is sent with (fields["createdAt"].value)',
-  };
+  return [
+    {
+      key: 'fields.createdAt',
+      field: 'createdAt',
+      kind: 'constant',
+      samples: [],
+      question: 'no column holds a join date: give the date every member is sent with (fields["createdAt"].value)',
+    },
+  ];
 }
 
 function isActiveDecision(proposals: Proposal[], fields: Record<string, unknown>): Decision {
