@@ -1,26 +1,42 @@
 /**
- * One run at a time on a journal or a state file, git-style: a lock file beside it (`PATH.lock`) holding the
- * holder's pid, host and start time. A second run refuses at once (exit 2, naming the pid). A lock whose holder is
- * gone (killed with kill -9, a power cut) is taken over: on the same host, a pid that no longer runs, or that now
- * belongs to a program other than memberctl (a reused pid), holds nothing.
+ * One run at a time on a journal or a state file, git-style: a lock file beside it (`PATH.lock`) naming its holder
+ * (pid, host, boot, pid namespace: lock-owner.ts), renewed by the holder as a lease (lease.ts). A second run
+ * refuses (exit 2, naming the holder). A lock whose holder is gone (kill -9, an OOM-killed pod, a power cut) is
+ * taken over: at once where its pid can be checked (this host, boot and container) and the pid no longer runs
+ * memberctl, or is this very process's pid while this process does not hold it; anywhere else once it has gone a
+ * whole lease expiry without a beat.
  *
- * The lock file appears whole or not at all: its content is written to a temp file first and linked into place
- * (link fails when the name exists, so two runs cannot both take it). A stale lock is removed by one run at a time
- * (see takeOverStale), so a run that took the lock in between keeps it.
+ * The lock file appears whole or not at all: its content is written and synced to a temp file first and linked
+ * into place (link fails when the name exists, so two runs cannot both take a free lock). An abandoned lock is
+ * replaced by renaming the temp file over it, by one run only (lock-takeover.ts), so the name is never free in
+ * between for a third run to take.
  */
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { hostname } from 'node:os';
+import { closeSync, fdatasync, fstatSync, open, readFileSync, unlinkSync, write } from 'node:fs';
+import { link, readFile, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { UsageError } from '../errors.js';
+import { promisify } from 'node:util';
+import { beatText, leaseTiming, renew, timingOf, watchLease, type LeaseTiming } from './lease.js';
+import { onThisMachine, stillRuns, thisProcess, type LockOwner } from './lock-owner.js';
+import { takeOverIfUnchanged } from './lock-takeover.js';
+import { cannotLock, describeHolder, inUse, type LockHolder } from './lock-messages.js';
 
-interface LockContent {
-  pid: number;
-  host: string;
+export { inUse, type LockHolder } from './lock-messages.js';
+
+interface LockContent extends LockOwner {
   at: string;
-  /** Tells this lock from another with the same pid (a lock taken twice in one process). */
+  /** Tells this lock from another with the same pid (a lock taken twice in one process, a reused pid). */
   id: string;
+  /** The holder's lease in seconds: a watcher waits at least this long for a beat. */
+  lease?: number;
+  /** Bumped by the holder every lease/12 (lease.ts); the last field, so its bytes can be rewritten in place. */
+  beat?: string;
+}
+
+export interface LockOptions {
+  /** Told when the run waits for a foreign lock's lease, and when it takes one over. */
+  notice?: (message: string) => void;
+  /** Ends a wait for a lease (Ctrl-C): the run refuses as if the lock were held. */
+  stop?: AbortSignal;
 }
 
 export interface HeldLock {
@@ -29,44 +45,96 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
+/** The ids of the locks this process holds or is taking: a lock with this pid and one of them is not abandoned. */
+const ours = new Set<string>();
 const held = new Set<{ path: string; id: string }>();
+/**
+ * Processes elsewhere whose lease this run saw lapse. One process renews all its locks together, so its other
+ * locks (a run's journal and state) are taken at once: a restarted run waits one lease, not one per lock.
+ */
+const lapsedOwners = new Set<string>();
+const ownerKey = (owner: LockOwner | undefined) =>
+  owner?.start === undefined ? undefined : [owner.host, owner.boot, owner.pidns, owner.pid, owner.start].join(' ');
 let exitHookInstalled = false;
 
 /** Takes `${path}.lock` for this process, or throws a UsageError naming the holder. `what`: "journal", "state". */
-export async function acquireLock(path: string, what: string, lockPath = `${path}.lock`): Promise<HeldLock> {
+export async function acquireLock(
+  path: string,
+  what: string,
+  lockPath = `${path}.lock`,
+  options: LockOptions = {},
+): Promise<HeldLock> {
+  const timing = leaseTiming();
   const content: LockContent = {
-    pid: process.pid,
-    host: hostname(),
+    ...thisProcess(),
     at: new Date().toISOString(),
     id: randomBytes(8).toString('hex'),
+    lease: timing.expiryMs / 1000,
   };
+  const { text, beatOffset } = render(content);
   const temp = `${lockPath}.${process.pid}-${content.id}`;
-  await writeFile(temp, JSON.stringify(content), { mode: 0o600 }).catch((error) =>
-    Promise.reject(cannotLock(what, path, lockPath, error)),
-  );
+  ours.add(content.id);
+  const fd = await createLockFile(temp, text).catch((error) => {
+    ours.delete(content.id);
+    return Promise.reject(cannotLock(what, path, lockPath, error));
+  });
   try {
     for (let attempt = 0; attempt < 50; attempt++) {
-      try {
-        await link(temp, lockPath);
-        return holding(lockPath, content.id);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotLock(what, path, lockPath, error);
+      if (await linkInPlace(temp, lockPath).catch((error) => Promise.reject(cannotLock(what, path, lockPath, error))))
+        return holding(lockPath, content.id, fd, beatOffset, timing);
+      const seen = await readLock(lockPath);
+      if (seen === undefined) continue; // released meanwhile: try again
+      const verdict = await judge(seen, lockPath, timing, { ...options, what: `${what} ${path}` });
+      if (verdict === 'changed') continue;
+      if (verdict !== 'abandoned') throw inUse(what, path, lockPath, verdict.holder, undefined, verdict.why);
+      if (await takeOverIfUnchanged(lockPath, seen.text, timing, temp)) {
+        options.notice?.(`${what} ${path}: took over the lock of ${describeHolder(seen.content)}, which is gone`);
+        return holding(lockPath, content.id, fd, beatOffset, timing);
       }
-      const holder = await readHolder(lockPath);
-      if (holder === 'gone') continue;
-      if (holder !== 'garbled' && !isStale(holder)) throw inUse(what, path, lockPath, holder);
-      if (holder === 'garbled') throw inUse(what, path, lockPath, undefined);
-      await takeOverStale(lockPath, holder);
     }
     throw inUse(what, path, lockPath, undefined);
+  } catch (error) {
+    ours.delete(content.id);
+    closeSync(fd);
+    throw error;
   } finally {
     await unlink(temp).catch(() => undefined);
   }
 }
 
-function holding(lockPath: string, id: string): HeldLock {
+/** The lock's JSON with the beat last, and the byte offset of the beat's digits. */
+function render(content: LockContent): { text: string; beatOffset: number } {
+  const head = `${JSON.stringify(content).slice(0, -1)},"beat":"`;
+  return { text: `${head}${beatText(0)}"}`, beatOffset: Buffer.byteLength(head) };
+}
+
+async function createLockFile(temp: string, text: string): Promise<number> {
+  const fd = await promisify(open)(temp, 'wx', 0o600);
+  try {
+    await promisify(write)(fd, text);
+    await promisify(fdatasync)(fd); // a power cut must not leave an empty lock file in place
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+async function linkInPlace(temp: string, lockPath: string): Promise<boolean> {
+  try {
+    await link(temp, lockPath);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function holding(lockPath: string, id: string, fd: number, beatOffset: number, timing: LeaseTiming): HeldLock {
   const entry = { path: lockPath, id };
   held.add(entry);
+  const beats = renew({ id, path: lockPath, ino: fstatSync(fd).ino, offset: beatOffset }, timing, () => undefined);
+  closeSync(fd); // the renewer opened its own
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     // a run that ends through the entry point's exit call (or an uncaught error) must not leave its lock behind either
@@ -78,7 +146,9 @@ function holding(lockPath: string, id: string): HeldLock {
     path: lockPath,
     async release() {
       if (!held.delete(entry)) return;
+      await beats.release();
       releaseSync(lockPath, id);
+      ours.delete(id);
     },
   };
 }
@@ -92,119 +162,85 @@ function releaseSync(lockPath: string, id: string): void {
   }
 }
 
-async function readHolder(lockPath: string): Promise<LockContent | 'gone' | 'garbled'> {
+interface SeenLock {
+  text: string;
+  /** Undefined when the file is not a lock this program wrote (garbled). */
+  content?: LockContent;
+}
+
+async function readLock(lockPath: string): Promise<SeenLock | undefined> {
   let text: string;
   try {
     text = await readFile(lockPath, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  return { text, content: parseLock(text) };
+}
+
+function parseLock(text: string): LockContent | undefined {
   try {
     const content = JSON.parse(text) as LockContent;
-    return Number.isSafeInteger(content.pid) && typeof content.host === 'string' ? content : 'garbled';
+    return Number.isSafeInteger(content.pid) && typeof content.host === 'string' ? content : undefined;
   } catch {
-    return 'garbled';
+    return undefined;
   }
 }
 
-/** Only on this host can a pid be checked; a lock from another host (a shared folder) is taken as held. */
-function isStale(holder: LockContent): boolean {
-  if (holder.host !== hostname()) return false;
-  if (holder.pid === process.pid) return false; // this very process holds it (the same file twice in one run)
-  return !runsMemberctl(holder.pid);
-}
-
-function runsMemberctl(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false; // no such process
-  }
-  try {
-    // Linux: a pid reused by another program does not hold a memberctl lock
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('memberctl');
-  } catch {
-    return true; // no /proc (macOS) or not readable: the process runs, so the lock is held
-  }
-}
+type Verdict = 'changed' | 'abandoned' | { holder?: LockHolder; why?: string };
 
 /**
- * Removes a stale lock while holding `${lockPath}.break`, so only one run at a time may remove one: with two
- * removers, one could remove the fresh lock the other had just linked into place, and both runs would hold it.
- * Under the break lock, the stale file read before is still the one in place (no one removes a lock but its
- * holder, who is gone, and a remover), so unlinking it can only free the name for the next link race.
+ * Is the lock seen held? Where its pid can be checked, at once; anywhere else by watching it for a whole lease
+ * (a garbled file too: no holder writes one, so it lapses like a silent lease).
  */
-async function takeOverStale(lockPath: string, seen: LockContent): Promise<void> {
-  const breakPath = `${lockPath}.break`;
-  const mine = `${breakPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  await writeFile(
-    mine,
-    JSON.stringify({ ...seen, pid: process.pid, host: hostname(), id: randomBytes(8).toString('hex') }),
-    { mode: 0o600 },
-  );
-  try {
-    await link(mine, breakPath);
-  } catch (error) {
-    await unlink(mine).catch(() => undefined);
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const breaker = await readHolder(breakPath);
-    // a remover killed in this short window leaves its break lock behind: it holds nothing
-    if (breaker !== 'gone' && breaker !== 'garbled' && isStale(breaker)) await unlink(breakPath).catch(() => undefined);
-    else await sleep(5); // another run is removing it: look again once it is done
-    return;
-  }
-  try {
-    const current = await readHolder(lockPath);
-    if (current !== 'gone' && current !== 'garbled' && current.id === seen.id)
-      await unlink(lockPath).catch(() => undefined);
-  } finally {
-    await unlink(breakPath).catch(() => undefined);
-    await unlink(mine).catch(() => undefined);
-  }
-}
-
-/**
- * Who holds the lock file at `lockPath` now, without taking it: its holder, 'garbled' (taken as held), or
- * undefined when there is none or it is stale (state-lock.ts looks at the locks of other runs on a state).
- */
-export async function liveHolder(lockPath: string): Promise<LockHolder | 'garbled' | undefined> {
-  const holder = await readHolder(lockPath);
-  if (holder === 'gone') return undefined;
-  return holder === 'garbled' || !isStale(holder) ? holder : undefined;
-}
-
-export type LockHolder = Pick<LockContent, 'pid' | 'host' | 'at'>;
-
-/** "STATE is in use by another memberctl (pid …)"; `holding` says what the other run holds ("--shard 1/3"). */
-export function inUse(
-  what: string,
-  path: string,
+async function judge(
+  seen: SeenLock,
   lockPath: string,
-  holder: LockHolder | undefined,
-  holding?: string,
-  why = '',
-): UsageError {
-  const who = holder
-    ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.at}`
-    : 'its lock file cannot be read';
-  return new UsageError(`${what} ${path} is in use by another memberctl (${who}${holding ? `, ${holding}` : ''})`, {
-    code: 'locked',
-    details: holder ? { pid: holder.pid, host: holder.host, lock: lockPath } : { lock: lockPath },
-    hint:
-      why +
-      (holder
-        ? `Wait for it to finish${holder.host === hostname() ? `, or stop it (kill ${holder.pid})` : ''}. If no memberctl runs any more, remove ${lockPath}.`
-        : `If no memberctl runs any more, remove ${lockPath}.`),
-  });
+  timing: LeaseTiming,
+  options: LockOptions & { what: string },
+): Promise<Verdict> {
+  const holder = seen.content;
+  if (holder && onThisMachine(holder)) {
+    // this process's own pid: held only if this process took it; else a dead process had the same pid
+    if (holder.pid === process.pid) return ours.has(holder.id) ? { holder } : 'abandoned';
+    return stillRuns(holder) ? { holder } : 'abandoned';
+  }
+  const key = ownerKey(holder);
+  if (key !== undefined && lapsedOwners.has(key)) return 'abandoned';
+  const lease = timingOf(Math.max(timing.expiryMs, Math.min(holder?.lease ?? 0, 3600) * 1000));
+  options.notice?.(
+    `${options.what}: locked by ${describeHolder(holder)}; waiting up to ${lease.expiryMs / 1000} s for it to renew its lease`,
+  );
+  const sameHolder = (text: string) => holder !== undefined && parseLock(text)?.id === holder.id;
+  const watched = await watchLease(lockPath, seen.text, sameHolder, lease, options.stop);
+  if (watched === 'renewed') return { holder };
+  if (watched === 'stopped') return { holder, why: 'Stopped while waiting for its lease to lapse. ' };
+  if (watched === 'changed') return 'changed';
+  if (key !== undefined) lapsedOwners.add(key);
+  return 'abandoned';
 }
 
-function cannotLock(what: string, path: string, lockPath: string, error: unknown): UsageError {
-  const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  return new UsageError(`cannot lock ${what} ${path}: writing ${lockPath} failed: ${cause}`, {
-    code: 'lock-failed',
-    details: { cause },
-    cause: error,
-    hint: 'Check that its folder exists and is writable.',
-  });
+/**
+ * Who holds the lock file at `lockPath` now, without taking it: its holder, 'garbled', or undefined when there is
+ * none or its holder is gone (state-lock.ts looks at the locks of other runs on a state). An abandoned lock is
+ * removed, so the next run need not wait for it again.
+ */
+export async function liveHolder(
+  lockPath: string,
+  options: LockOptions = {},
+): Promise<LockHolder | 'garbled' | undefined> {
+  const timing = leaseTiming();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const seen = await readLock(lockPath);
+    if (seen === undefined) return undefined;
+    const verdict = await judge(seen, lockPath, timing, { ...options, what: lockPath });
+    if (verdict === 'changed') continue;
+    if (verdict === 'abandoned') {
+      await takeOverIfUnchanged(lockPath, seen.text, timing);
+      return undefined;
+    }
+    return verdict.holder ?? 'garbled';
+  }
+  return 'garbled';
 }

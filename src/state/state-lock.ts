@@ -8,22 +8,22 @@
  * A run takes its own lock first, then looks for the locks it conflicts with, and if one is held it lets its own
  * go and refuses (exit 2, naming the holder's pid). Of two conflicting runs starting together, the one whose lock
  * came second looks after both were in place and sees the other: they never both go on (rarely both refuse,
- * which running again clears). Locks of dead processes are ignored, as lock.ts takes them over.
+ * which running again clears). Locks of dead processes (lapsed leases: lock.ts) are removed.
  */
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { acquireLock, inUse, liveHolder, type HeldLock } from './lock.js';
+import { acquireLock, inUse, liveHolder, type HeldLock, type LockOptions } from './lock.js';
 import { shardLabel, type Shard } from './shard.js';
 
 const SHARDS_APART =
   'Runs on one state may overlap only as shards of one count (--shard 0/N, 1/N, …); anything else needs it alone. ';
 
 /** Takes the state's lock for a run with `shard` (or without: the whole state), or throws naming the holder. */
-export async function acquireStateLock(path: string, shard?: Shard): Promise<HeldLock> {
-  const lock = await acquireLock(path, 'state', shard ? shardLockPath(path, shard) : `${path}.lock`);
+export async function acquireStateLock(path: string, shard?: Shard, options: LockOptions = {}): Promise<HeldLock> {
+  const lock = await acquireLock(path, 'state', shard ? shardLockPath(path, shard) : `${path}.lock`, options);
   try {
-    await refuseOverlappingRuns(path, shard);
+    await refuseOverlappingRuns(path, shard, options);
   } catch (error) {
     await lock.release();
     throw error;
@@ -35,18 +35,20 @@ function shardLockPath(path: string, shard: Shard): string {
   return `${path}.${shardLabel(shard)}.lock`;
 }
 
-async function refuseOverlappingRuns(path: string, shard: Shard | undefined): Promise<void> {
+async function refuseOverlappingRuns(path: string, shard: Shard | undefined, options: LockOptions): Promise<void> {
   const others: { lockPath: string; holding?: string }[] = [];
   if (shard) others.push({ lockPath: `${path}.lock` });
   for (const other of await shardLocks(path)) {
     if (shard?.count !== other.shard.count)
       others.push({ lockPath: other.lockPath, holding: `--shard ${other.shard.index}/${other.shard.count}` });
   }
-  for (const { lockPath, holding } of others) {
-    const holder = await liveHolder(lockPath);
+  // (together: the locks of other hosts are watched for a lease each, and one lease is enough for all)
+  const holders = await Promise.all(others.map(({ lockPath }) => liveHolder(lockPath, options)));
+  holders.forEach((holder, i) => {
+    const { lockPath, holding } = others[i]!;
     if (holder !== undefined)
       throw inUse('state', path, lockPath, holder === 'garbled' ? undefined : holder, holding, SHARDS_APART);
-  }
+  });
 }
 
 /** The shard lock files beside the state (held or stale: liveHolder tells). */

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/state/lock.js';
 import { acquireStateLock } from '../../src/state/state-lock.js';
+import { foreignHolder } from './lock-helpers.js';
 
 const deadPid = () =>
   new Promise<number>((resolve) => {
@@ -34,12 +35,17 @@ describe('lock files', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
-  it('a lock from another host is held (its pid cannot be checked here)', async () => {
+  it('a lock from another host is held while its holder renews it, naming the host', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'memberctl-lock-')), 's');
-    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 4242, host: 'elsewhere', at: 'then', id: 'x' }));
-    await expect(acquireLock(path, 'state')).rejects.toThrow(
-      `state ${path} is in use by another memberctl (pid 4242 on elsewhere, since then)`,
-    );
+    // the other host's run: its beat changes while this run watches (lease 30 s: the refusal must not wait for it)
+    const stopBeating = foreignHolder(`${path}.lock`, { pid: 4242, host: 'elsewhere', at: 'then', id: 'x', lease: 30 });
+    try {
+      await expect(acquireLock(path, 'state')).rejects.toThrow(
+        `state ${path} is in use by another memberctl (pid 4242 on elsewhere, since then)`,
+      );
+    } finally {
+      stopBeating();
+    }
   });
 });
 

@@ -208,6 +208,7 @@ async function openDurableState(
     limited: limit !== undefined,
     endedSuspect: () => stream.end.unterminated,
     target: target.name,
+    stop: request.stopSignal,
   };
   const notice = (message: string) => onEvent({ type: 'notice', message });
   return openImportState(options, notice, (message) => onEvent({ type: 'warning', code: 'state', message }));

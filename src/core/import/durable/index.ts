@@ -38,6 +38,8 @@ export interface ImportStateOptions {
   limited?: boolean;
   /** Asked at the end: did the input end mid-record (no line break)? Such a run is no reference for the next. */
   endedSuspect?: () => boolean;
+  /** Ctrl-C / SIGTERM: ends a wait for another host's lock (its lease: state/lease.ts). */
+  stop?: AbortSignal;
 }
 
 export interface ImportStateSession {
@@ -74,7 +76,10 @@ export async function openImportState(
     });
   }
   // one run at a time on a state, or shards of one count together (state-lock.ts)
-  const stateLock = options.statePath ? await acquireStateLock(options.statePath, options.shard) : undefined;
+  const lockOptions = { notice, stop: options.stop };
+  const stateLock = options.statePath
+    ? await acquireStateLock(options.statePath, options.shard, lockOptions)
+    : undefined;
   let state: SyncState | undefined;
   let journal: JournalSession | undefined;
   try {
@@ -82,6 +87,7 @@ export async function openImportState(
     journal = await openJournalSession(
       { ...options.journal, input: options.input, shard: options.shard, target: options.target },
       notice,
+      options.stop,
     );
   } catch (error) {
     closeState(state); // the error that stopped the opening is the one to tell

@@ -50,6 +50,7 @@ export function defaultJournalPath(input: string, shard?: Shard): string {
 export async function openJournalSession(
   options: JournalOptions,
   notice: (message: string) => void,
+  stop?: AbortSignal,
 ): Promise<JournalSession | undefined> {
   if (options.resume && options.restart)
     throw new UsageError('--resume and --restart exclude each other', {
@@ -74,12 +75,12 @@ export async function openJournalSession(
     if (options.resume || options.path || options.keep)
       throw new UsageError('--no-journal excludes --resume, --journal and --keep-journal', { code: 'journal-flags' });
     // --restart --no-journal: the old journal goes too, or a later --resume would apply it to this run's server
-    if (options.restart) await discard(defaultJournalPath(options.input, options.shard), notice);
+    if (options.restart) await discard(defaultJournalPath(options.input, options.shard), notice, stop);
     return undefined;
   }
   const path = options.path ?? defaultJournalPath(options.input, options.shard);
   // one run at a time on a journal: taken before it is read, released by the session's owner when the run ends
-  const lock = await acquireLock(path, 'journal').catch((error: MemberctlError) =>
+  const lock = await acquireLock(path, 'journal', undefined, { notice, stop }).catch((error: MemberctlError) =>
     error.code === 'lock-failed' ? cannotWrite(path, error.cause) : Promise.reject(error),
   );
   try {
@@ -179,8 +180,8 @@ async function readOnce(input: string): Promise<string | undefined> {
   return undefined;
 }
 
-async function discard(path: string, notice: (message: string) => void): Promise<void> {
-  const lock = await acquireLock(path, 'journal');
+async function discard(path: string, notice: (message: string) => void, stop?: AbortSignal): Promise<void> {
+  const lock = await acquireLock(path, 'journal', undefined, { notice, stop });
   try {
     if (
       await stat(path).then(

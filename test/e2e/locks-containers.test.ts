@@ -1,0 +1,67 @@
+/**
+ * Locks where the docs say memberctl runs (issue 26 item 4): a run killed with kill -9, then resumed on another
+ * host over the same folder (unshare -u), or in a new container where it gets the dead run's pid (unshare --pid).
+ * The resumed run takes the dead run's journal and state locks over once their lease lapses (short here, through
+ * MEMBERCTL_LOCK_LEASE_SECONDS), and the server ends with every member exactly as the file has it.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { isolatedEnv, membersCsv, tempDir, until } from './import-helper.js';
+import { NO_NAMESPACES, spawnCliIn, type Namespaces } from './namespace-helper.js';
+
+let box: SandboxHandle | undefined;
+afterEach(async () => {
+  await box?.close();
+  box = undefined;
+});
+
+const ROWS = 300;
+
+/** Runs an import in `first`, kills it with kill -9 mid-run, resumes it in `second`; returns the resumed run. */
+async function killAndResume(first: Namespaces, second: Namespaces) {
+  box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, faults: { latencyMs: 100 } });
+  const env = isolatedEnv({
+    MEMBERCTL_BASE_URL: box.url,
+    MEMBERCTL_TOKEN: box.memberToken,
+    MEMBERCTL_LOCK_LEASE_SECONDS: '2',
+  });
+  const dir = tempDir(); // the shared volume: input, journal and state
+  const file = membersCsv(dir, ROWS);
+  const args = ['import', file, '--batch-size', '10', '--concurrency', '1', '--state', join(dir, 'members.state')];
+  const killed = spawnCliIn(first, args, env);
+  await until(() => box!.stats().importedCount > 0, 'the first run to be under way', 120_000);
+  killed.child.kill('SIGKILL');
+  expect((await killed.result).code).toBe(137);
+  const resumed = await spawnCliIn(second, [...args, '--resume', '--json'], env).result;
+  expect(resumed.code, resumed.stderr).toBe(0);
+  // every member once, with the file's values (a batch in flight at the kill is sent again: an update)
+  const members = box.members().map(({ memberId, email, firstName }) => ({ memberId, email, firstName }));
+  expect(members.sort((a, b) => a.memberId.localeCompare(b.memberId))).toEqual(
+    Array.from({ length: ROWS }, (_, i) => ({
+      memberId: `m${i + 1}`,
+      email: `m${i + 1}@example.com`,
+      firstName: `Name${i + 1}`,
+    })).sort((a, b) => a.memberId.localeCompare(b.memberId)),
+  );
+  return resumed;
+}
+
+describe('locks through a killed run in containers', { timeout: 300_000 }, () => {
+  it.skipIf(NO_NAMESPACES)('a run killed on one host is resumed on another over the same folder', async () => {
+    const resumed = await killAndResume({ host: 'pod-a' }, { host: 'pod-b' });
+    expect(resumed.stderr).toMatch(/locked by pid \d+ on pod-a; waiting up to 2 s for it to renew its lease/);
+    expect(resumed.stderr).toMatch(/took over the lock of pid \d+ on pod-a, which is gone/);
+  });
+
+  it.skipIf(NO_NAMESPACES)(
+    'a run killed in one container is resumed in the next, which has the dead run’s pid: never read as itself',
+    async () => {
+      const resumed = await killAndResume({ host: 'pod', pid: true }, { host: 'pod', pid: true });
+      expect(resumed.stderr).not.toContain('kill 1');
+      expect(resumed.stderr).toContain('took over the lock of pid 1 in another container (or boot) of pod');
+    },
+  );
+
+  if (NO_NAMESPACES) it.skip(`skipped: ${NO_NAMESPACES}`);
+});
