@@ -68,7 +68,9 @@ let steps = 0;
 export const dateMatchSteps = () => steps;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
-const isSpace = (ch: string) => /\s/.test(ch);
+const WHITESPACE = /\s/;
+/** As \s reads it; a plain space first (nearly every one). */
+const isSpace = (ch: string) => ch === ' ' || WHITESPACE.test(ch);
 
 /** The parts the cell holds, or undefined when it does not follow the elements. */
 export function matchElements(elements: readonly Element[], cell: string): Found | undefined {
@@ -104,7 +106,7 @@ function matchOne(element: Element, cell: string, at: number, found: Found): num
     case 'number': {
       const end = digitsEnd(cell, at, element.max);
       if (end - at < element.min) return undefined;
-      found.numbers[element.part] = Number(cell.slice(at, end));
+      found.numbers[element.part] = digitsValue(cell, at, end);
       if (element.part === 'fraction') found.fractionDigits = end - at;
       return end;
     }
@@ -124,6 +126,13 @@ function digitsEnd(cell: string, at: number, max: number): number {
     end++;
   }
   return end;
+}
+
+/** The number the ASCII digits from `at` to `end` write (at most 4 of them). */
+function digitsValue(cell: string, at: number, end: number): number {
+  let value = 0;
+  for (let i = at; i < end; i++) value = value * 10 + cell.charCodeAt(i) - 48;
+  return value;
 }
 
 function matchMonth(long: boolean, dot: OptionalDot, cell: string, at: number, found: Found): number | undefined {
@@ -166,8 +175,8 @@ function matchOffset(zulu: boolean, cell: string, at: number, found: Found): num
   const hasMinutes = minutesEnd - (hoursEnd + colon) === 2;
   found.offset = {
     sign: sign === '-' ? -1 : 1,
-    hours: Number(cell.slice(at + 1, hoursEnd)),
-    minutes: hasMinutes ? Number(cell.slice(hoursEnd + colon, minutesEnd)) : 0,
+    hours: digitsValue(cell, at + 1, hoursEnd),
+    minutes: hasMinutes ? digitsValue(cell, hoursEnd + colon, minutesEnd) : 0,
   };
   return hasMinutes ? minutesEnd : hoursEnd;
 }
