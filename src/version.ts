@@ -1,5 +1,6 @@
 /** memberctl's version, from package.json (dist/ and src/ both sit one level below it). */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
@@ -13,4 +14,12 @@ export function packageVersion(): string {
     cached = 'unknown';
   }
   return cached;
+}
+
+/**
+ * The docs folder of this installation: the npm package ships docs/ (package.json "files"), so the `docs/…` paths
+ * that help texts and hints name are files here, wherever memberctl is installed.
+ */
+export function packageDocs(): string {
+  return fileURLToPath(new URL('../docs/', import.meta.url));
 }

@@ -1,6 +1,6 @@
 /** Assembles the commander program: global options and one sub-command per file. */
-import { packageVersion } from '../version.js';
-import { Command, Option } from 'commander';
+import { packageDocs, packageVersion } from '../version.js';
+import { Command, Help, Option } from 'commander';
 import { validateCommand } from './commands/validate.js';
 import { importCommand } from './commands/import.js';
 import { subscribeCommand } from './commands/subscribe.js';
@@ -48,6 +48,8 @@ Examples:
   $ memberctl import members.csv --sandbox              try an import against a local sandbox
   $ memberctl import members.csv --profile prod         settings from ~/.config/memberctl/config.json (see config --help)
 
+Documentation: ${packageDocs()} (the docs/… files that help texts and hints name)
+
 ${exitCodesHelp('memberctl')}`,
     );
   const commands = [
@@ -64,22 +66,40 @@ ${exitCodesHelp('memberctl')}`,
   for (const command of commands) {
     program.addCommand(command(result).exitOverride());
   }
-  // With --log-format json every stderr line is JSON, usage errors included. (addCommand does not pass
-  // output settings down, hence the walk.)
-  const outputError = (message: string, write: (text: string) => void) =>
-    logFormatFromArgv(process.argv) === 'json'
-      ? createJsonLog({ write }).log('error', 'usage-error', {
-          code: 'usage',
-          message: message.trim().replace(/\n/g, ' '),
-          hint: 'See memberctl COMMAND --help for the flags and examples.',
-        })
-      : write(message);
-  const configure = (command: Command) => {
-    command.configureOutput({ outputError });
-    // Each command's --help also lists --profile, --log-format and --no-color.
-    command.configureHelp({ showGlobalOptions: true });
-    command.commands.forEach(configure);
+  // A usage mistake commander catches (a missing FILE, an unknown flag) reads as memberctl's own: "error: …" and a
+  // hint naming the command's --help; with --log-format json every stderr line is JSON, usage errors included.
+  // (addCommand does not pass output settings down, hence the walk.)
+  const outputError = (name: string) => (message: string, write: (text: string) => void) => {
+    const hint = `see \`${name} --help\` for its arguments, flags and examples`;
+    if (logFormatFromArgv(process.argv) === 'json')
+      createJsonLog({ write }).log('error', 'usage-error', {
+        code: 'usage',
+        message: message.trim().replace(/\n/g, ' '),
+        hint: `${hint[0]!.toUpperCase()}${hint.slice(1)}.`,
+      });
+    else write(`${message.endsWith('\n') ? message : `${message}\n`}hint: ${hint}\n`);
   };
-  configure(program);
+  const configure = (command: Command, name: string) => {
+    command.configureOutput({ outputError: outputError(name) });
+    // Each command's --help also lists --profile, --log-format and --no-color, after its own commands.
+    command.configureHelp({
+      showGlobalOptions: true,
+      formatHelp: (cmd, helper) => commandsBeforeGlobalOptions(Help.prototype.formatHelp.call(helper, cmd, helper)),
+    });
+    for (const sub of command.commands) configure(sub, `${name} ${sub.name()}`);
+  };
+  configure(program, 'memberctl');
   return program;
+}
+
+/**
+ * commander lists a command's global options before its sub-commands ("Global Options:", then "Commands:"); what
+ * the command itself offers comes first, so the Commands section is moved up, before the Global Options.
+ */
+function commandsBeforeGlobalOptions(text: string): string {
+  const lines = text.split('\n');
+  const globals = lines.indexOf('Global Options:');
+  const commands = lines.indexOf('Commands:');
+  if (globals < 0 || commands < globals) return text;
+  return [...lines.slice(0, globals), ...lines.slice(commands), ...lines.slice(globals, commands)].join('\n');
 }

@@ -53,7 +53,7 @@ describe('memberctl completion', () => {
       expect.arrayContaining(['import', 'validate', 'subscribe', 'config', 'completion']),
     );
     expect(bashComplete(file, ['memberctl', 'config', ''])).toEqual(['show', 'check', 'profiles']);
-    expect(bashComplete(file, ['memberctl', 'config', 'check', '--con'])).toEqual(['--connect-timeout']);
+    expect(bashComplete(file, ['memberctl', 'config', 'check', '--conn'])).toEqual(['--connect-timeout']);
     expect(bashComplete(file, ['memberctl', 'template', '--format', ''])).toEqual(['csv', 'json']);
     expect(bashComplete(file, ['memberctl', 'import', 'members.csv', '--log-format', 'j'])).toEqual(['json']);
     expect(bashComplete(file, ['memberctl', 'template', '--pro'])).toEqual(['--profile']); // global options everywhere
@@ -146,14 +146,26 @@ describe('help that teaches', () => {
 
   it('suggests the closest flag, for sub-commands and global flags too', { timeout: 120_000 }, async () => {
     const cases: [string[], string][] = [
-      [['template', '--formt', 'csv'], "error: unknown option '--formt'\n(Did you mean --format?)"],
+      [
+        ['template', '--formt', 'csv'],
+        "error: unknown option '--formt'\n(Did you mean --format?)\nhint: see `memberctl template --help` for its arguments, flags and examples",
+      ],
       [
         ['config', 'check', '--conect-timeout', '5'],
-        "error: unknown option '--conect-timeout'\n(Did you mean --connect-timeout?)",
+        "error: unknown option '--conect-timeout'\n(Did you mean --connect-timeout?)\nhint: see `memberctl config check --help` for its arguments, flags and examples",
       ],
-      [['config', 'show', '--profle', 'x'], "error: unknown option '--profle'\n(Did you mean --profile?)"],
-      [['tempalte'], "error: unknown command 'tempalte'\n(Did you mean template?)"],
-      [['config', 'chek'], "error: unknown command 'chek'\n(Did you mean check?)"],
+      [
+        ['config', 'show', '--profle', 'x'],
+        "error: unknown option '--profle'\n(Did you mean --profile?)\nhint: see `memberctl config show --help` for its arguments, flags and examples",
+      ],
+      [
+        ['tempalte'],
+        "error: unknown command 'tempalte'\n(Did you mean template?)\nhint: see `memberctl --help` for its arguments, flags and examples",
+      ],
+      [
+        ['config', 'chek'],
+        "error: unknown command 'chek'\n(Did you mean check?)\nhint: see `memberctl config --help` for its arguments, flags and examples",
+      ],
     ];
     for (const [args, message] of cases) {
       const { code, stderr } = await runCli(args, env);

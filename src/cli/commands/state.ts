@@ -23,7 +23,7 @@ interface StateFlags {
 
 function withStateOptions(command: Command): Command {
   return command
-    .requiredOption('--state <file>', 'the state file given to import --changed-only --state')
+    .requiredOption('--state <file>', 'the state file given to import --changed-only --state (required)')
     .option('--json', 'print one JSON object on stdout');
 }
 

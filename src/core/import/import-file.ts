@@ -192,7 +192,7 @@ async function openDurableState(
   limit: number | undefined,
   onEvent: (event: ImportFileEvent) => void,
 ): Promise<ImportStateSession> {
-  // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/nightly.md)
+  // the shrink guard's count, before anything is sent (only with a state to compare with: see docs/reference/resume-sync-shard.md)
   const inputRows = request.state.statePath
     ? (
         await countRows(request.input.path, stream.source.format, {
