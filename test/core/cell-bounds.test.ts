@@ -76,7 +76,7 @@ describe('a cell longer than its rule reads is refused at once, quoted short', (
     const path = join(dir, 'big.csv');
     await writeFile(
       path,
-      `memberId,isActive,createdAt,country\nA1,maybe${big},2024-01-01,Norway\nA2,true,2024-01-01,${big}\nA3,true,2024-01-01,${big}\nA4,true,2024-01-01,${big}\n`,
+      `memberId,isActive,createdAt,country\nA1,maybe${big},2024-01-01,Norway\nA2,true,2024-01-01,${big}\nA3,true,2024-01-01,${big}\nA4,true,2024-01-01,${big}\n${big},true,2024-01-01,Norway\n`,
     );
     const map = join(dir, 'map.json');
     await writeFile(
@@ -85,16 +85,19 @@ describe('a cell longer than its rule reads is refused at once, quoted short', (
     );
     const rejects = join(dir, 'rejects.ndjson');
     const stats = await validateFile({ path, rejectsPath: rejects, mapFile: map });
-    expect(stats.invalid).toBe(4);
+    expect(stats.invalid).toBe(5);
     const lines = (await readFile(rejects, 'utf8')).trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     for (const line of lines) {
       const rejected = JSON.parse(line) as Record<string, unknown>;
       expect(JSON.stringify(rejected).length).toBeGreaterThan(big.length); // the record, as written
       const { input: _kept, ...rest } = rejected;
       expect(JSON.stringify(rest).length, JSON.stringify(rest).slice(0, 300)).toBeLessThan(400);
     }
-    expect(JSON.stringify(stats.sample).length).toBeLessThan(2000);
+    expect(JSON.stringify(stats.sample).length).toBeLessThan(2500);
+    // a memberId no API takes is shown cut, with its length (the record keeps it whole)
+    expect(JSON.parse(lines[4]!).memberId).toBe(`${'z'.repeat(40)}… (2,097,152 characters)`);
+    expect(stats.sample[4]!.memberId).toBe(`${'z'.repeat(40)}… (2,097,152 characters)`);
   });
 });
 

@@ -8,10 +8,24 @@ export const QUOTED_CELL_CHARS = 40;
 
 /** `"Narnia"`, or `"aaaa…" (10,485,760 characters)` past QUOTED_CELL_CHARS. */
 export function quoteCell(cell: string): string {
-  if (cell.length <= QUOTED_CELL_CHARS) return `"${cell}"`;
-  // never cut a surrogate pair in two (the message would hold a lone half)
+  return cell.length <= QUOTED_CELL_CHARS ? `"${cell}"` : `"${head(cell)}…" (${characters(cell)})`;
+}
+
+/** The first QUOTED_CELL_CHARS characters, never a surrogate pair cut in two (the message would hold a lone half). */
+function head(cell: string): string {
   const cut = /[\uD800-\uDBFF]/.test(cell[QUOTED_CELL_CHARS - 1]!) ? QUOTED_CELL_CHARS - 1 : QUOTED_CELL_CHARS;
-  return `"${cell.slice(0, cut)}…" (${cell.length.toLocaleString('en-US')} characters)`;
+  return cell.slice(0, cut);
+}
+
+const characters = (cell: string) => `${cell.length.toLocaleString('en-US')} characters`;
+
+/**
+ * A memberId as reports show it beside an invalid record (validate --json, the rejects file's memberId): whole up
+ * to 64 characters (the API takes 36), else cut like a quoted cell, `aaaa… (10,485,760 characters)`; the record
+ * itself, as written, is still in the rejects file's input.
+ */
+export function shownMemberId(memberId: string): string {
+  return memberId.length <= 64 ? memberId : `${head(memberId)}… (${characters(memberId)})`;
 }
 
 /** The longest cell each conversion reads; a longer one is refused at once, unread (docs/safety.md#work-per-cell). */
@@ -26,5 +40,5 @@ export const CELL_LIMITS = {
 
 /** `too long (N characters): a country is at most 100` */
 export function tooLong(cell: string, what: string, limit: number): string {
-  return `too long (${cell.length.toLocaleString('en-US')} characters): ${what} is at most ${limit}`;
+  return `too long (${characters(cell)}): ${what} is at most ${limit}`;
 }
