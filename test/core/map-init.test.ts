@@ -207,6 +207,27 @@ describe('map init', () => {
     expect(notes.join('\n')).toContain('3 of its 3 values are full names or company names');
   });
 
+  it('shop exports: an id named with its owner, "Default Address" columns, the customer\'s own phone, "0000-00-00" birthdays', async () => {
+    const shopify = file(
+      'shopify.csv',
+      'Record ID - Contact,Default Address Province Code,Default Address Zip,Default Address Phone,Phone\n101,ON,K1P 1J1,+16135550100,+16135550199\n102,ON,M5H 2N2,,+14165550100\n',
+    );
+    expect((await initMapping({ path: shopify })).mapping.columns).toEqual({
+      'Record ID - Contact': 'memberId',
+      'Default Address Province Code': 'address.region',
+      'Default Address Zip': 'address.zipCode',
+      'Default Address Phone': 'metadata.defaultAddressPhone',
+      Phone: 'phone',
+    });
+    const presta = file('presta.csv', 'id_customer;id_gender;birthday\n1;1;1980-01-02\n2;2;0000-00-00\n');
+    const { mapping } = await initMapping({ path: presta });
+    expect(mapping.columns).toMatchObject({
+      id_customer: 'memberId',
+      id_gender: 'metadata.idGender',
+      birthday: { field: 'birthdate', onInvalid: 'omit' },
+    });
+  });
+
   it('JSON: dotted paths to the values of the first records', async () => {
     const path = file(
       'crm.ndjson',

@@ -222,6 +222,15 @@ function dateProposal(
       `${date.misses.length} of its ${cells.length} sampled cells ${one ? 'is not a date' : 'are not dates'}${format}: ${shown.join(', ')}${date.misses.length > 3 ? ', …' : ''}: ${one ? 'that record is' : 'those records are'} refused until fixed`,
     );
   }
+  // "0000-00-00": how MySQL-backed shops (PrestaShop, Magento) write "no date"; never a day
+  const zero = cells.filter((c) => /^0{2,4}[-./]0{2}[-./]0{2,4}/.test(c)).length;
+  if (zero > 0 && field === 'birthdate') {
+    rule.onInvalid = 'omit';
+    why.push(
+      `${zero} of its cells are "0000-00-00", the export's empty date: "onInvalid": "omit" leaves such a cell out (validate and import count every cell left out)`,
+    );
+  } else if (zero > 0)
+    why.push(`${zero} of its cells are "0000-00-00" (no date): those records are refused until given one`);
   const asks: NonNullable<Proposal['asks']> = [];
   if (date.alternative)
     asks.push({

@@ -41,7 +41,10 @@ export function settleLookAlikes(proposals: Proposal[], keyOf: (column: string) 
 
 function settlePhones(proposals: Proposal[], toMetadata: (p: Proposal, why: string) => void): void {
   const of = (role: string) => proposals.filter((p) => p.role === role);
-  const [mobiles, homes, works, generics] = ['phone.mobile', 'phone.home', 'phone.work', 'phone.generic'].map(of);
+  // among look-alikes of one kind, the API's own name first ("Phone" before "Default Address Phone")
+  const [mobiles, homes, works, generics] = ['phone.mobile', 'phone.home', 'phone.work', 'phone.generic'].map((role) =>
+    of(role).sort((a, b) => RANK[a.certainty] - RANK[b.certainty]),
+  );
   const assign = (p: Proposal, field: string, why: string) => {
     p.field = field;
     p.rule = field;

@@ -58,7 +58,7 @@ alias(
 );
 alias(
   'name.full',
-  'name|full name|fullname|customer name|contact name|display name|client name|member name|vollständiger name|nom complet|nombre completo|nome completo|volledige naam|naam',
+  'name|full name|complete name|fullname|customer name|contact name|display name|client name|member name|vollständiger name|nom complet|nombre completo|nome completo|volledige naam|naam',
 );
 alias(
   'name.company',
@@ -86,7 +86,7 @@ alias(
 );
 alias(
   'createdAt',
-  'created|created at|create date|created date|created time|created on|creation date|date created|date added|signup date|sign up date|signed up|registered|registered at|registration date|join date|joined|joined at|member since|subscription date|subscribed at|first seen|customer since|since|eintrittsdatum|eintritt|mitglied seit|registriert am|anmeldedatum|erstellt am|date d inscription|date d adhesion|date d adhésion|date de création|inscrit le|fecha de alta|fecha de registro|fecha de creación|fecha alta|data de cadastro|data de registo|data de criação|data de adesão|lid sinds|inschrijfdatum|aanmaakdatum',
+  'created|created at|create date|created date|created time|created on|creation date|date created|date added|signup date|sign up date|signed up|registered|registered at|registered on|registration|date registered|date add|date joined|registered on|registration|registration date|date registered|date add|date joined|join date|joined|joined at|member since|subscription date|subscribed at|first seen|customer since|since|eintrittsdatum|eintritt|mitglied seit|registriert am|anmeldedatum|erstellt am|date d inscription|date d adhesion|date d adhésion|date de création|inscrit le|fecha de alta|fecha de registro|fecha de creación|fecha alta|data de cadastro|data de registo|data de criação|data de adesão|lid sinds|inschrijfdatum|aanmaakdatum',
 );
 alias(
   'isActive',
@@ -110,7 +110,7 @@ alias(
 );
 alias(
   'address.region',
-  'state|region|province|county|state region|province state|state province|bundesland|région|departement|provincia|estado provincia|distrito|provincie',
+  'state|region|province|county|province code|state code|region code|state region|province state|state province|bundesland|région|departement|provincia|estado provincia|distrito|provincie',
 );
 alias('address.countryCode', 'country|country code|country region|nation|land|staat|pays|país|pais|land code');
 alias('genderId', 'gender|sex|gender id|geschlecht|sexe|genre|sexo|género|genero|geslacht');
@@ -154,7 +154,7 @@ export function headerWords(header: string): string[] {
       .replace(/(e-?mail|phone)s$/i, '$1')
       .trim();
   const unprefixed = (name: string) =>
-    name.replace(/^(mailing|billing|shipping|postal|primary|main|contact)[\s_-]+/i, '');
+    name.replace(/^(mailing|billing|shipping|postal|primary|main|contact|default address|primary address)[\s_-]+/i, '');
   return [...new Set([header, clean(header), unprefixed(clean(header)), last, clean(last), unprefixed(clean(last))])];
 }
 
@@ -171,6 +171,7 @@ export function guessFromHeader(header: string): HeaderGuess | undefined {
     const found = ALIASES[squash(word)];
     if (found) return { target: found, step: 'alias' };
   }
+  if (looksLikeIdHeader(words)) return { target: 'memberId', step: 'alias' };
   for (const word of words) {
     const own = resolveTarget(word);
     if (own && own.kind !== 'metadata' && own.kind !== 'customProperties')
@@ -184,4 +185,20 @@ export function guessFromHeader(header: string): HeaderGuess | undefined {
       if (known.length >= 6 && editDistance(name, known, 1) <= 1) return { target, step: 'fuzzy' };
   }
   return undefined;
+}
+
+/** Who an id in a header belongs to when it is the member's ("Record ID - Contact", "id_customer", "Kunden-Nr"). */
+const OWNERS =
+  /^(record|customer|contact|member|user|client|account|person|subscriber|kunden|kunde|mitglied|mitglieds|client|cliente|socio|klant|lid|relatie|adherent)$/;
+
+/** An id token ("id", "nr", "no", "number", "nummer") beside an owner token, in any order. */
+function looksLikeIdHeader(words: readonly string[]): boolean {
+  return words.some((word) => {
+    const tokens = word
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
+    const id = tokens.some((t) => /^(id|nr|no|number|nummer|numero|número|num)$/.test(t));
+    return id && tokens.some((t) => OWNERS.test(t));
+  });
 }

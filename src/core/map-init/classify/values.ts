@@ -92,6 +92,9 @@ export function looksLikeCompany(cell: string): boolean {
 function bothSides(values: readonly string[]): boolean {
   const meanings = values.map((v) => booleanSpelling(v));
   if (values.length === 2) return meanings[0] !== meanings[1];
-  // a single value is a boolean column only when spelt as one: "true", "no", not "1" or "0" (a constant count)
-  return !/^\d+$/.test(values[0]!);
+  // a single value is a boolean column only when spelt as nothing else can be: "true", "no"; not "1" (a count),
+  // "ON" (Ontario) or "x"
+  return /^(true|false|yes|no|ja|nein|oui|non|sí|si|sim|não|nao|waar|onwaar|wahr|falsch|verdadero|falso)$/i.test(
+    values[0]!,
+  );
 }
