@@ -98,3 +98,18 @@ export class NotConfirmedError extends MemberctlError {
 export function isMemberctlError(e: unknown): e is MemberctlError {
   return e instanceof MemberctlError;
 }
+
+/**
+ * The input's reader broke for a reason of this machine, not of the file: the CSV parsing worker died (out of
+ * memory, killed). The run stops there like on a full disk: what was read is accounted, exit 4, --resume goes on.
+ * `cause` says how it died ("out-of-memory", "exited"), as data.
+ */
+export class ReaderFailure extends MemberctlError {
+  constructor(
+    message: string,
+    readonly died: 'out-of-memory' | 'exited' | 'error',
+    options: ErrorOptions = {},
+  ) {
+    super('reader-failed', message, 'not-confirmed', options);
+  }
+}

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { InputError } from '../errors.js';
+import { InputError, ReaderFailure } from '../errors.js';
 import type { InputBytes } from './input-bytes.js';
 import { unpackRecords } from './csv-packing.js';
 import { checkHeaderLine } from './csv-record-core.js';
@@ -47,16 +47,20 @@ export class WorkerCsvParser {
   ) {
     this.#file = input.file;
     this.#utf8 = input.utf8;
-    this.#worker = new Worker(entry, { workerData: { file: input.file, delimiter: input.delimiter } });
+    this.#worker = new Worker(entry, {
+      workerData: { file: input.file, delimiter: input.delimiter },
+      resourceLimits: workerLimits(),
+    });
     // only a pending reply keeps the process alive: an abandoned parser never holds it
     this.#worker.unref();
     this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));
-    // (the way out, should a worker fail where the main thread would not: out of memory on a hostile file, say)
-    const wayOut = 'MEMBERCTL_CSV_WORKER=never parses on the main thread';
-    this.#worker.on('error', (error) =>
-      this.#fail(new Error(`the CSV parsing worker failed: ${error.message}; ${wayOut}`)),
+    // a worker that dies (out of memory on a hostile file, killed) stops the run: what was read is accounted
+    this.#worker.on('error', (error) => this.#fail(workerDied(error)));
+    this.#worker.on('exit', (code) =>
+      this.#fail(
+        new ReaderFailure(`the CSV parsing worker exited (code ${code}) while reading`, 'exited', { hint: WAY_OUT }),
+      ),
     );
-    this.#worker.on('exit', (code) => this.#fail(new Error(`the CSV parsing worker exited (code ${code}); ${wayOut}`)));
     void this.#handOver();
   }
 
@@ -186,6 +190,34 @@ export class WorkerCsvParser {
     this.#failure ??= error;
     this.#wake?.();
   }
+}
+
+/**
+ * The worker's heap limit in MB, from MEMBERCTL_CSV_WORKER_HEAP_MB (unset: Node's own). For tests, which make a
+ * worker run out of memory for real, and for a container that must keep the worker's share small.
+ */
+function workerLimits(): { maxOldGenerationSizeMb: number } | undefined {
+  const mb = Number(process.env.MEMBERCTL_CSV_WORKER_HEAP_MB);
+  return Number.isInteger(mb) && mb > 0 ? { maxOldGenerationSizeMb: mb } : undefined;
+}
+
+/** What to do when the worker dies, should it die before the run has a summary to print (while opening). */
+const WAY_OUT =
+  'The file itself may be fine: run again with MEMBERCTL_CSV_WORKER=never, and the CSV is parsed on the main thread.';
+
+/** The worker's 'error': out of memory (ERR_WORKER_OUT_OF_MEMORY) or an error it did not catch. */
+function workerDied(error: Error): ReaderFailure {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return new ReaderFailure('the CSV parsing worker ran out of memory while reading', 'out-of-memory', {
+      cause: error,
+      hint: WAY_OUT,
+    });
+  const what = typeof code === 'string' ? code : error.message.split('\n')[0]!.slice(0, 200);
+  return new ReaderFailure(`the CSV parsing worker failed while reading: ${what}`, 'error', {
+    cause: error,
+    hint: WAY_OUT,
+  });
 }
 
 /** From this size on a file is parsed in a worker (starting one costs ~30 ms; parsing 2 MB on this thread ~80 ms). */

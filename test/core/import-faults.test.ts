@@ -8,6 +8,8 @@ import { MemberApiClient } from '../../src/http/member-api.js';
 import { memberRetryPolicy } from '../../src/http/retry-policy.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bucketSum, candidates, client, collect, sandbox } from './import-helper.js';
+import { MemoryTransport } from './memory-transport.js';
+import { ReaderFailure } from '../../src/errors.js';
 
 let box: SandboxHandle | undefined;
 let server: Server | undefined;
@@ -228,5 +230,29 @@ describe('import pipeline: refusals and stops', () => {
     // it returned before the server got to answer
     expect(box.memberCount()).toBe(0);
     await api.destroy();
+  });
+});
+
+describe('import pipeline: the reader breaks', () => {
+  it('a reader that dies (the CSV worker out of memory) stops the run: what was read is accounted, not thrown', async () => {
+    async function* dies() {
+      yield* candidates(3000);
+      throw new ReaderFailure('the CSV parsing worker ran out of memory while reading', 'out-of-memory');
+    }
+    const events: ImportEvent[] = [];
+    const summary = await runImport({
+      candidates: dies(),
+      transport: new MemoryTransport(),
+      batchSize: 100,
+      concurrency: 4,
+      onEvent: collect(events),
+    });
+    expect(summary.stopReason).toBe('reader');
+    expect(summary.stopMessage).toBe('the CSV parsing worker ran out of memory while reading');
+    expect(summary.rows).toBe(3000);
+    expect(bucketSum(summary)).toBe(3000);
+    expect(summary.importedCount + summary.failed).toBe(3000);
+    expect(summary.importedCount).toBeGreaterThan(0);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'stopping', reason: 'reader' }));
   });
 });

@@ -192,7 +192,7 @@ describe('a CSV parsed in the worker thread gives what the main thread gives', (
     expect(fromWorker).toEqual(fromMain);
   });
 
-  it('a worker that fails is one error naming the way out (parsing on the main thread), exit 1, no hang', async () => {
+  it('a worker that fails is the run stopping: one error naming the way out (parsing on the main thread), exit 4, no hang', async () => {
     const failing = join(dir, 'failing-worker.mjs');
     writeFileSync(
       failing,
@@ -208,10 +208,10 @@ describe('a CSV parsed in the worker thread gives what the main thread gives', (
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       child.on('close', (code) => resolve({ code, stderr }));
     });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /the CSV parsing worker failed: no worker today; MEMBERCTL_CSV_WORKER=never parses on the main thread/,
-    );
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/error: the CSV parsing worker failed while reading: no worker today/);
+    expect(r.stderr).toMatch(/hint: .*MEMBERCTL_CSV_WORKER=never/);
+    expect(r.stderr).not.toContain('internal error');
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { pathToFileURL } from 'node:url';
+import { InputError, ReaderFailure } from '../../src/errors.js';
 import { csvWorkerEntry } from '../../src/io/csv-worker-client.js';
 import { openCsv } from '../../src/io/csv-reader.js';
 import type { InputBytes } from '../../src/io/input-bytes.js';
@@ -218,5 +219,33 @@ describe('openRecordSource on a file', () => {
       if (previous === undefined) delete process.env.MEMBERCTL_CSV_WORKER;
       else process.env.MEMBERCTL_CSV_WORKER = previous;
     }
+  });
+});
+
+describe('a worker that dies', () => {
+  it('a crash (the thread exits midway) is a ReaderFailure naming it, after the records parsed before it', async () => {
+    // the real worker, whose thread exits on its third chunk: as a crash of the worker would
+    const dir = tempDir('dying-worker');
+    const dying = dir.write(
+      'dying-worker.mjs',
+      `import ${JSON.stringify(worker!.href)};\nimport { parentPort } from 'node:worker_threads';\nlet n = 0;\nparentPort.on('message', () => { if (++n === 3) process.exit(7); });\n`,
+    );
+    const lines = ['memberId,isActive'];
+    for (let r = 1; r <= 2000; r++) lines.push(`m${r},true`);
+    const csv = await openCsv(bytesOf(Buffer.from(`${lines.join('\n')}\n`), 4096), 'dies.csv', {
+      worker: pathToFileURL(dying),
+    });
+    const records: SourceRecord[] = [];
+    let failure: unknown;
+    try {
+      for await (const chunk of csv.records) records.push(...chunk);
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(ReaderFailure);
+    expect(failure).toMatchObject({ died: 'exited', message: expect.stringContaining('exited (code 7)') });
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.length).toBeLessThan(2000);
+    dir.remove();
   });
 });

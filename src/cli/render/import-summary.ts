@@ -120,6 +120,13 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
       `Stopped: the server asked to wait ${formatDuration(retryAfterMs)} (Retry-After), longer than the ${formatDuration(maxRetryAfterMs)} this run may wait; ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`,
     );
   }
+  if (summary.stopReason === 'reader') {
+    const unconfirmed =
+      summary.failed > 0 ? `, ${plural(summary.failed, 'record', 'records')} of them not confirmed` : '';
+    return color.red(
+      `Stopped after record ${n(summary.rows)}: ${summary.stopMessage ?? 'the input could not be read on'} (error below); the records before it are accounted above${unconfirmed}, nothing more was read or sent.`,
+    );
+  }
   if (summary.stopReason === 'unreachable') {
     return color.red(
       `Stopped early: the first batches all failed the same way (error below); ${n(summary.failed)} records not confirmed, nothing more was sent.`,

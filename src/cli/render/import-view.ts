@@ -78,6 +78,12 @@ export function importRunError(
       hint: `Run again after ${until}: ${again}. To let a run wait that long instead, raise --max-retry-after (at most 7d).`,
     });
   }
+  if (summary.stopReason === 'reader') {
+    return new NotConfirmedError(`${summary.stopMessage ?? 'the input could not be read on'}: the run stopped`, {
+      code: 'reader-failed',
+      hint: `The file itself may be fine: go on with the CSV parsed on the main thread (MEMBERCTL_CSV_WORKER=never): MEMBERCTL_CSV_WORKER=never ${again}`,
+    });
+  }
   if (summary.stopReason === 'unreachable') {
     const hint = `fix it, then run: ${again}${again.endsWith('--resume') ? ' (if the fix is another --base-url, with --restart instead)' : ''}`;
     return new NotConfirmedError(summary.stopMessage ?? 'stopped early', { hint });

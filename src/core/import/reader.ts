@@ -7,7 +7,7 @@
  * record, so a full queue, --limit or a stop pauses or ends the reading mid-chunk (the rest of that chunk is not
  * counted).
  */
-import { InputError } from '../../errors.js';
+import { InputError, ReaderFailure } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
 import { refused } from '../duplicates/duplicate-members.js';
 import type { SourceRecord } from '../../io/source.js';
@@ -63,7 +63,9 @@ export class Reader {
       if (this.parts.stop.stopping) return undefined;
       // unreadable input midway: the records read before it are sent and accounted, then the error is reported
       if (error instanceof InputError) return error;
-      this.parts.stop.fatal(error);
+      // the reader itself broke (the CSV worker died): the file is fine, the run stops, --resume goes on
+      if (error instanceof ReaderFailure) this.parts.stop.readerFailed(error.message);
+      else this.parts.stop.fatal(error);
     } finally {
       // A pending next() on an async generator would make return() wait for it; don't block the stop on stdin.
       if (!exhausted) void Promise.resolve(iterator.return?.()).catch(() => undefined);

@@ -66,6 +66,8 @@ export class StopControl {
         return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
       case 'unreachable':
         return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to send again`;
+      case 'reader':
+        return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
       case 'server-wait':
         return `not confirmed: the run stopped, the server asked to wait ${this.short} (Retry-After); nothing more was sent; safe to re-run with --resume`;
     }
@@ -130,6 +132,19 @@ export class StopControl {
     this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
     this.graceTimer.unref();
     this.o.emit({ type: 'stopping', reason: 'output', graceMs: this.o.graceMs });
+  }
+
+  /**
+   * The input's reader broke for a reason of this machine (the CSV parsing worker died): like a first Ctrl-C,
+   * requests in flight may settle, and the records read and not sent are counted, not lost.
+   */
+  readerFailed(message: string): void {
+    if (this.stopping) return;
+    this.message = message;
+    this.begin('reader');
+    this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
+    this.graceTimer.unref();
+    this.o.emit({ type: 'stopping', reason: 'reader', graceMs: this.o.graceMs });
   }
 
   fatal(error: unknown): void {

@@ -160,7 +160,14 @@ export interface ImportOptions {
   totalBytes?: number;
 }
 
-export type StopReason = 'interrupted' | 'aborted' | 'credentials' | 'unreachable' | 'output' | 'server-wait';
+export type StopReason =
+  | 'interrupted'
+  | 'aborted'
+  | 'credentials'
+  | 'unreachable'
+  | 'output'
+  | 'server-wait'
+  | 'reader';
 
 /** The server asked for a pause longer than the run may wait (Retry-After over --max-retry-after): the run stopped. */
 export interface ServerWait {
