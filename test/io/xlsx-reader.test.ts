@@ -487,7 +487,9 @@ describe('xlsx reader: damaged and hostile files', () => {
       expect(await raws(book('in-place.xlsx', good))).toEqual([['m-2', '7']]);
       expect(readdirSync(tmp.path(''))).toEqual([]);
     } finally {
-      process.env.TMPDIR = before;
+      // (assigning undefined would store the string "undefined": every later tmpdir() in this worker would break)
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
       tmp.remove();
     }
     const raw = await openInputBytes({ path: '-', file: 'stdin', gzip: false, stdin: stdinOf(bytes, 100) });
