@@ -101,6 +101,21 @@ describe('a cell longer than its rule reads is refused at once, quoted short', (
   });
 });
 
+describe('a JSON key is shown cut too', () => {
+  it('an unknown 10 MB key, or a metadata key, names its first characters and its length, without a did-you-mean', () => {
+    const big = 'k'.repeat(MB10);
+    const base = { memberId: 'm1', isActive: true, createdAt: '2024-01-01T00:00:00Z' };
+    const mapper = createRecordMapper('ndjson', undefined, { file: 'x.ndjson' });
+    const read = (raw: object) => issuesOf(mapper.toCandidate({ record: 1, line: 1, raw }));
+    expect(read({ ...base, [big]: 1 })).toEqual([
+      `${'k'.repeat(40)}… (10,485,760 characters): unknown property: the API's upsert item has no such field`,
+    ]);
+    expect(read({ ...base, metadata: { [big]: {} } })).toEqual([
+      `metadata.${'k'.repeat(40)}… (10,485,760 characters): expected string, got an object (JSON values are not coerced)`,
+    ]);
+  });
+});
+
 describe('phones say what is wrong (issue 24 item 5)', () => {
   const phone = (cell: string, defaultRegion?: string) =>
     reader({ field: 'phone', convert: 'e164', ...(defaultRegion ? { defaultRegion } : {}) })(cell);

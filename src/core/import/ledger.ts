@@ -31,7 +31,7 @@ import {
   type SkippedExample,
   type Stage,
 } from './types.js';
-import { shownMemberId } from '../mapping/quote-cell.js';
+import { shortened } from '../mapping/quote-cell.js';
 
 export interface RecordInfo {
   record: number;
@@ -223,7 +223,7 @@ export class Ledger implements Settler {
     return this.rejects?.write({
       record: info.record,
       line: info.line,
-      memberId: info.memberId === undefined ? undefined : shownMemberId(info.memberId),
+      memberId: info.memberId === undefined ? undefined : shortened(info.memberId),
       stage,
       reason,
       input: info.raw,

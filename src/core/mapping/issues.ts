@@ -4,7 +4,7 @@ import type { RecordIssue } from '../candidate.js';
 import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/index.js';
 import { closestName } from './targets.js';
 import { CSV_DATE_EXPECTED } from './coerce.js';
-import { quoteCell } from './quote-cell.js';
+import { quoteCell, shortened } from './quote-cell.js';
 
 export type InputKind = 'csv' | 'json';
 
@@ -22,8 +22,9 @@ function gotValue(value: unknown): string {
   return typeof value === 'string' ? `string ${describeValue(value)}` : describeValue(value);
 }
 
+/** `address.zipCode`; a key longer than 64 characters (JSON keys are the input's) is shown cut, with its length. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
+  return path.map((key) => shortened(String(key))).join('.');
 }
 
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
@@ -35,7 +36,8 @@ export function toRecordIssues(issues: readonly z.core.$ZodIssue[], kind: InputK
     if (issue.code === 'unrecognized_keys') {
       const known = issue.path.length === 0 ? MEMBER_FIELDS : issue.path[0] === 'address' ? ADDRESS_FIELDS : [];
       for (const key of issue.keys) {
-        const suggestion = closestName(key, known);
+        // a key no field has a name that long: no did-you-mean, and the path shows it cut
+        const suggestion = key.length > 64 ? undefined : closestName(key, known);
         out.push({
           path: formatPath([...issue.path, key]),
           message: `unknown property${suggestion ? ` (did you mean ${suggestion}?)` : ''}: the API's upsert item has no such field`,

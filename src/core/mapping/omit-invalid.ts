@@ -11,6 +11,7 @@ import type { InputKind } from './issues.js';
 import { removerFor, type Item } from './item-paths.js';
 import type { Target } from './targets.js';
 import { checkItem } from './validate-item.js';
+import { shortened } from './quote-cell.js';
 
 export interface Omitted {
   item: MemberUpsertItem;
@@ -22,7 +23,11 @@ export class OmitRules {
 
   /** `targets`: each field path fed by a rule with "onInvalid": "omit". */
   constructor(targets: Iterable<{ path: string; target: Target }>) {
-    for (const { path, target } of targets) this.#removers.set(path, removerFor(target));
+    // an issue names a key past 64 characters cut (issues.ts formatPath): such a target is found by that name too
+    for (const { path, target } of targets) {
+      this.#removers.set(path, removerFor(target));
+      this.#removers.set(path.split('.').map(shortened).join('.'), removerFor(target));
+    }
   }
 
   get empty(): boolean {

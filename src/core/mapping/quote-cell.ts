@@ -20,12 +20,12 @@ function head(cell: string): string {
 const characters = (cell: string) => `${cell.length.toLocaleString('en-US')} characters`;
 
 /**
- * A memberId as reports show it beside an invalid record (validate --json, the rejects file's memberId): whole up
- * to 64 characters (the API takes 36), else cut like a quoted cell, `aaaa… (10,485,760 characters)`; the record
- * itself, as written, is still in the rejects file's input.
+ * A name or id a report shows unquoted (a memberId beside an invalid record, a JSON key the API does not know):
+ * whole up to 64 characters (the API's memberIds take 36, its keys fewer), else cut like a quoted cell,
+ * `aaaa… (10,485,760 characters)`; the record itself, as written, is still in the rejects file's input.
  */
-export function shownMemberId(memberId: string): string {
-  return memberId.length <= 64 ? memberId : `${head(memberId)}… (${characters(memberId)})`;
+export function shortened(text: string): string {
+  return text.length <= 64 ? text : `${head(text)}… (${characters(text)})`;
 }
 
 /** The longest cell each conversion reads; a longer one is refused at once, unread (docs/safety.md#work-per-cell). */

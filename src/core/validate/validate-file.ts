@@ -18,7 +18,7 @@ import { ReasonCounter, TOP_REASONS, type ReasonCount } from '../reason-counter.
 import { ItemsProfiler, type ItemsProfile } from './field-profile.js';
 import type { DuplicateMembersReport } from '../duplicates/duplicate-members.js';
 import { OmittedCells, type OmittedCellsReport } from '../omitted-cells.js';
-import { shownMemberId } from '../mapping/quote-cell.js';
+import { shortened } from '../mapping/quote-cell.js';
 
 export interface ValidateOptions extends CandidateOptions {
   /** --output: write the valid items, as import would send them, one per line. */
@@ -203,7 +203,7 @@ class Checker {
     const invalid: InvalidRecord = {
       record: candidate.record,
       line: candidate.line,
-      memberId: candidate.memberId === undefined ? undefined : shownMemberId(candidate.memberId),
+      memberId: candidate.memberId === undefined ? undefined : shortened(candidate.memberId),
       issues: candidate.issues,
     };
     this.#reasons.addIssues(candidate.issues);
