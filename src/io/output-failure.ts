@@ -29,6 +29,7 @@ const WHY: Record<string, string> = {
   EDQUOT: 'the disk quota is used up',
   EFBIG: 'the file reached the size limit (ulimit -f or the file system)',
   EROFS: 'the file system is read-only',
+  LOCK_LOST: 'another memberctl took over its lock',
 };
 
 export class OutputFailure extends MemberctlError {

@@ -41,6 +41,11 @@ export interface LockOptions {
 
 export interface HeldLock {
   readonly path: string;
+  /**
+   * Aborted if another run took the lock over while this one held it (its file removed by hand, or this process
+   * stopped for a whole lease): this run must stop writing what the lock guards.
+   */
+  readonly lost: AbortSignal;
   /** Removes the lock file if it is still this run's. Safe to call twice. */
   release(): Promise<void>;
 }
@@ -133,7 +138,8 @@ async function linkInPlace(temp: string, lockPath: string): Promise<boolean> {
 function holding(lockPath: string, id: string, fd: number, beatOffset: number, timing: LeaseTiming): HeldLock {
   const entry = { path: lockPath, id };
   held.add(entry);
-  const beats = renew({ id, path: lockPath, ino: fstatSync(fd).ino, offset: beatOffset }, timing, () => undefined);
+  const lost = new AbortController();
+  const beats = renew({ id, path: lockPath, ino: fstatSync(fd).ino, offset: beatOffset }, timing, () => lost.abort());
   closeSync(fd); // the renewer opened its own
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -144,6 +150,7 @@ function holding(lockPath: string, id: string, fd: number, beatOffset: number, t
   }
   return {
     path: lockPath,
+    lost: lost.signal,
     async release() {
       if (!held.delete(entry)) return;
       await beats.release();

@@ -4,10 +4,11 @@
  * The resumed run takes the dead run's journal and state locks over once their lease lapses (short here, through
  * MEMBERCTL_LOCK_LEASE_SECONDS), and the server ends with every member exactly as the file has it.
  */
+import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { isolatedEnv, membersCsv, tempDir, until } from './import-helper.js';
+import { isolatedEnv, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
 import { NO_NAMESPACES, spawnCliIn, type Namespaces } from './namespace-helper.js';
 
 let box: SandboxHandle | undefined;
@@ -62,6 +63,31 @@ describe('locks through a killed run in containers', { timeout: 300_000 }, () =>
       expect(resumed.stderr).toContain('took over the lock of pid 1 in another container (or boot) of pod');
     },
   );
+
+  it('a run whose lock another takes over (removed by hand here) stops: exit 4, named, journal kept, --resume exact', async () => {
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, faults: { latencyMs: 100 } });
+    const env = isolatedEnv({
+      MEMBERCTL_BASE_URL: box.url,
+      MEMBERCTL_TOKEN: box.memberToken,
+      MEMBERCTL_LOCK_LEASE_SECONDS: '1',
+    });
+    const dir = tempDir();
+    const file = membersCsv(dir, ROWS);
+    const args = ['import', file, '--batch-size', '10', '--concurrency', '1'];
+    const running = spawnCli(args, env);
+    await until(() => box!.stats().importedCount > 0, 'the run to be under way', 120_000);
+    unlinkSync(`${file}.memberctl-journal.lock`);
+    const stopped = await running.result;
+    expect(stopped.code, stopped.stderr).toBe(4);
+    expect(stopped.stderr).toContain(
+      `writing the journal file ${file}.memberctl-journal failed: LOCK_LOST, another memberctl took over its lock`,
+    );
+    expect(existsSync(`${file}.memberctl-journal`)).toBe(true);
+    expect(box.stats().importedCount).toBeLessThan(ROWS);
+    const resumed = await runCli([...args, '--resume'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(new Set(box.members().map((m) => m.memberId)).size).toBe(ROWS);
+  });
 
   if (NO_NAMESPACES) it.skip(`skipped: ${NO_NAMESPACES}`);
 });

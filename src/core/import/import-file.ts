@@ -147,6 +147,7 @@ export async function importFile(
       );
     // journal, --changed-only state, --shard: checked before anything is sent (a wrong journal is a usage error)
     durable = await openDurableState(request, stream, target, limit, onEvent);
+    durable.watchLocks((kind, file) => guard.lockLost(kind, file));
     client = connect(ports, target, request, onEvent);
     let summary = await run(stream, { request, limit, client, rejects, durable, onEvent, guard });
     const notUtf8 = stream.notUtf8Warning();

@@ -18,6 +18,8 @@ export interface OutputGuard {
   readonly failure: OutputFailure | undefined;
   rejects(writer: RejectsWriter, path: string): RejectsWriter;
   hooks(hooks: ImportHooks, files: { journal?: string; state?: string }): ImportHooks;
+  /** The run's lock on the journal or the state was taken over by another run: it stops as on a failed output. */
+  lockLost(kind: 'journal' | 'state', file: string): void;
 }
 
 export function outputGuard(): OutputGuard {
@@ -51,6 +53,16 @@ export function outputGuard(): OutputGuard {
 
   return {
     signal: controller.signal,
+    lockLost(kind, file) {
+      if (failure) return;
+      failure = new OutputFailure(
+        kind,
+        file,
+        'LOCK_LOST',
+        'This run could not renew its lock (removed by hand, or the process stopped for a whole lease) and another run has it now: let that run finish, then run again with --resume.',
+      );
+      controller.abort(failure);
+    },
     get failure() {
       return failure;
     },

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../../../errors.js';
 import { SyncState } from '../../../state/sync-state.js';
 import { acquireStateLock } from '../../../state/state-lock.js';
+import type { HeldLock } from '../../../state/lock.js';
 import type { Shard } from '../../../state/shard.js';
 import { OutputFailure, resourceCause, type OutputKind } from '../../../io/output-failure.js';
 import { buildHooks, type HookCounters, type HookParts } from './hooks.js';
@@ -54,6 +55,8 @@ export interface ImportStateSession {
    * (the run threw) the journal is kept. Safe to call twice: the first call decides.
    */
   finish(summary: ImportSummary | undefined): Promise<FinishedState>;
+  /** Calls `onLost` if another run takes over this run's journal or state lock (state/lock.ts). */
+  watchLocks(onLost: (kind: 'journal' | 'state', file: string) => void): void;
 }
 
 export interface FinishedState {
@@ -115,6 +118,13 @@ export async function openImportState(
       finished ??= finishOnce(opened, summary);
       return finished;
     },
+    watchLocks(onLost) {
+      const watch = (lock: HeldLock | undefined, kind: 'journal' | 'state', file: string | undefined) => {
+        if (lock && file) lock.lost.addEventListener('abort', () => onLost(kind, file), { once: true });
+      };
+      watch(stateLock, 'state', options.statePath);
+      watch(journal?.lock, 'journal', journal?.path);
+    },
   };
 }
 
@@ -122,7 +132,7 @@ export async function openImportState(
 interface Opened {
   options: ImportStateOptions;
   state?: SyncState;
-  stateLock?: { release(): Promise<void> };
+  stateLock?: HeldLock;
   journal?: JournalSession;
   otherShards(): number;
   flush(): void;
