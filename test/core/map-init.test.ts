@@ -228,6 +228,33 @@ describe('map init', () => {
     });
   });
 
+  it('CRM and address-book exports: "Person - Email - Work", "Home Street", a zone its header names, "0/0/00"', async () => {
+    const pipedrive = file(
+      'pipedrive.csv',
+      'Person - ID,Person - First name,Person - Email - Work,Person - Email - Home,Person - Phone - Mobile\n1,Ann,a@w.example,a@h.example,555-0200\n2,Bo,,b@h.example,555-0201\n',
+    );
+    const crm = await initMapping({ path: pipedrive });
+    expect(crm.mapping.columns).toMatchObject({
+      'Person - ID': 'memberId',
+      'Person - First name': 'firstName',
+      'Person - Phone - Mobile': 'phone',
+    });
+    expect(crm.mapping.fields.email).toEqual({ firstOf: ['Person - Email - Work', 'Person - Email - Home'] });
+    const outlook = file(
+      'outlook.csv',
+      'Contact Id,Home Street,Home City,Birthday,Created (UTC)\nc1,1 Main St,Oslo,0/0/00,2024-01-05 10:22\nc2,2 Main St,Bergen,3/14/1980,2024-01-06 11:00\n',
+    );
+    const book = await initMapping({ path: outlook });
+    expect(book.mapping.columns).toEqual({
+      'Contact Id': 'memberId',
+      'Home Street': 'address.addressLine1',
+      'Home City': 'address.city',
+      Birthday: { field: 'birthdate', format: 'M/d/yyyy', onInvalid: 'omit' },
+      'Created (UTC)': { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'UTC' },
+    });
+    expect(book.decisions.map((d) => d.key)).toEqual(['fields.isActive']);
+  });
+
   it('JSON: dotted paths to the values of the first records', async () => {
     const path = file(
       'crm.ndjson',

@@ -5,10 +5,14 @@
  * fits no field is kept (metadata as text, customProperties for booleans); only a secret is dropped.
  */
 import { readsAsBoolean, valuesMap } from './classify/booleans.js';
+import { ZERO_DATE, booleanProposal, dateProposal, withoutZeros } from './propose-rules.js';
+import { samplesOf } from './samples.js';
 import { guessDateFormat } from './classify/dates.js';
 import { type Profile, looksLikeCompany, looksLikeFullName } from './classify/values.js';
 import { toCountryCode } from '../mapping/rules/country.js';
 import { type Role, guessFromHeader } from './synonyms.js';
+
+export { samplesOf } from './samples.js';
 
 export type Certainty = 'exact' | 'alias' | 'fuzzy' | 'values' | 'kept';
 
@@ -49,11 +53,6 @@ const LIMITS: Record<string, number> = {
 };
 const BOOLEAN_FIELDS = new Set(['isActive', 'isEmployee', 'deceased', 'isMembershipFeePaid']);
 const DATE_FIELDS = new Set(['createdAt', 'birthdate']);
-
-export function samplesOf(cells: readonly string[], max = 3): string {
-  const shown = [...new Set(cells)].slice(0, max).map((c) => JSON.stringify(c));
-  return shown.length ? `e.g. ${shown.join(', ')}` : 'no value in the sample';
-}
 
 export function proposeColumn(
   column: string,
@@ -122,9 +121,12 @@ export function proposeColumn(
   }
   if (DATE_FIELDS.has(target)) {
     // the name says date: 80% of the cells read as dates is enough (the others are named, and refused until fixed)
-    const date = profile.date ?? guessDateFormat(cells);
+    // zero dates ("0000-00-00") are the export's empty date: the format is read from the others
+    const zeros = sampled.cells.filter((c) => ZERO_DATE.test(c));
+    const real = zeros.length === 0 ? sampled : withoutZeros(sampled);
+    const date = zeros.length === 0 && profile.date ? profile.date : guessDateFormat(real.cells);
     return date
-      ? dateProposal(take, target, { ...profile, date }, sampled, column)
+      ? dateProposal(take, target, { ...profile, date }, real, column, zeros)
       : keep([`${said}, but its values are not dates`]);
   }
   if (BOOLEAN_FIELDS.has(target)) return booleanProposal(take, keep, target, said, cells, column);
@@ -197,84 +199,4 @@ function keptRule(profile: Profile, cells: readonly string[], key: string): { fi
   return readsAsBoolean(cells)
     ? { field, rule: { field, type: 'boolean' } }
     : { field, rule: { field, type: 'boolean', values: valuesMap(cells) } };
-}
-
-function dateProposal(
-  take: (rule: unknown, why?: string[], extra?: Partial<Proposal>) => Proposal,
-  field: string,
-  profile: Profile,
-  { cells, lines }: { cells: readonly string[]; lines: readonly number[] },
-  column: string,
-): Proposal {
-  const date = profile.date!;
-  const rule: Record<string, unknown> = { field };
-  if (date.format) rule.format = date.format;
-  const format = date.format ? ` in "${date.format}"` : '';
-  const why = [`its values are dates${format}`];
-  if (date.iso > 0 && date.format)
-    why.push(
-      `${date.iso} of its ${cells.length} sampled cells are ISO dates (read as they are), the others text${format}`,
-    );
-  if (date.misses.length > 0) {
-    const shown = date.misses.slice(0, 3).map((i) => `${JSON.stringify(cells[i])} (line ${lines[i]})`);
-    const one = date.misses.length === 1;
-    why.push(
-      `${date.misses.length} of its ${cells.length} sampled cells ${one ? 'is not a date' : 'are not dates'}${format}: ${shown.join(', ')}${date.misses.length > 3 ? ', …' : ''}: ${one ? 'that record is' : 'those records are'} refused until fixed`,
-    );
-  }
-  // "0000-00-00": how MySQL-backed shops (PrestaShop, Magento) write "no date"; never a day
-  const zero = cells.filter((c) => /^0{2,4}[-./]0{2}[-./]0{2,4}/.test(c)).length;
-  if (zero > 0 && field === 'birthdate') {
-    rule.onInvalid = 'omit';
-    why.push(
-      `${zero} of its cells are "0000-00-00", the export's empty date: "onInvalid": "omit" leaves such a cell out (validate and import count every cell left out)`,
-    );
-  } else if (zero > 0)
-    why.push(`${zero} of its cells are "0000-00-00" (no date): those records are refused until given one`);
-  const asks: NonNullable<Proposal['asks']> = [];
-  if (date.alternative)
-    asks.push({
-      kind: 'dateOrder',
-      options: [date.format!, date.alternative],
-      question: `"${column}" reads as "${date.format}" and as "${date.alternative}" (${samplesOf(cells, 4)}: no day above 12 in the sample): set "format" to the one the export uses`,
-    });
-  if (date.local) {
-    rule.timeZone = 'UTC';
-    asks.push({
-      kind: 'timeZone',
-      question: `"${column}" holds date-times without an offset (${samplesOf(cells, 3)}): set "timeZone" to the zone they were written in (an IANA name such as Europe/Oslo; UTC is only a proposal)`,
-    });
-  }
-  return take(Object.keys(rule).length === 1 ? field : rule, why, asks.length ? { asks } : {});
-}
-
-function booleanProposal(
-  take: (rule: unknown, why?: string[], extra?: Partial<Proposal>) => Proposal,
-  keep: (why: string[]) => Proposal,
-  field: string,
-  said: string,
-  cells: readonly string[],
-  column: string,
-): Proposal {
-  if (readsAsBoolean(cells)) return take(field, [`its values read as true/false (${samplesOf(cells)})`]);
-  const values = valuesMap(cells);
-  const known = values ? Object.values(values).filter((v) => v !== null).length : 0;
-  if (!values || known === 0)
-    return keep([`${said}, but its values (${samplesOf(cells, 4)}) say nothing about ${field}: kept in metadata`]);
-  const unclear = Object.keys(values).filter((k) => values[k] === null);
-  const rule = { field, values };
-  if (unclear.length === 0) return take(rule, [`its words read as true/false: ${JSON.stringify(values)}`]);
-  return take(rule, [], {
-    asks: [
-      {
-        kind: 'values',
-        question: `"${column}" → ${field}: what ${unclear.length === 1 ? 'does' : 'do'} ${unclear.map((w) => `"${w}"`).join(', ')} mean? Say true or false for each in "values" (the others: ${Object.entries(
-          values,
-        )
-          .filter(([, v]) => v !== null)
-          .map(([k, v]) => `"${k}" ${v}`)
-          .join(', ')})`,
-      },
-    ],
-  });
 }

@@ -141,11 +141,15 @@ export function squash(name: string): string {
 
 /**
  * The header without what says nothing about the field: a required-field star, a parenthesised hint
- * ("Active (0/1)", "Birthday (yyyy-mm-dd)"), a "Mailing"/"Billing" prefix, a path's array index.
+ * ("Active (0/1)", "Birthday (yyyy-mm-dd)"), a "Mailing"/"Billing"/"Home" prefix, a path's array index, the
+ * record's name before " - " ("Person - Email - Work": "Email - Work"; "E-mail 1 - Value": "E-mail 1").
  */
 export function headerWords(header: string): string[] {
-  const parts = header.split('.').filter((part) => !/^\d+$/.test(part));
-  const last = parts.length > 1 && /^(value|text|number|data)$/i.test(parts.at(-1)!) ? parts.at(-2)! : parts.at(-1)!;
+  const dotted = header.split('.').filter((part) => !/^\d+$/.test(part));
+  const dashed = header.split(/\s+-\s+/);
+  const named = (parts: string[]) =>
+    parts.length > 1 && GENERIC.test(parts.at(-1)!.trim()) ? parts.at(-2)! : parts.at(-1)!;
+  const tails = dashed.length > 1 ? [dashed.slice(-2).join(' - '), named(dashed)] : [];
   // "contact.emails.0": a list of e-mail addresses names one address
   const clean = (name: string) =>
     name
@@ -154,9 +158,16 @@ export function headerWords(header: string): string[] {
       .replace(/(e-?mail|phone)s$/i, '$1')
       .trim();
   const unprefixed = (name: string) =>
-    name.replace(/^(mailing|billing|shipping|postal|primary|main|contact|default address|primary address)[\s_-]+/i, '');
-  return [...new Set([header, clean(header), unprefixed(clean(header)), last, clean(last), unprefixed(clean(last))])];
+    name.replace(
+      /^(mailing|billing|shipping|postal|primary|main|contact|home|default address|primary address)[\s_-]+/i,
+      '',
+    );
+  return [
+    ...new Set([header, named(dotted), ...tails].flatMap((name) => [name, clean(name), unprefixed(clean(name))])),
+  ];
 }
+
+const GENERIC = /^(value|text|number|data|label|type)$/i;
 
 /** The waterfall's header steps: exact API name, then alias, then a close spelling of an alias (long names only). */
 export function guessFromHeader(header: string): HeaderGuess | undefined {
