@@ -80,7 +80,7 @@ export const EXIT_CODES: Readonly<Record<ResultCategory, ExitCodeRow>> = {
     // 128 + SIGINT: what a shell reports for a command it interrupted, so `$?` reads the same either way.
     code: 130,
     meaning:
-      'cancelled with Ctrl-C before anything was sent: at a prompt (subscribe), or while import waited for its input to open',
+      'cancelled with Ctrl-C before anything was sent or written: at a prompt (subscribe, map init --interactive), or while import waited for its input to open',
     per: {
       memberctl: 'cancelled before anything was sent',
       import: 'Ctrl-C while waiting for the input (nothing sent)',

@@ -2,7 +2,7 @@
  * `memberctl map init --interactive` at a real terminal (a pseudo-terminal from util-linux `script`): each decision
  * asked with its cells, a wrong answer asked again, Enter keeping the proposal; the settled mapping runs.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,21 @@ describe.skipIf(!hasScript)('memberctl map init --interactive on a terminal', { 
       fields: { isActive: { value: true } },
     });
     expect(mapping.decisions).toBeUndefined();
+  });
+
+  it('Ctrl-C at a question (exit 130) or Ctrl-D (exit 2): nothing is written', async () => {
+    const out = join(dir, 'never.json');
+    const interrupted = await runOnTerminal(['map', 'init', shop, '--interactive', '--out', out], env, [
+      { when: '(t/f): ', send: '\u0003' },
+    ]);
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.screen).toContain('interrupted at the prompt: nothing was written');
+    const ended = await runOnTerminal(['map', 'init', shop, '--interactive', '--out', out], env, [
+      { when: '(t/f): ', send: '\u0004' },
+    ]);
+    expect(ended.code).toBe(2);
+    expect(ended.screen).toContain('input ended before every decision was settled: nothing was written');
+    expect(existsSync(out)).toBe(false);
   });
 
   it('not on a terminal: refused before reading, with the way without it', async () => {
