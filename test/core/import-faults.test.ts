@@ -9,13 +9,17 @@ import { memberRetryPolicy } from '../../src/http/retry-policy.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bucketSum, candidates, client, collect, sandbox } from './import-helper.js';
 import { MemoryTransport } from './memory-transport.js';
+import { reply, startScriptedServer, type ScriptedServer, type Step } from '../http/scripted-server.js';
 import { ReaderFailure } from '../../src/errors.js';
 
 let box: SandboxHandle | undefined;
 let server: Server | undefined;
+let scripted: ScriptedServer | undefined;
 afterEach(async () => {
   await box?.close();
   box = undefined;
+  await scripted?.close();
+  scripted = undefined;
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   server = undefined;
 });
@@ -254,5 +258,38 @@ describe('import pipeline: the reader breaks', () => {
     expect(summary.importedCount + summary.failed).toBe(3000);
     expect(summary.importedCount).toBeGreaterThan(0);
     expect(events).toContainEqual(expect.objectContaining({ type: 'stopping', reason: 'reader' }));
+  });
+});
+
+describe('import pipeline: a server that asks for a long pause', () => {
+  it('Retry-After: 99999 stops the run: nothing is sent after it, every record read is accounted', async () => {
+    const ok: Step = (_req, res, body) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ importedCount: (JSON.parse(body) as unknown[]).length, updatedCount: 0, skipped: null }),
+      );
+    };
+    let askedAt = 0;
+    const day: Step = (req, res, body) => {
+      askedAt ||= scripted!.received.length;
+      reply(429, '', { 'retry-after': '99999' })(req, res, body);
+    };
+    scripted = await startScriptedServer([ok, ok, ok], day);
+    const api = new MemberApiClient({
+      baseUrl: scripted.url,
+      token: 't',
+      connections: 1,
+      timeoutMs: 5_000,
+      retry: memberRetryPolicy(5),
+    });
+    const summary = await runImport({ candidates: candidates(500), transport: api, batchSize: 10, concurrency: 1 });
+    await api.close();
+    expect(summary.stopReason).toBe('server-wait');
+    expect(summary.serverWait).toEqual({ retryAfterMs: 99_999_000, maxRetryAfterMs: 300_000, status: 429 });
+    expect(askedAt).toBe(4);
+    expect(scripted.received.length - askedAt).toBe(0);
+    expect(summary.importedCount).toBe(30);
+    expect(bucketSum(summary)).toBe(summary.rows);
+    expect(summary.topReasons.failed[0]?.reason).toContain('the server asked to wait 1 d 3 h');
   });
 });
