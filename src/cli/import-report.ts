@@ -29,7 +29,7 @@ export interface ImportEndingParts {
   target: Target | undefined;
   /** The command line, for nextCommand (cli/next-command.ts). */
   argv: readonly string[];
-  flags: { changedOnly?: boolean; rejects?: string; report?: string };
+  flags: { changedOnly?: boolean; padShortRows?: boolean; rejects?: string; report?: string };
 }
 
 export async function endImport(
@@ -38,6 +38,7 @@ export async function endImport(
 ): Promise<ImportEnding> {
   const closeFailure = await closeTarget(target);
   const withUnchanged = Boolean(flags.changedOnly);
+  const withPadded = Boolean(flags.padShortRows);
   const stateJson = importStateJson(report.state);
   let exitCode = Math.max(exitCodeFor(report.category), closeFailure ? exitCodeFor(closeFailure.category) : 0);
   const again = againCommand(argv, report.state.journalKept);
@@ -46,7 +47,7 @@ export async function endImport(
   const result = reportFile.result(
     exitCode,
     {
-      ...importJson(summary, { withUnchanged }),
+      ...importJson(summary, { withUnchanged, withPadded }),
       ...stateJson,
       ...serverWaitJson(summary),
       ...(report.rejectsKept ? { rejectsWritten: false } : {}),
@@ -62,6 +63,7 @@ export async function endImport(
     json: { ...result, exitCode },
     context: {
       withUnchanged,
+      withPadded,
       rejectsPath: flags.rejects,
       rejectsKept: report.rejectsKept,
       reportPath: flags.report,

@@ -17,6 +17,7 @@ export interface InputFlags {
   ignoreUnknownColumns?: boolean;
   nullToken?: string;
   emptyAsNull?: boolean;
+  padShortRows?: boolean;
   limit?: string;
   duplicates?: DuplicateRule;
 }
@@ -50,6 +51,10 @@ export function addInputOptions(command: Command): Command {
       '--empty-as-null',
       'an empty CSV cell is sent as null, clearing the field (default: empty = not given, the server keeps its value)',
     )
+    .option(
+      '--pad-short-rows',
+      'a CSV row with fewer cells than the header gets its missing trailing cells as empty; the summary counts such rows (default: the row is invalid, as its cells may have shifted)',
+    )
     .option('--limit <n>', 'read only the first N records')
     .addOption(
       new Option(
@@ -72,6 +77,7 @@ export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOpti
     ignoreUnknownColumns: flags.ignoreUnknownColumns,
     nullToken: flags.nullToken,
     emptyAsNull: flags.emptyAsNull,
+    padShortRows: flags.padShortRows,
     limit: flags.limit === undefined ? undefined : parseLimit(flags.limit),
     duplicates: flags.duplicates,
   };

@@ -7,7 +7,7 @@ import type { SourceRecord } from './source.js';
 
 export interface PackedRecords {
   /**
-   * Per record: its number, its first line, its last line, how many cells, flags (UNTERMINATED, HAS_ERROR).
+   * Per record: its number, its first line, its last line, how many cells, flags (UNTERMINATED, HAS_ERROR, PADDED).
    * Doubles, not 32-bit integers: a file of billions of blank lines numbers its records' lines past 2^31.
    */
   meta: Float64Array;
@@ -23,6 +23,7 @@ export interface PackedRecords {
 const FIELDS = 5;
 const UNTERMINATED = 1;
 const HAS_ERROR = 2;
+const PADDED = 4;
 /** A character a latin1 byte cannot hold. */
 const WIDE = /[^\u0000-\u00ff]/;
 
@@ -45,7 +46,8 @@ export function packRecords(records: readonly SourceRecord[], ends: readonly num
     meta[r * FIELDS + 1] = record.line;
     meta[r * FIELDS + 2] = ends[r]!;
     meta[r * FIELDS + 3] = cells.length;
-    meta[r * FIELDS + 4] = (record.unterminated ? UNTERMINATED : 0) | (record.error ? HAS_ERROR : 0);
+    meta[r * FIELDS + 4] =
+      (record.unterminated ? UNTERMINATED : 0) | (record.error ? HAS_ERROR : 0) | (record.padded ? PADDED : 0);
     if (record.error) errors.push(record.error);
     for (const value of cells) {
       at += value.length;
@@ -105,6 +107,7 @@ export function unpackRecords(packed: PackedRecords): { records: SourceRecord[];
     const record: SourceRecord = { record: meta[r * FIELDS]!, line: meta[r * FIELDS + 1]!, raw: cells };
     if (flags & UNTERMINATED) record.unterminated = true;
     if (flags & HAS_ERROR) record.error = errors[error++];
+    if (flags & PADDED) record.padded = true;
     records[r] = record;
   }
   return { records, ends: lastLines };

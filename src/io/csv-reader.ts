@@ -26,6 +26,8 @@ export interface OpenCsvOptions {
   utf8?: Utf8LineChecker;
   /** The parsing worker's entry point (csvWorkerEntry), or undefined to parse on this thread. */
   worker?: URL;
+  /** --pad-short-rows (csv-rows.ts). */
+  padShortRows?: boolean;
 }
 
 export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvOptions = {}): Promise<CsvRecords> {
@@ -35,9 +37,10 @@ export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvO
       ? normalizeDelimiter(options.delimiter)
       : detectDelimiter(head.toString('utf8', 0, HEAD_BYTES));
   bytes.unshift(head);
+  const { utf8, padShortRows } = options;
   const parser = options.worker
-    ? new WorkerCsvParser(bytes, { file, delimiter, utf8: options.utf8 }, options.worker)
-    : new InThreadCsvParser(bytes, file, delimiter, options.utf8);
+    ? new WorkerCsvParser(bytes, { file, delimiter, utf8, padShortRows }, options.worker)
+    : new InThreadCsvParser(bytes, new CsvRecordCore(file, delimiter, utf8, false, padShortRows));
   let headers: string[] | undefined;
   try {
     headers = await parser.readHeader();
@@ -58,11 +61,9 @@ class InThreadCsvParser {
 
   constructor(
     private readonly bytes: InputBytes,
-    file: string,
-    delimiter: string,
-    utf8: Utf8LineChecker | undefined,
+    core: CsvRecordCore,
   ) {
-    this.#core = new CsvRecordCore(file, delimiter, utf8);
+    this.#core = core;
   }
 
   async readHeader(): Promise<string[] | undefined> {

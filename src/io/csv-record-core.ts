@@ -8,7 +8,7 @@
  */
 import { InputError } from '../errors.js';
 import { createCsvCore, type CsvError } from './csv-parser-core.js';
-import { checkHeaders, rowLengthError } from './csv-rows.js';
+import { checkHeaders, checkRowLength } from './csv-rows.js';
 import type { SourceRecord } from './source.js';
 import type { BadByte, Utf8LineChecker } from './utf8-check.js';
 import {
@@ -42,13 +42,14 @@ export class CsvRecordCore {
 
   /**
    * `uncheckedHeader`: keep the header's cells as read, for the caller to check (checkHeaderLine) once it knows
-   * whether the header's line is UTF-8: the worker's case.
+   * whether the header's line is UTF-8: the worker's case. `padShortRows`: --pad-short-rows (csv-rows.ts).
    */
   constructor(
     private readonly file: string,
     delimiter: string,
     private readonly utf8?: Utf8LineChecker,
     private readonly uncheckedHeader = false,
+    private readonly padShortRows = false,
   ) {
     this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
   }
@@ -113,9 +114,10 @@ export class CsvRecordCore {
       return;
     }
     const entry: SourceRecord = { record: ++this.#record, line: start, raw: cells };
-    const error = cells.length !== this.#width ? rowLengthError(cells, this.#width) : undefined;
+    const length = cells.length !== this.#width ? checkRowLength(cells, this.#width, this.padShortRows) : undefined;
+    if (length === 'padded') entry.padded = true;
     if (bad) entry.error = invalidUtf8Error(bad);
-    else if (error) entry.error = error;
+    else if (length !== undefined && length !== 'padded') entry.error = length;
     this.#queue.push(entry);
     this.#ends.push(end);
   };

@@ -30,15 +30,28 @@ export function quotedHeader(name: string): string {
   return `"${name.length > 60 ? `${name.slice(0, 60)}…` : name}"`;
 }
 
+/** Why a short row is refused, and the way out for an export that leaves out trailing empty cells. */
+const SHORT_ROW_HINT =
+  'a value left out in the middle shifts every cell after it; if the export leaves out trailing empty cells, --pad-short-rows reads them as empty';
+
 /**
- * Missing trailing cells are "not given" (padded with ''); surplus cells that are empty (a trailing delimiter)
- * are dropped, as no data is lost; a surplus cell with content makes the record unreadable, since the
- * cells can no longer be trusted to sit under their headers. Mutates `cells` to the header's width.
+ * A row of another width than the header. Short: refused (a cell left out in the middle would shift the others
+ * under the wrong headers), unless `padShortRows` (--pad-short-rows), which fills the missing trailing cells with
+ * '' and says so (`padded`). Surplus cells that are empty (a trailing delimiter) are dropped, as no data is lost;
+ * a surplus cell with content makes the record unreadable. A refused row keeps its cells as read (the rejects file
+ * writes them back as they are); `cells` changes only to the header's width. No Error object: a file of short
+ * rows costs a few strings per row (docs/performance.md).
  */
-export function rowLengthError(cells: string[], width: number): { message: string; hint: string } | undefined {
+export function checkRowLength(
+  cells: string[],
+  width: number,
+  padShortRows: boolean,
+): { message: string; hint: string } | 'padded' | undefined {
   if (cells.length < width) {
+    if (!padShortRows)
+      return { message: `the row has ${cells.length} cells but the header has ${width}`, hint: SHORT_ROW_HINT };
     while (cells.length < width) cells.push('');
-    return undefined;
+    return 'padded';
   }
   let firstExtra = -1;
   for (let i = width; i < cells.length; i++) {

@@ -42,13 +42,14 @@ export class WorkerCsvParser {
 
   constructor(
     private readonly bytes: InputBytes,
-    input: { file: string; delimiter: string; utf8?: Utf8LineChecker },
+    input: { file: string; delimiter: string; utf8?: Utf8LineChecker; padShortRows?: boolean },
     entry: URL,
   ) {
     this.#file = input.file;
     this.#utf8 = input.utf8;
+    const { file, delimiter } = input;
     this.#worker = new Worker(entry, {
-      workerData: { file: input.file, delimiter: input.delimiter },
+      workerData: { file, delimiter, padShortRows: input.padShortRows === true },
       resourceLimits: workerLimits(),
     });
     // only a pending reply keeps the process alive: an abandoned parser never holds it

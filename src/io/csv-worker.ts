@@ -10,8 +10,8 @@ import { CsvRecordCore } from './csv-record-core.js';
 import { packRecords, transferables } from './csv-packing.js';
 import type { ToWorker, FromWorker } from './csv-worker-protocol.js';
 
-const { file, delimiter } = workerData as { file: string; delimiter: string };
-const core = new CsvRecordCore(file, delimiter, undefined, true);
+const { file, delimiter, padShortRows } = workerData as { file: string; delimiter: string; padShortRows: boolean };
+const core = new CsvRecordCore(file, delimiter, undefined, true, padShortRows);
 const port = parentPort!;
 let headersSent = false;
 

@@ -109,6 +109,12 @@ async function openWorkbook(raw: InputBytes, file: string, options: SourceOption
       { code: 'csv-only-option' },
     );
   }
+  if (options.padShortRows) {
+    throw new UsageError(
+      `--pad-short-rows applies to CSV input only (${file} is a workbook, whose rows have no cells left out: an empty cell is read as empty)`,
+      { code: 'csv-only-option' },
+    );
+  }
   await checkWorkbookHead(raw, file, options.path);
   const zip = await openWorkbookZip(raw, file, options.path);
   try {
@@ -167,14 +173,19 @@ async function openText(
   const sniffed = await sniffContent(bytes);
   if (sniffed === undefined) throw emptyInput(file);
   const format = options.format ?? named ?? sniffed;
-  if (options.delimiter !== undefined && format !== 'csv') {
-    throw new UsageError(`--delimiter applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
+  for (const [flag, given] of [
+    ['--delimiter', options.delimiter !== undefined],
+    ['--pad-short-rows', options.padShortRows === true],
+  ] as const) {
+    if (given && format !== 'csv')
+      throw new UsageError(`${flag} applies to CSV input only (${file} is ${format})`, { code: 'csv-only-option' });
   }
   if (format === 'csv') {
     const csv = await openCsv(bytes, file, {
       delimiter: options.delimiter,
       utf8,
       worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true),
+      padShortRows: options.padShortRows,
     });
     return {
       format,

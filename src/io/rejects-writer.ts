@@ -1,7 +1,9 @@
 /**
  * --rejects: one line per record that was not imported, for validate and import alike.
  * NDJSON: {record, line, memberId, stage, reason, input}. CSV: the input's own columns, then `stage` and `error`,
- * so the file can be fixed and fed back as it is (the mapper ignores a trailing stage/error pair).
+ * so the file can be fixed and fed back as it is (the mapper ignores a trailing stage/error pair). A row refused for
+ * its number of cells is written with its cells as read, then stage and error: fed back unfixed, it is refused
+ * again, never read with its cells under the wrong headers.
  */
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -87,24 +89,27 @@ function csvRejects(file: LineWriter, headers: readonly string[], width: number,
   return {
     format: 'csv',
     write(entry) {
-      let reason = entry.reason;
       let cells: string[];
+      if (Array.isArray(entry.input) && entry.input.length !== width) {
+        // a row refused for its number of cells is written back as read, every cell where it was: padded or cut
+        // to the header, its cells would sit under headers that look right (and a cut one would lose a value)
+        return file.writeLine(csvLine([...entry.input.map(cellText), entry.stage, entry.reason], delimiter));
+      }
       if (Array.isArray(entry.input)) {
-        cells = entry.input.slice(0, headers.length).map((c) => (c === undefined || c === null ? '' : String(c)));
-        const extra = entry.input.slice(width);
-        if (extra.length > 0)
-          reason += ` (cells beyond the header: ${extra.map((c) => JSON.stringify(String(c))).join(', ')})`;
+        cells = entry.input.slice(0, headers.length).map(cellText);
       } else {
         // a record that could not be split into cells: its raw text goes in the first column, to be fixed by hand
         cells = [typeof entry.input === 'string' ? entry.input : (JSON.stringify(entry.input) ?? '')];
       }
       while (cells.length < headers.length) cells.push('');
-      return file.writeLine(csvLine([...cells, entry.stage, reason], delimiter));
+      return file.writeLine(csvLine([...cells, entry.stage, entry.reason], delimiter));
     },
     close: () => file.close(),
     abort: () => file.abort(),
   };
 }
+
+const cellText = (cell: unknown): string => (cell === undefined || cell === null ? '' : String(cell));
 
 function ndjsonLine(entry: RejectEntry, headers: readonly string[] | undefined, width: number): string {
   const { record, line, memberId, stage, reason } = entry;
@@ -118,9 +123,12 @@ function ndjsonLine(entry: RejectEntry, headers: readonly string[] | undefined, 
   });
 }
 
-/** CSV cells become {header: cell} (a prototype-less map: headers are data), so the line reads on its own. */
+/**
+ * CSV cells become {header: cell} (a prototype-less map: headers are data), so the line reads on its own; a row of
+ * another width than the header stays the array of its cells as read (they do not sit under their headers).
+ */
 function readableInput(input: unknown, headers: readonly string[] | undefined, width: number): unknown {
-  if (!headers || !Array.isArray(input) || input.length > width) return input;
+  if (!headers || !Array.isArray(input) || input.length !== width) return input;
   const byHeader: Record<string, unknown> = Object.create(null);
   headers.forEach((header, i) => (byHeader[header] = input[i] ?? ''));
   return byHeader;

@@ -14,8 +14,8 @@ export interface SourceRecord {
   line: number;
   /**
    * CSV: the row's cells as strings, aligned with `RecordSource.headers`: exactly as many cells as headers
-   * (missing trailing cells are '', empty surplus cells are dropped); a row whose surplus cells hold data keeps
-   * them all and has `error`.
+   * (empty surplus cells are dropped; with --pad-short-rows missing trailing cells are '', and `padded` is set); a
+   * row that is short, or whose surplus cells hold data, keeps its cells as read and has `error`.
    * JSON / NDJSON: the parsed value (normally an object).
    * When `error` is set on a JSON / NDJSON record: the raw text that could not be parsed (for rejects files).
    */
@@ -30,6 +30,8 @@ export interface SourceRecord {
    * transfer that stopped) ends this way, mid-record, and its last cell may be cut ("Gold" read as "Go").
    */
   unterminated?: true;
+  /** CSV with --pad-short-rows: the row had fewer cells than the header; its missing trailing cells were added as ''. */
+  padded?: true;
 }
 
 export interface SourceOptions {
@@ -46,6 +48,8 @@ export interface SourceOptions {
   sheet?: string;
   /** --encoding: the text's encoding (iconv-lite names); otherwise UTF-8, or UTF-16 when the file starts with its BOM. */
   encoding?: string;
+  /** --pad-short-rows (CSV): a row with fewer cells than the header gets its missing trailing cells as '' (else refused). */
+  padShortRows?: boolean;
   /**
    * A large CSV file is parsed on a second core, ahead of the caller (csv-worker-client.ts): for a caller whose own
    * work per record is larger than the parse (import).

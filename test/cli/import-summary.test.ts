@@ -24,11 +24,12 @@ function summary(fields: Partial<ImportSummary>): ImportSummary {
     topReasons: empty,
     finalBatchSize: 500,
     warnings: 0,
+    paddedRows: 0,
     ...fields,
   };
 }
 
-function render(s: ImportSummary, withUnchanged = false): { stdout: string[]; stderr: string[] } {
+function render(s: ImportSummary, withUnchanged = false, withPadded = false): { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const output: Output = {
@@ -38,7 +39,11 @@ function render(s: ImportSummary, withUnchanged = false): { stdout: string[]; st
     warn: (t) => void stderr.push(t),
     stderrIsTTY: false,
   };
-  renderImportSummary(s, { file: 'members.csv', target: 'https://api.example.com/', withUnchanged }, output);
+  renderImportSummary(
+    s,
+    { file: 'members.csv', target: 'https://api.example.com/', withUnchanged, withPadded },
+    output,
+  );
   return { stdout, stderr };
 }
 
@@ -88,5 +93,16 @@ describe('the import summary', () => {
       'Not replaced: fix-me.csv (the run ended before its rejects were complete; a file from before stays as it was)',
     );
     expect(stdout.join('\n')).not.toContain('Wrote');
+  });
+
+  it('--pad-short-rows: says how many rows it padded, under the counts (they are in their buckets already)', () => {
+    const padded = summary({ rows: 3, importedCount: 3, paddedRows: 2 });
+    expect(render(padded, false, true).stdout).toContain(
+      '  2 rows padded (--pad-short-rows): fewer cells than the header, the missing trailing ones read as empty',
+    );
+    expect(render(summary({ rows: 1, importedCount: 1, paddedRows: 1 }), false, true).stdout.join('\n')).toMatch(
+      /  1 row padded \(--pad-short-rows\)/,
+    );
+    expect(render(padded).stdout.join('\n')).not.toMatch(/padded/);
   });
 });

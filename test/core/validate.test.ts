@@ -175,3 +175,56 @@ describe('validateFile, random CSV files (property)', () => {
     );
   });
 });
+
+describe('rows of another width than the header', () => {
+  const header = 'memberId,isActive,createdAt,email,address.city,metadata.tier';
+  const rows = [
+    'A1,true,2024-01-01,a1@example.com,Oslo,Gold',
+    'A2,true,2024-01-01,Toronto,ON', // email left out in the middle: Toronto would be the email
+    'A3,true,2024-01-01,a3@example.com,Bergen', // a trailing empty cell left out
+    'A4,true,2024-01-01,"a4@example.com",Smith, John,Gold', // a stray comma
+    '"A5",true,2024-01-01,"say ""hi""\nat the door",Oslo', // short, with quotes and a line break in a cell
+    'A6,true,2024-01-01,a6@example.com,"Ål\r\nesund",Gold,"x ""y"""',
+  ];
+
+  it('short rows are refused like long ones, naming the line; --pad-short-rows fills trailing cells and counts them', async () => {
+    const path = join(dir, 'widths.csv');
+    await writeFile(path, `${header}\n${rows.join('\n')}\n`);
+    const refused = await validateFile({ path });
+    expect(refused).toMatchObject({ rows: 6, valid: 1, invalid: 5, paddedRows: undefined });
+    expect(refused.sample.map((s) => [s.line, s.issues[0]!.message.split(' — ')[0]])).toEqual([
+      [3, 'the row has 5 cells but the header has 6'],
+      [4, 'the row has 5 cells but the header has 6'],
+      [5, 'the row has 7 cells but the header has 6 (cell 7 is "Gold")'],
+      [6, 'the row has 5 cells but the header has 6'],
+      [8, 'the row has 7 cells but the header has 6 (cell 7 is "x "y"")'],
+    ]);
+    const padded = await validateFile({ path, padShortRows: true, outputPath: join(dir, 'padded.ndjson') });
+    expect(padded).toMatchObject({ rows: 6, valid: 4, invalid: 2, paddedRows: 3 });
+    const items = (await readFile(join(dir, 'padded.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(items[2]).toMatchObject({ memberId: 'A3', email: 'a3@example.com', address: { city: 'Bergen' } });
+    expect(items[2].metadata).toBeUndefined();
+  });
+
+  it("the rejects CSV keeps each refused row as written: read back, its cells are the row's, and fed back it is refused again", async () => {
+    const path = join(dir, 'widths-rejects-in.csv');
+    await writeFile(path, `${header}\n${rows.join('\n')}\n`);
+    const rejects = join(dir, 'widths-rejects.csv');
+    await validateFile({ path, rejectsPath: rejects });
+    const cellsOf = async (file: string) => {
+      const stream = await readCandidates({ path: file });
+      const cells: string[][] = [];
+      for await (const batch of stream.batches) for (const record of batch) cells.push(record.raw as string[]);
+      return cells;
+    };
+    const written = await cellsOf(path);
+    const back = await cellsOf(rejects);
+    expect(back.map((cells) => cells.slice(0, -2))).toEqual(written.slice(1));
+    expect(back.map((cells) => cells.at(-2))).toEqual(['invalid', 'invalid', 'invalid', 'invalid', 'invalid']);
+    const again = await validateFile({ path: rejects });
+    expect(again).toMatchObject({ rows: 5, valid: 0, invalid: 5 });
+  });
+});

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { CLI, HEADER, isolatedEnv, tempDir } from './import-helper.js';
 
 const dir = tempDir();
@@ -55,7 +56,30 @@ const tricky = file(
 const rows = (count: number, name = (r: number) => `Name${r}`) =>
   Array.from({ length: count }, (_, i) => row(i + 1, name(i + 1)));
 
-const cases: Array<{ name: string; args: string[]; code: number }> = [
+/** Rows of other widths than the header: short (a trailing cell or one in the middle left out), long, quoted. */
+const widths = file(
+  'widths.csv',
+  [
+    'memberId,isActive,createdAt,email,firstName',
+    'w1,true,2024-01-05T09:00:00Z,w1@example.com,One',
+    'w2,true,2024-01-05T09:00:00Z,w2@example.com',
+    'w3,true,2024-01-05T09:00:00Z,"Smith, Ann"',
+    'w4,true,2024-01-05T09:00:00Z,w4@example.com,Smith, Ann',
+    '"w5",true,2024-01-05T09:00:00Z,"w5@example.com","Say ""hi""\r\nthere",extra',
+    'w6,true,2024-01-05T09:00:00Z,"w6@example.com\nsecond line"',
+    '',
+  ].join('\r\n'),
+);
+
+const cases: Array<{ name: string; args: string[]; code: number; rejects?: string }> = [
+  { name: 'short and long rows, refused and written back as read', args: [widths], code: 3, rejects: 'rejects.csv' },
+  {
+    name: '--pad-short-rows',
+    args: [widths, '--pad-short-rows'],
+    code: 3,
+    rejects: 'rejects.csv',
+  },
+  { name: '--pad-short-rows, rejects as NDJSON', args: [widths, '--pad-short-rows'], code: 3 },
   { name: 'every line end, quotes, blank lines, bad rows and bytes', args: [tricky], code: 3 },
   { name: 'a shard of it, limited', args: [tricky, '--shard', '1/2', '--limit', '9'], code: 3 },
   {
@@ -147,14 +171,19 @@ interface Outcome {
 }
 
 /** Runs the import in its own folder (the rejects file's relative name appears the same in both runs' messages). */
-function importWith(mode: 'always' | 'never', name: string, args: string[]): Promise<Outcome> {
+function importWith(
+  mode: 'always' | 'never',
+  name: string,
+  args: string[],
+  rejectsName = 'rejects.ndjson',
+): Promise<Outcome> {
   const cwd = join(dir, `${mode}-${name.replace(/\W+/g, '-')}`);
   mkdirSync(cwd, { recursive: true });
   const mark = join(cwd, 'workers');
   const env = isolatedEnv({ MEMBERCTL_CSV_WORKER: mode, NODE_OPTIONS: `--import ${MARKER}`, WORKER_MARK: mark });
   const child = spawn(
     process.execPath,
-    [CLI, 'import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', 'rejects.ndjson'],
+    [CLI, 'import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', rejectsName],
     { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';
@@ -164,7 +193,7 @@ function importWith(mode: 'always' | 'never', name: string, args: string[]): Pro
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
-      const rejects = join(cwd, 'rejects.ndjson');
+      const rejects = join(cwd, rejectsName);
       resolve({
         code,
         report: withoutTiming(JSON.parse(stdout)),
@@ -182,8 +211,11 @@ function withoutTiming(report: Record<string, unknown>): Record<string, unknown>
 }
 
 describe('a CSV parsed in the worker thread gives what the main thread gives', () => {
-  it.each(cases)('$name', async ({ name, args, code }) => {
-    const [worker, main] = await Promise.all([importWith('always', name, args), importWith('never', name, args)]);
+  it.each(cases)('$name', async ({ name, args, code, rejects }) => {
+    const [worker, main] = await Promise.all([
+      importWith('always', name, args, rejects),
+      importWith('never', name, args, rejects),
+    ]);
     expect(worker.workers).toBe(1);
     expect(main.workers).toBe(0);
     expect(main.code).toBe(code);
@@ -224,5 +256,28 @@ describe('a CSV parsed in the worker thread gives what the main thread gives', (
       .map((line) => (JSON.parse(line) as { line: number }).line);
     // m6 (bad values), m7 and m8 (other widths), m10 and m11 (not UTF-8), m13 (latin1)
     expect(lines).toEqual([11, 12, 13, 15, 16, 20]);
+  });
+
+  it('short rows: refused by default, padded with --pad-short-rows and counted; a refused row goes to rejects as written', async () => {
+    const refused = await importWith('always', 'widths-refused', [widths], 'rejects.csv');
+    expect(refused.report).toMatchObject({ rows: 6, invalid: 5, importedCount: 1 });
+    expect(refused.report).not.toHaveProperty('paddedRows');
+    const written = parse(refused.rejects!, { relax_column_count: true }) as string[][];
+    expect(written.map((cells) => cells.slice(0, -2))).toEqual([
+      ['memberId', 'isActive', 'createdAt', 'email', 'firstName'],
+      ['w2', 'true', '2024-01-05T09:00:00Z', 'w2@example.com'],
+      ['w3', 'true', '2024-01-05T09:00:00Z', 'Smith, Ann'],
+      ['w4', 'true', '2024-01-05T09:00:00Z', 'w4@example.com', 'Smith', ' Ann'],
+      ['w5', 'true', '2024-01-05T09:00:00Z', 'w5@example.com', 'Say "hi"\r\nthere', 'extra'],
+      ['w6', 'true', '2024-01-05T09:00:00Z', 'w6@example.com\nsecond line'],
+    ]);
+    expect(written[1]!.slice(-2)).toEqual([
+      'invalid',
+      expect.stringMatching(/^the row has 4 cells but the header has 5 — /),
+    ]);
+    const padded = await importWith('always', 'widths-padded', [widths, '--pad-short-rows']);
+    // w2, w3 and w6 padded and imported (the API takes any text as an e-mail address: "Smith, Ann" is what the user
+    // opted into); w4, w5 too long
+    expect(padded.report).toMatchObject({ rows: 6, paddedRows: 3, invalid: 2, importedCount: 4 });
   });
 });

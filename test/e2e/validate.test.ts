@@ -288,4 +288,24 @@ describe('memberctl validate', () => {
     expect(r.stdout).toContain('memberctl validate crm-export.csv --map crm-mapping.json --rejects fix-me.csv');
     expect(r.stdout).toContain('--ignore-unknown-columns');
   });
+
+  it('--pad-short-rows: the human summary and --json count the padded rows; without it a short row is invalid', async () => {
+    const path = join(dir, 'short-rows.csv');
+    await writeFile(path, 'memberId,isActive,createdAt,metadata.tier\nm1,true,2024-01-01,Gold\nm2,true,2024-01-01\n');
+    const refused = await validate(path, '--show', '0');
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/2 records, 1 valid, 1 invalid/);
+    const human = await validate(path, '--pad-short-rows');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(
+      '1 row padded (--pad-short-rows): fewer cells than the header, the missing trailing ones read as empty',
+    );
+    const json = await validate(path, '--pad-short-rows', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ rows: 2, valid: 2, invalid: 0, paddedRows: 1 });
+    const ndjson = join(dir, 'short-rows.ndjson');
+    await writeFile(ndjson, '{}\n');
+    const wrong = await validate(ndjson, '--pad-short-rows');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--pad-short-rows applies to CSV input only/);
+  });
 });

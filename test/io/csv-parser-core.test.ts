@@ -13,18 +13,29 @@ afterEach(() => vi.restoreAllMocks());
 describe('rows of another width than the header', () => {
   it('cost no error object, and still come out with their own cells and lines', () => {
     const stacks = vi.spyOn(Error, 'captureStackTrace');
-    const core = new CsvRecordCore('short.csv', ',');
     const rows = ['a,b,c,d'];
     for (let r = 1; r <= 300; r++) rows.push(r % 3 === 0 ? `x${r},y` : r % 3 === 1 ? '   ' : `x${r},y,z,w,`);
-    core.parse(Buffer.from(`${rows.join('\n')}\n`));
-    core.end();
-    const { records } = core.take();
-    expect(stacks).not.toHaveBeenCalled();
-    expect(core.headers).toEqual(['a', 'b', 'c', 'd']);
-    expect(records).toHaveLength(200);
-    expect(records[0]).toMatchObject({ record: 1, line: 3, raw: ['x2', 'y', 'z', 'w'] });
-    expect(records[1]).toMatchObject({ record: 2, line: 4, raw: ['x3', 'y', '', ''] });
-    expect(records.every((record) => record.error === undefined)).toBe(true);
+    for (const padShortRows of [false, true]) {
+      const core = new CsvRecordCore('short.csv', ',', undefined, false, padShortRows);
+      core.parse(Buffer.from(`${rows.join('\n')}\n`));
+      core.end();
+      const { records } = core.take();
+      expect(stacks).not.toHaveBeenCalled();
+      expect(core.headers).toEqual(['a', 'b', 'c', 'd']);
+      expect(records).toHaveLength(200);
+      expect(records[0]).toMatchObject({ record: 1, line: 3, raw: ['x2', 'y', 'z', 'w'] });
+      // refused as read, or padded with --pad-short-rows
+      if (padShortRows)
+        expect(records[1]).toMatchObject({ record: 2, line: 4, raw: ['x3', 'y', '', ''], padded: true });
+      else
+        expect(records[1]).toMatchObject({
+          record: 2,
+          line: 4,
+          raw: ['x3', 'y'],
+          error: { message: 'the row has 2 cells but the header has 4' },
+        });
+      expect(records.filter((record) => record.error !== undefined)).toHaveLength(padShortRows ? 0 : 100);
+    }
   });
 
   it('a broken file is still an error: a quote never closed', () => {

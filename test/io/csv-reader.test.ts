@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { readAll, readCsvText, tempDir } from './reader-helpers.js';
+import { readAll, readCsvText, stdinOf, tempDir } from './reader-helpers.js';
 
 const dir = tempDir('csv');
 afterAll(() => dir.remove());
@@ -70,12 +70,33 @@ describe('CSV reader', () => {
     expect(records[1]!.error!.hint).toMatch(/quoted/);
   });
 
-  it('missing trailing cells are padded as empty (not given); empty surplus cells are dropped', async () => {
-    const { records } = await readCsvText('a,b,c\n1\n1,2,3,,\n');
-    expect(records.map((r) => [r.raw, r.error])).toEqual([
-      [['1', '', ''], undefined],
-      [['1', '2', '3'], undefined],
+  it('a row with fewer cells than the header is an error record, its cells as read; empty surplus cells are dropped', async () => {
+    const { records } = await readCsvText('a,b,c\n1\n1,2,3,,\n1,"x\ny"\n');
+    expect(records.map((r) => [r.line, r.raw, r.error?.message, r.padded])).toEqual([
+      [2, ['1'], 'the row has 1 cells but the header has 3', undefined],
+      [3, ['1', '2', '3'], undefined, undefined],
+      [4, ['1', 'x\ny'], 'the row has 2 cells but the header has 3', undefined],
     ]);
+    expect(records[0]!.error!.hint).toMatch(/--pad-short-rows/);
+  });
+
+  it('--pad-short-rows: the missing trailing cells are empty and the row says it was padded; a long row is still refused', async () => {
+    const text = 'a,b,c\n1\n1,2,3,,\n1,2,3,4\n';
+    const { records } = await readAll({ path: '-', format: 'csv', stdin: stdinOf(text, 3), padShortRows: true });
+    expect(records.map((r) => [r.raw, r.error?.message, r.padded])).toEqual([
+      [['1', '', ''], undefined, true],
+      [['1', '2', '3'], undefined, undefined],
+      [['1', '2', '3', '4'], 'the row has 4 cells but the header has 3 (cell 4 is "4")', undefined],
+    ]);
+  });
+
+  it('--pad-short-rows is refused for input that is not CSV', async () => {
+    await expect(
+      readAll({ path: '-', format: 'ndjson', stdin: stdinOf('{"a":1}\n'), padShortRows: true }),
+    ).rejects.toMatchObject({
+      code: 'csv-only-option',
+      message: '--pad-short-rows applies to CSV input only (stdin is ndjson)',
+    });
   });
 
   it('duplicate headers are an InputError naming them and their columns', async () => {

@@ -70,18 +70,37 @@ describe('rejects writer', () => {
     const tricky = ['m;1', ' Ann "the" one ', 'line one\nline two, still'];
     const writer = await openRejectsWriter(path, { headers, delimiter: ';' });
     writer.write(entry({ input: tricky, reason: 'isActive: required; createdAt: required' }));
-    writer.write(entry({ input: ['m-2'] }));
-    writer.write(entry({ input: ['m-3', 'a', 'b', 'extra1', 'extra2'] }));
     writer.write(entry({ input: 'm-4,unparseable,"' }));
     await writer.close();
     const rows = parse(await readFile(path, 'utf8'), { delimiter: ';' }) as string[][];
     expect(rows[0]).toEqual([...headers, 'stage', 'error']);
     expect(rows[1]).toEqual([...tricky, 'invalid', 'isActive: required; createdAt: required']);
-    expect(rows[2]).toEqual(['m-2', '', '', 'invalid', entry().reason]);
-    expect(rows[3]!.slice(0, 4)).toEqual(['m-3', 'a', 'b', 'invalid']);
-    expect(rows[3]![4]).toContain('cells beyond the header: "extra1", "extra2"');
-    expect(rows[4]).toEqual(['m-4,unparseable,"', '', '', 'invalid', entry().reason]);
+    expect(rows[2]).toEqual(['m-4,unparseable,"', '', '', 'invalid', entry().reason]);
     expect(await mode(path)).toBe(0o600);
+  });
+
+  it('a row refused for its number of cells keeps every cell as read, in place, then stage and error (CSV and NDJSON)', async () => {
+    const headers = ['memberId', 'email', 'notes'];
+    const long = ['m-3', 'Smith', ' John"s', 'x@example.com', 'line one\nline two'];
+    const short = ['m-4', 'a "quoted"\r\nvalue'];
+    const csvPath = join(dir, 'widths.csv');
+    const ndjsonPath = join(dir, 'widths.ndjson');
+    for (const path of [csvPath, ndjsonPath]) {
+      const writer = await openRejectsWriter(path, { headers });
+      writer.write(entry({ input: long, reason: 'the row has 5 cells but the header has 3' }));
+      writer.write(entry({ input: short, reason: 'the row has 2 cells but the header has 3' }));
+      await writer.close();
+    }
+    expect(parse(await readFile(csvPath, 'utf8'), { relax_column_count: true })).toEqual([
+      [...headers, 'stage', 'error'],
+      [...long, 'invalid', 'the row has 5 cells but the header has 3'],
+      [...short, 'invalid', 'the row has 2 cells but the header has 3'],
+    ]);
+    const inputs = (await readFile(ndjsonPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { input: unknown }).input);
+    expect(inputs).toEqual([long, short]);
   });
 
   it('CSV fed back: an existing stage/error pair is replaced, not stacked', async () => {

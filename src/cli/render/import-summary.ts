@@ -4,13 +4,18 @@
  */
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
+import { paddedRowsText } from './validate-table.js';
 import { formatDuration } from '../../duration.js';
 import { duplicatesLine } from './duplicates-line.js';
 import { omittedCellsLines } from './omitted-cells-lines.js';
 
-/** The fields of the summary a script sees, in this order; `unchanged` only with --changed-only. */
+/**
+ * The fields of the summary a script sees, in this order; `unchanged` only with --changed-only, `paddedRows` only
+ * with --pad-short-rows.
+ */
 const JSON_FIELDS = [
   'rows',
+  'paddedRows',
   'invalid',
   'unchanged',
   'importedCount',
@@ -27,10 +32,18 @@ const JSON_FIELDS = [
   'concurrency',
   'durationMs',
 ] as const;
-export type ImportJson = Omit<Pick<ImportSummary, (typeof JSON_FIELDS)[number]>, 'unchanged'> & { unchanged?: number };
+export type ImportJson = Omit<Pick<ImportSummary, (typeof JSON_FIELDS)[number]>, 'unchanged' | 'paddedRows'> & {
+  unchanged?: number;
+  paddedRows?: number;
+};
 
-export function importJson(summary: ImportSummary, options: { withUnchanged?: boolean } = {}): ImportJson {
-  const fields = options.withUnchanged ? JSON_FIELDS : JSON_FIELDS.filter((field) => field !== 'unchanged');
+export function importJson(
+  summary: ImportSummary,
+  options: { withUnchanged?: boolean; withPadded?: boolean } = {},
+): ImportJson {
+  const fields = JSON_FIELDS.filter(
+    (field) => (field !== 'unchanged' || options.withUnchanged) && (field !== 'paddedRows' || options.withPadded),
+  );
   return Object.fromEntries(fields.map((field) => [field, summary[field]])) as ImportJson;
 }
 
@@ -43,6 +56,8 @@ export interface SummaryContext {
   rejectsKept?: boolean;
   reportPath?: string;
   withUnchanged?: boolean;
+  /** --pad-short-rows was given: the summary says how many rows it completed. */
+  withPadded?: boolean;
   /** The exact command that sends what is left (cli/next-command.ts). */
   againCommand?: string;
 }
@@ -74,6 +89,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
       `  ${plural(summary.batches, 'batch', 'batches')}, ${plural(summary.requests, 'request', 'requests')}, ${plural(summary.retries, 'retry', 'retries')} · ${seconds.toFixed(1)} s${rate ? ` · ${rate}` : ''}`,
     ),
   );
+  if (context.withPadded) output.out(`  ${paddedRowsText(summary.paddedRows)}`);
   const duplicates = duplicatesLine(summary.duplicateMembers);
   if (duplicates) output.out(summary.duplicateMembers!.count > 0 ? color.yellow(duplicates) : duplicates);
   for (const line of omittedCellsLines(summary.omittedCells)) output.out(color.yellow(line));

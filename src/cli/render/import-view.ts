@@ -44,6 +44,8 @@ export interface ImportView {
 
 export interface RenderContext {
   withUnchanged: boolean;
+  /** --pad-short-rows: the summary counts the rows it completed. */
+  withPadded?: boolean;
   rejectsPath?: string;
   /** The rejects file was not written: the run ended before its rejects were complete. */
   rejectsKept?: boolean;

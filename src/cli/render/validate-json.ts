@@ -48,6 +48,7 @@ export class ValidateJsonStream {
       output: stats.output ?? null,
       rejects: stats.rejects ?? null,
       ...(stats.profile && { fieldStats: stats.profile }),
+      ...(stats.paddedRows !== undefined && { paddedRows: stats.paddedRows }),
       durationMs,
     };
     this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(rest).slice(1)}\n`);

@@ -48,6 +48,7 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
   output.out(
     `${stats.file}: ${stats.rows} record${stats.rows === 1 ? '' : 's'}, ${verdict} (${stats.format}, ${seconds} s${rate})`,
   );
+  if (stats.paddedRows !== undefined) output.out(paddedRowsText(stats.paddedRows));
   const duplicates = duplicatesLine(stats.duplicateMembers);
   if (duplicates) output.out(stats.duplicateMembers.count > 0 ? color.yellow(duplicates) : duplicates);
   for (const line of omittedCellsLines(stats.omittedCells)) output.out(color.yellow(line));
@@ -71,6 +72,12 @@ export function renderValidateSummary(stats: ValidateStats, output: Output, reje
   } else if (stats.invalid > 0) {
     output.out(color.dim('To fix them: --rejects fix-me.ndjson writes each invalid record with its reason.'));
   }
+}
+
+/** What --pad-short-rows did, said after the counts by validate and import alike. */
+export function paddedRowsText(count: number): string {
+  const rows = `${count.toLocaleString('en-US')} row${count === 1 ? '' : 's'}`;
+  return `${rows} padded (--pad-short-rows): fewer cells than the header, the missing trailing ones read as empty`;
 }
 
 function clip(text: string, max: number): string {

@@ -53,6 +53,7 @@ export type Books = Pick<
   | 'rejected'
   | 'failed'
   | 'topReasons'
+  | 'paddedRows'
 >;
 
 type SentStage = Exclude<Stage, 'invalid'>;
@@ -69,6 +70,8 @@ export class Ledger implements Settler {
     failed: 0,
   };
   readonly #skippedExamples: SkippedExample[] = [];
+  /** Rows --pad-short-rows completed (counted among the rows, in whatever bucket they end). */
+  #paddedRows = 0;
   /** Invalid records count per issue, as validate counts them, so both commands show the same reasons. */
   readonly #invalidReasons = new ReasonCounter();
   readonly #reasons: Record<SentStage, ReasonCounter> = {
@@ -91,9 +94,10 @@ export class Ledger implements Settler {
 
   // ---- what the reader counts
 
-  /** A record read and counted (after --limit and --shard). */
-  read(): void {
+  /** A record read and counted (after --limit and --shard); `padded`: a row --pad-short-rows completed. */
+  read(padded = false): void {
     this.#counts.rows++;
+    if (padded) this.#paddedRows++;
   }
 
   /** With --changed-only: the same as last confirmed, not sent. */
@@ -202,6 +206,7 @@ export class Ledger implements Settler {
       rejected,
       failed,
       topReasons,
+      paddedRows: this.#paddedRows,
     };
   }
 

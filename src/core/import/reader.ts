@@ -90,17 +90,19 @@ export class Reader {
       if (next.done) return true;
       const chunk = next.value;
       for (let i = 0; i < chunk.length; i++) {
+        // a CSV row --pad-short-rows completed (SourceRecord.padded), counted for the summary
+        const padded = (chunk[i] as { padded?: true }).padded === true;
         if (this.#hooks.beforeMap?.(chunk[i]) === 'unchanged') {
           // unchanged since the last run, yet a later row of a memberId with other content all the same
           const record = chunk[i] as SourceRecord;
           const firstLine = duplicates?.observe(record, memberIdOf?.(record)) ?? 0;
-          ledger.read();
+          ledger.read(padded);
           if (firstLine === 0) ledger.unchanged();
           else await this.#take(refused(toCandidate(record), firstLine));
         } else {
           let candidate = toCandidate(chunk[i]);
           if (this.#hooks.select && !this.#hooks.select(candidate)) continue;
-          ledger.read();
+          ledger.read(padded);
           if (duplicates) candidate = duplicates.check(chunk[i] as SourceRecord, candidate);
           const taking = this.#take(candidate);
           if (taking) await taking;

@@ -214,6 +214,8 @@ export interface ImportSummary {
   requests: number;
   retries: number;
   durationMs: number;
+  /** CSV rows --pad-short-rows read with their missing trailing cells as empty (each also in one bucket above). */
+  paddedRows: number;
   /** Most common reasons per stage, most frequent first (at most 5 each). */
   topReasons: { invalid: ReasonCount[]; skipped: ReasonCount[]; rejected: ReasonCount[]; failed: ReasonCount[] };
   /** memberIds on more than one row, and what --duplicates did (with `ImportOptions.duplicates`). */

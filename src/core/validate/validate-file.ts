@@ -78,6 +78,8 @@ export interface ValidateStats {
   rejects?: { path: string; format: 'ndjson' | 'csv'; records: number };
   /** With --stats: the valid items, field by field. */
   profile?: ItemsProfile;
+  /** --pad-short-rows: the rows read with their missing trailing cells as empty (set only with the flag). */
+  paddedRows?: number;
   durationMs: number;
 }
 
@@ -119,6 +121,7 @@ export async function validateFile(
     for await (const batch of stream.batches) {
       for (let i = 0; i < batch.length; i++) {
         const record = batch[i]!;
+        if (record.padded) check.padded++;
         const checking = check.record(duplicates.check(record, stream.toCandidate(record)));
         if (checking) await checking;
         if (check.rows % PROGRESS_EVERY === 0) progress();
@@ -176,6 +179,8 @@ async function openOutputs(options: ValidateOptions, stream: CandidateStream): P
 class Checker {
   rows = 0;
   valid = 0;
+  /** Rows --pad-short-rows completed. */
+  padded = 0;
   readonly #sample: InvalidRecord[] = [];
   readonly #reasons = new ReasonCounter();
 
@@ -238,6 +243,7 @@ class Checker {
           ? { path: options.rejectsPath, format: rejects.format, records: rows - valid }
           : undefined,
       profile: this.profiler?.result(),
+      paddedRows: options.padShortRows ? this.padded : undefined,
       durationMs: Math.round(durationMs),
     };
   }
