@@ -131,7 +131,7 @@ describe('phones say what is wrong (issue 24 item 5)', () => {
       'phone: "+46 00 123 45 67": not a valid number in Sweden (+46): no number there is written so (column "X")',
     ]);
     expect(phone('+1 555 010 0100')).toEqual([
-      'phone: "+1 555 010 0100": not a valid number for calling code +1 (AG, AI, AS, … 25 countries): no number there is written so (column "X")',
+      'phone: "+1 555 010 0100": not a valid number for calling code +1 (US, AG, AI, … 25 countries): no number there is written so (column "X")',
     ]);
     expect(phone('+999 123456')).toEqual([
       'phone: "+999 123456": its country calling code is not one any country has (column "X")',

@@ -28,7 +28,9 @@ export function toE164(cell: string, defaultRegion: string | undefined): string 
   const parsed = lib.parsePhoneNumberFromString(cell, defaultRegion as Region);
   if (parsed?.isValid()) return parsed.number;
   const length = lib.validatePhoneNumberLength(cell, defaultRegion as Region);
-  const where = parsed ? callingCodeCountries(lib, parsed.country, parsed.countryCallingCode) : undefined;
+  const where = parsed
+    ? callingCodeCountries(parsed.country, parsed.countryCallingCode, parsed.getPossibleCountries())
+    : undefined;
   switch (length) {
     case 'NOT_A_NUMBER':
       return { rule: 'not a phone number', message: 'not a phone number' };
@@ -53,10 +55,10 @@ export function toE164(cell: string, defaultRegion: string | undefined): string 
   }
 }
 
-/** `in Sweden (+46)`, or for a calling code several countries share, `for calling code +1 (US, CA, … 25 countries)`. */
-function callingCodeCountries(lib: PhoneLib, country: string | undefined, code: string): string {
+/** `in Sweden (+46)`, or for a calling code several countries share, `for calling code +1 (US, AG, AI, … 25 countries)`. */
+function callingCodeCountries(country: string | undefined, code: string, sharing: readonly string[]): string {
   if (country) return `in ${countryName(country) ?? country} (+${code})`;
-  const sharing = lib.getCountries().filter((c) => lib.getCountryCallingCode(c) === code);
+  // the library's metadata order: the code's main country first
   const listed = sharing.slice(0, 3).join(', ') + (sharing.length > 3 ? `, … ${sharing.length} countries` : '');
   return `for calling code +${code}${sharing.length > 0 ? ` (${listed})` : ''}`;
 }
