@@ -4,7 +4,7 @@
  * become firstName, a column of country names is no region, an empty or repeating column is no memberId. What
  * fits no field is kept (metadata as text, customProperties for booleans); only a secret is dropped.
  */
-import { readsAsBoolean, valuesMap } from './classify/booleans.js';
+import { byValues, keptRule } from './by-values.js';
 import { ZERO_DATE, booleanProposal, dateProposal, withoutZeros } from './propose-rules.js';
 import { samplesOf } from './samples.js';
 import { guessDateFormat } from './classify/dates.js';
@@ -61,9 +61,13 @@ export function proposeColumn(
   key: string,
 ): Proposal {
   const guess = guessFromHeader(column);
-  const { cells } = sampled;
   const base = { column, profile, ...sampled };
-  const keep = (why: string[]): Proposal => ({ ...base, ...keptRule(profile, cells, key), certainty: 'kept', why });
+  const keep = (why: string[]): Proposal => ({
+    ...base,
+    ...keptRule(profile, sampled.cells, key),
+    certainty: 'kept',
+    why,
+  });
   if (guess?.target === 'secret')
     return {
       ...base,
@@ -76,8 +80,8 @@ export function proposeColumn(
     return keep([`empty in the ${profile.sampled} sampled records: kept in case later ones hold data`]);
   if (!guess) return byValues(base, key, keep);
   const target = guess.target;
-  const said = `its name says ${target.startsWith('name.') ? target.slice(5) + ' name' : target} (${guess.step})`;
-  const take = (rule: unknown, why: string[] = [], extra: Partial<Proposal> = {}): Proposal => ({
+  const said = `its name says ${target.startsWith('name.') ? `${target.slice(5)} name` : target} (${guess.step})`;
+  const take: Take = (rule, why = [], extra = {}) => ({
     ...base,
     field: typeof rule === 'string' ? rule : String((rule as { field: string }).field),
     rule,
@@ -85,8 +89,35 @@ export function proposeColumn(
     why: [said, ...why],
     ...extra,
   });
-  const tooLong = (field: string) =>
-    LIMITS[field] !== undefined && profile.longest > LIMITS[field]! ? LIMITS[field] : undefined;
+  const guessed: Guessed = {
+    target,
+    said,
+    take,
+    keep,
+    sampled,
+    profile,
+    column,
+    byValues: (why) => byValues(base, key, keep, why),
+  };
+  return checkWho(guessed) ?? checkWhat(guessed);
+}
+
+type Take = (rule: unknown, why?: string[], extra?: Partial<Proposal>) => Proposal;
+
+/** A header's guess and what checking it needs. */
+interface Guessed {
+  target: string;
+  said: string;
+  take: Take;
+  keep: (why: string[]) => Proposal;
+  byValues: (why: string) => Proposal;
+  sampled: { cells: readonly string[]; lines: readonly number[] };
+  profile: Profile;
+  column: string;
+}
+
+/** Who the member is: phones, e-mails, names, the id. Undefined when the guess is none of these, or passes. */
+function checkWho({ target, said, take, keep, byValues, sampled: { cells }, profile }: Guessed): Proposal | undefined {
   if (target.startsWith('phone.'))
     return profile.kind === 'phone' || profile.kind === 'number'
       ? { ...take('phone'), role: target as Role }
@@ -94,7 +125,7 @@ export function proposeColumn(
   if (target.startsWith('email.'))
     return profile.kind === 'email'
       ? { ...take('email'), role: target as Role }
-      : byValues(base, key, keep, `${said}, but its values are not e-mail addresses`);
+      : byValues(`${said}, but its values are not e-mail addresses`);
   if (target === 'name.full' || target === 'name.company')
     return keep([
       `${said}: kept whole in metadata (memberctl does not split names; a full or company name is never a first name)`,
@@ -119,10 +150,16 @@ export function proposeColumn(
             : undefined;
     if (why) return keep([`${said}, but it is ${why}: an id must be unique and in every record`]);
   }
+  return undefined;
+}
+
+/** What the values are: dates, booleans, countries, and the field's length limit. */
+function checkWhat({ target, said, take, keep, sampled, profile, column }: Guessed): Proposal {
+  const { cells } = sampled;
   if (DATE_FIELDS.has(target)) {
-    // the name says date: 80% of the cells read as dates is enough (the others are named, and refused until fixed)
+    // the name says date: 80% of the cells read as dates is enough (the others are named, and refused until fixed);
     // zero dates ("0000-00-00") are the export's empty date: the format is read from the others
-    const zeros = sampled.cells.filter((c) => ZERO_DATE.test(c));
+    const zeros = cells.filter((c) => ZERO_DATE.test(c));
     const real = zeros.length === 0 ? sampled : withoutZeros(sampled);
     const date = zeros.length === 0 && profile.date ? profile.date : guessDateFormat(real.cells);
     return date
@@ -141,62 +178,8 @@ export function proposeColumn(
       `${known} of ${cells.length} values are countries${profile.alpha2 ? ' (alpha-2 codes)' : ': converted'}`,
     ]);
   }
-  const limit = tooLong(target);
-  if (limit !== undefined) return keep([`${said}, but some values are longer than the field takes (${limit})`]);
+  const limit = LIMITS[target];
+  if (limit !== undefined && profile.longest > limit)
+    return keep([`${said}, but some values are longer than the field takes (${limit})`]);
   return take(target);
-}
-
-/** The waterfall's last step: no header guess (or one the values refuse), so the values decide. */
-function byValues(
-  base: Pick<Proposal, 'column' | 'profile' | 'cells' | 'lines'>,
-  key: string,
-  keep: (why: string[]) => Proposal,
-  said?: string,
-): Proposal {
-  const { profile } = base;
-  const prefix = said ? [said] : [];
-  if (profile.kind === 'email' && !said)
-    return {
-      ...base,
-      field: 'email',
-      rule: 'email',
-      role: 'email.alternative',
-      certainty: 'values',
-      why: ['its values are e-mail addresses'],
-    };
-  if (profile.kind === 'country' && !said)
-    return {
-      ...base,
-      field: 'address.countryCode',
-      rule: profile.alpha2 ? 'address.countryCode' : { field: 'address.countryCode', convert: 'countryCode' },
-      certainty: 'values',
-      why: ['its values are countries'],
-    };
-  return keep([...prefix, `its values are ${describeKind(profile)}: kept`]);
-}
-
-function describeKind(profile: Profile): string {
-  return {
-    empty: 'empty',
-    date: 'dates',
-    boolean: 'yes/no values',
-    email: 'e-mail addresses',
-    phone: 'phone numbers',
-    country: 'countries',
-    number: 'numbers',
-    url: 'web addresses',
-    company: 'company names',
-    fullName: 'full names',
-    word: 'single words',
-    text: 'text',
-  }[profile.kind];
-}
-
-/** Where a column that fits no field goes: customProperties for a yes/no column (typed), metadata for the rest (text as written). */
-function keptRule(profile: Profile, cells: readonly string[], key: string): { field: string; rule: unknown } {
-  if (profile.kind !== 'boolean') return { field: `metadata.${key}`, rule: `metadata.${key}` };
-  const field = `customProperties.${key}`;
-  return readsAsBoolean(cells)
-    ? { field, rule: { field, type: 'boolean' } }
-    : { field, rule: { field, type: 'boolean', values: valuesMap(cells) } };
 }
