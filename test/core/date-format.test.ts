@@ -86,6 +86,27 @@ describe('one pass over the cell (issue 26 item 1)', () => {
     expect(stepsOf('dd.MM.yyyy  HH:mm', ' '.repeat(100_000))).toBeLessThan(10);
   });
 
+  it('for any format and any cell, at most one step per character of the cell, plus a few per format letter', () => {
+    const hostile = fc.stringMatching(/^[ 0-9.:+a-zA-Z\t-]{0,2000}$/);
+    const spaced = fc
+      .tuple(fc.nat(3000), fc.constantFrom('', '01.01.2024', '1', 'jan.', 'a.m', '+01'))
+      .map(([n, head]) => `${head}${' '.repeat(n)}`);
+    fc.assert(
+      fc.property(formatArb, fc.oneof(hostile, spaced, fc.string()), (format, cell) => {
+        let compiled;
+        try {
+          compiled = compileDateFormat(format, 1969, 'createdAt');
+        } catch {
+          return;
+        }
+        const before = dateMatchSteps();
+        compiled.parse(cell);
+        expect(dateMatchSteps() - before).toBeLessThanOrEqual(cell.length + 20 * format.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('through the mapping, such a cell is refused at once as too long, quoted short', () => {
     const read = dated({ format: 'dd.MM.yyyy  HH:mm', timeZone: 'UTC' });
     const before = dateMatchSteps();
