@@ -4,7 +4,7 @@
  * The resumed run takes the dead run's journal and state locks over once their lease lapses (short here, through
  * MEMBERCTL_LOCK_LEASE_SECONDS), and the server ends with every member exactly as the file has it.
  */
-import { existsSync, unlinkSync } from 'node:fs';
+import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -87,6 +87,18 @@ describe('locks through a killed run in containers', { timeout: 300_000 }, () =>
     const resumed = await runCli([...args, '--resume'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(new Set(box.members().map((m) => m.memberId)).size).toBe(ROWS);
+  });
+
+  it('state reset takes over a state lock another host abandoned, saying it waited', async () => {
+    const env = isolatedEnv({ MEMBERCTL_LOCK_LEASE_SECONDS: '1' });
+    const state = join(tempDir(), 'members.state');
+    expect((await runCli(['state', 'init', '--state', state], env)).code).toBe(0);
+    writeFileSync(`${state}.lock`, JSON.stringify({ pid: 7, host: 'pod-a', at: 'then', id: 'gone', lease: 1 }));
+    const reset = await runCli(['state', 'reset', '--state', state], env);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stderr).toContain(`note: state ${state}: locked by pid 7 on pod-a; waiting up to 1 s`);
+    expect(reset.stderr).toContain(`note: state ${state}: took over the lock of pid 7 on pod-a, which is gone`);
+    expect(existsSync(`${state}.lock`)).toBe(false);
   });
 
   if (NO_NAMESPACES) it.skip(`skipped: ${NO_NAMESPACES}`);

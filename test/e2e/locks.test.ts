@@ -1,7 +1,7 @@
 /** Two runs on one journal or one state (issue 15 item 8): the second refuses at once; kill -9 leaves no stuck lock. */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { startHoldingProxy } from './holding-proxy.js';
 import { isolatedEnv, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
@@ -14,14 +14,19 @@ afterEach(async () => {
 
 describe('locks', { timeout: 120_000 }, () => {
   it('a second run on the same journal and state is refused naming the holder; after kill -9 the next run goes on', async () => {
-    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true, faults: { latencyMs: 200 } });
-    const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
+    box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
+    // after its first batch the holder's requests are held open until it is killed: it stays alive through the
+    // checks however slow the machine (a latency to race against let it finish first under load)
+    let holding = true;
+    const proxy = await startHoldingProxy(box.url, () => holding && box!.stats().importedCount > 0);
+    onTestFinished(() => proxy.close());
+    const env = isolatedEnv({ MEMBERCTL_BASE_URL: proxy.url, MEMBERCTL_TOKEN: box.memberToken });
     const dir = tempDir();
     const file = membersCsv(dir, 400);
     const state = join(dir, 'members.state');
     const args = ['import', file, '--batch-size', '10', '--concurrency', '1', '--state', state];
     const holder = spawnCli(args, env);
-    await until(() => box!.stats().importedCount > 0, 'the first run to be under way');
+    await until(() => proxy.held() > 0, 'the first run to be under way');
 
     const second = await runCli([...args, '--resume'], env);
     expect(second.code).toBe(2);
@@ -36,6 +41,8 @@ describe('locks', { timeout: 120_000 }, () => {
 
     holder.child.kill('SIGKILL');
     await holder.result;
+    holding = false;
+    proxy.release();
     expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(true); // left behind by the killed run
     const resumed = await runCli([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(0);

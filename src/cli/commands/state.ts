@@ -128,7 +128,11 @@ function forgetCommand(result: CommandResult): Command {
     .argument('<member-id>', 'the memberId to forget')
     .action(async (memberId: string, flags: StateFlags) => {
       const output = createOutput();
-      const outcome = await withStateLock(flags.state, () => forgetMember(flags.state, memberId));
+      const outcome = await withStateLock(
+        flags.state,
+        () => forgetMember(flags.state, memberId),
+        (message) => output.err(`note: ${message}`),
+      );
       if (flags.json) output.out(JSON.stringify(outcome));
       else
         output.out(
@@ -145,7 +149,11 @@ function resetCommand(result: CommandResult): Command {
     .description('forget every member, so the next --changed-only import sends everything')
     .action(async (flags: StateFlags) => {
       const output = createOutput();
-      const outcome = await withStateLock(flags.state, () => resetState(flags.state));
+      const outcome = await withStateLock(
+        flags.state,
+        () => resetState(flags.state),
+        (message) => output.err(`note: ${message}`),
+      );
       if (flags.json) output.out(JSON.stringify(outcome));
       else if (outcome.damagedMovedTo)
         output.out(

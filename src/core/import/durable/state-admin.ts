@@ -84,8 +84,9 @@ export function stateOfMember(
  * Runs a correction (forget, reset) holding the state's lock, as an import does: an import running on the state
  * refuses it (exit 2, naming its pid) instead of having its confirmations and the correction interleave.
  */
-export async function withStateLock<T>(path: string, work: () => T): Promise<T> {
-  const lock = await acquireStateLock(path);
+export async function withStateLock<T>(path: string, work: () => T, notice?: (message: string) => void): Promise<T> {
+  // (notice: a lock held elsewhere is watched for up to a lease first, and the wait is said)
+  const lock = await acquireStateLock(path, undefined, { notice });
   try {
     return work();
   } finally {
