@@ -255,6 +255,48 @@ describe('map init', () => {
     expect(book.decisions.map((d) => d.key)).toEqual(['fields.isActive']);
   });
 
+  it('member lists in Spanish, French and Dutch: ids, mobiles, join dates and status words in their own words', async () => {
+    const es = file(
+      'socios.csv',
+      'Nº socio;Nombre;Apellidos;Teléfono móvil;Fecha de alta;Estado;País\n101;Ana;García López;+34 612 345 678;15/01/2020;activo;España\n102;Luis;Pérez;+34 612 345 679;03/02/2021;baja;España\n',
+    );
+    expect((await initMapping({ path: es })).mapping.columns).toEqual({
+      'Nº socio': 'memberId',
+      Nombre: 'firstName',
+      Apellidos: 'lastName',
+      'Teléfono móvil': 'phone',
+      'Fecha de alta': { field: 'createdAt', format: 'dd/MM/yyyy' },
+      Estado: { field: 'isActive', values: { activo: true, baja: false } },
+      País: { field: 'address.countryCode', convert: 'countryCode' },
+    });
+    const fr = file(
+      'adherents.csv',
+      'N° adhérent;Prénom;Nom;Portable;Statut\nA1;Léa;Moreau;06 12 34 56 78;actif\nA2;Hugo;Martin;06 12 34 56 79;inactif\n',
+    );
+    expect((await initMapping({ path: fr })).mapping.columns).toMatchObject({
+      'N° adhérent': 'memberId',
+      Prénom: 'firstName',
+      Nom: 'lastName',
+      Portable: 'phone',
+      Statut: { field: 'isActive', values: { actif: true, inactif: false } },
+    });
+    const nl = file(
+      'leden.csv',
+      'Lidnummer;Voornaam;Achternaam;Mobiel;Lid sinds;Status;Postcode;Woonplaats\n1;Sanne;de Vries;06-12345678;14-03-2018;actief;1012 AB;Amsterdam\n2;Daan;Jansen;06-12345679;22-11-2019;opgezegd;3011 AA;Rotterdam\n',
+    );
+    const leden = await initMapping({ path: nl });
+    expect(leden.mapping.columns).toMatchObject({
+      Lidnummer: 'memberId',
+      Achternaam: 'lastName',
+      Mobiel: 'phone',
+      'Lid sinds': { field: 'createdAt', format: 'dd-MM-yyyy' },
+      Status: { field: 'isActive', values: { actief: true, opgezegd: false } },
+      Postcode: 'address.zipCode',
+      Woonplaats: 'address.city',
+    });
+    expect(leden.decisions).toEqual([]);
+  });
+
   it('JSON: dotted paths to the values of the first records', async () => {
     const path = file(
       'crm.ndjson',

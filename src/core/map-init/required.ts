@@ -133,7 +133,7 @@ function createdAtDecisions(proposals: Proposal[], fields: Record<string, unknow
 function isActiveDecision(proposals: Proposal[], fields: Record<string, unknown>): Decision {
   fields.isActive = { value: true };
   const statuses = proposals.filter(
-    (p) => /status|stage|state|activ/i.test(p.column) && /^metadata\./.test(p.field ?? ''),
+    (p) => /status|stage|activ/i.test(p.column) && p.profile.kind !== 'empty' && /^metadata\./.test(p.field ?? ''),
   );
   const seen = statuses.length
     ? ` (${statuses.map((p) => `"${p.column}": ${samplesOf(p.cells, 3)}`).join('; ')} say nothing about it)`

@@ -183,6 +183,8 @@ export function guessFromHeader(header: string): HeaderGuess | undefined {
     if (found) return { target: found, step: 'alias' };
   }
   if (looksLikeIdHeader(words)) return { target: 'memberId', step: 'alias' };
+  const phone = phoneKindOf(words);
+  if (phone) return { target: phone, step: 'alias' };
   for (const word of words) {
     const own = resolveTarget(word);
     if (own && own.kind !== 'metadata' && own.kind !== 'customProperties')
@@ -200,7 +202,7 @@ export function guessFromHeader(header: string): HeaderGuess | undefined {
 
 /** Who an id in a header belongs to when it is the member's ("Record ID - Contact", "id_customer", "Kunden-Nr"). */
 const OWNERS =
-  /^(record|customer|contact|member|user|client|account|person|subscriber|kunden|kunde|mitglied|mitglieds|client|cliente|socio|klant|lid|relatie|adherent)$/;
+  /^(record|customer|contact|member|user|client|account|person|subscriber|kunden|kunde|mitglied|mitglieds|cliente|socio|sócio|miembro|membre|adherent|adhérent|associado|klant|lid|relatie)$/;
 
 /** An id token ("id", "nr", "no", "number", "nummer") beside an owner token, in any order. */
 function looksLikeIdHeader(words: readonly string[]): boolean {
@@ -209,7 +211,26 @@ function looksLikeIdHeader(words: readonly string[]): boolean {
       .toLowerCase()
       .split(/[^\p{L}\p{N}]+/u)
       .filter(Boolean);
-    const id = tokens.some((t) => /^(id|nr|no|number|nummer|numero|número|num)$/.test(t));
+    // "N° adhérent" splits into "n" and "adhérent"; "Nº socio" keeps "nº" (º is a letter)
+    const id = tokens.some((t) => /^(id|nr|no|n|nº|number|nummer|numero|número|num|núm)$/.test(t));
     return id && tokens.some((t) => OWNERS.test(t));
   });
+}
+
+const PHONE_WORD =
+  /^(phone|telephone|tel|telefon|téléphone|telefono|teléfono|telefone|telefoon|nummer|number|numéro|número|numero)$/;
+const MOBILE_WORD = /^(mobile|mobil|cell|cellphone|handy|móvil|movil|portable|celular|telemóvel|telemovel|mobiel|gsm)$/;
+const HOME_WORD = /^(home|privat|private|fixe|fijo|fixo|festnetz|vast|domicile|casa|thuis)$/;
+
+/** A kind of phone named in any order and language: "Teléfono móvil", "numéro de portable", "Telefon (privat)". */
+function phoneKindOf(words: readonly string[]): string | undefined {
+  for (const word of words) {
+    const tokens = word
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
+    if (tokens.some((t) => MOBILE_WORD.test(t))) return 'phone.mobile';
+    if (tokens.some((t) => PHONE_WORD.test(t)) && tokens.some((t) => HOME_WORD.test(t))) return 'phone.home';
+  }
+  return undefined;
 }
