@@ -297,6 +297,15 @@ describe('map init', () => {
     expect(leden.decisions).toEqual([]);
   });
 
+  it("no status column: the isActive question names the yes/no columns that might say it, the other way round; metadata keys keep a word's case", async () => {
+    const path = file('archived.csv', 'id,updatedAt,LEID,archived\nm-1,2024-01-01,7,false\nm-2,2024-01-02,8,true\n');
+    const { mapping } = await initMapping({ path });
+    expect(mapping.decisions?.['fields.isActive']).toContain(
+      'yes/no columns that might say it (perhaps the other way round): "archived" (e.g. "false", "true")',
+    );
+    expect(mapping.columns).toMatchObject({ updatedAt: 'metadata.updatedAt', LEID: 'metadata.leid' });
+  });
+
   it('JSON: dotted paths to the values of the first records', async () => {
     const path = file(
       'crm.ndjson',

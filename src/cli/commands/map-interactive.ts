@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Writable } from 'node:stream';
 import type { Decision, MapInitResult } from '../../core/map-init/map-init.js';
 import { type Answer, closeDecision, settleDecision } from '../../core/map-init/settle.js';
+import { metadataKey } from '../../core/map-init/metadata-key.js';
 import { UsageError } from '../../errors.js';
 import { type PromptStreams, PromptInterrupted } from './subscribe-prompt.js';
 
@@ -139,7 +140,6 @@ async function reviewWeakGuesses(init: MapInitResult, ask: Ask, output: Writable
         .join(', ')}\n`,
     );
     const answer = await ask('  keep it? (Enter keeps it; n keeps the column in metadata instead): ');
-    if (/^(n|no)$/i.test(answer))
-      init.mapping.columns[p.column] = `metadata.${p.column.replace(/[^\p{L}\p{N}]+/gu, '')}`;
+    if (/^(n|no)$/i.test(answer)) init.mapping.columns[p.column] = `metadata.${metadataKey(p.column)}`;
   }
 }

@@ -12,6 +12,7 @@ import { shellCommand } from '../shell-command.js';
 import { profileColumn } from './classify/values.js';
 import { type Proposal, proposeColumn, samplesOf } from './decide.js';
 import { settleLookAlikes } from './look-alikes.js';
+import { metadataKey } from './metadata-key.js';
 import { type Decision, settleRequired } from './required.js';
 
 export type { Decision } from './required.js';
@@ -126,13 +127,7 @@ function metadataKeys(names: readonly string[]): (name: string) => string {
   const keys = new Map<string, string>();
   const used = new Set<string>();
   for (const name of names) {
-    const words = name
-      .replace(/\([^)]*\)/g, ' ')
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean);
-    let key =
-      words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join('') ||
-      'column';
+    let key = metadataKey(name);
     for (let n = 2; used.has(key); n++) key = `${key.replace(/\d+$/, '')}${n}`;
     used.add(key);
     keys.set(name, key);

@@ -136,13 +136,18 @@ function isActiveDecision(proposals: Proposal[], fields: Record<string, unknown>
     (p) => /status|stage|activ/i.test(p.column) && p.profile.kind !== 'empty' && /^metadata\./.test(p.field ?? ''),
   );
   const seen = statuses.length
-    ? ` (${statuses.map((p) => `"${p.column}": ${samplesOf(p.cells, 3)}`).join('; ')} say nothing about it)`
+    ? ` (${statuses.map((p) => `"${p.column}": ${samplesOf(p.cells, 3)}`).join('; ')}: no word about being active)`
+    : '';
+  // "archived", "deleted", "blocked": a yes/no column may say it, the other way round; only the user knows
+  const flags = proposals.filter((p) => p.profile.kind === 'boolean' && /^customProperties\./.test(p.field ?? ''));
+  const maybe = flags.length
+    ? `; yes/no columns that might say it (perhaps the other way round): ${flags.map((p) => `"${p.column}" (${samplesOf(p.cells, 2)})`).join(', ')}`
     : '';
   return {
     key: 'fields.isActive',
     field: 'isActive',
     kind: 'constant',
     samples: [],
-    question: `no column says whether a member is active${seen}: every member is proposed as active (true). Keep it, or map a status column with "values"`,
+    question: `no column says whether a member is active${seen}${maybe}: every member is proposed as active (true). Keep it, or map a status column with "values"`,
   };
 }

@@ -7,6 +7,7 @@
 import { compileDateFormat, DateFormatError } from '../mapping/rules/date-format.js';
 import { openZone, TimeZoneError } from '../mapping/rules/time-zone.js';
 import type { MapInitResult } from './map-init.js';
+import { metadataKey } from './metadata-key.js';
 import type { Decision } from './required.js';
 
 export type Answer =
@@ -126,14 +127,5 @@ function dropColumnProposal(mapping: Mapping, decision: Decision): void {
     (one) => (typeof one === 'string' ? one : (one as Rule)?.field) !== decision.field,
   );
   mapping.columns[decision.column] =
-    list.length === 0 ? `metadata.${camelKey(decision.column)}` : list.length === 1 ? list[0] : list;
-}
-
-/** The metadata key map init gives a header ("Create Date" → createDate). */
-function camelKey(header: string): string {
-  const words = header.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  return (
-    words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join('') ||
-    'column'
-  );
+    list.length === 0 ? `metadata.${metadataKey(decision.column)}` : list.length === 1 ? list[0] : list;
 }
