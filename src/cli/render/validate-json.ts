@@ -1,7 +1,7 @@
 /**
  * validate --json: one JSON object on stdout, streamed so that millions of invalid records need no memory:
  * {"file", "format", "invalidRecords": [...every one...], "rows", "valid", "invalid", "reasons", "output",
- * "rejects", "fieldStats" (with --stats), "durationMs"} — or, if the input turns unreadable midway, the counts so far and an "error" key.
+ * "rejects", "fieldStats" (with --stats), "paddedRows" (with --pad-short-rows), "durationMs"} — or, if the input turns unreadable midway, the counts so far and an "error" key.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
