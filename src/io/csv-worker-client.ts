@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, ReaderFailure } from '../errors.js';
+import { keepHeapFlagsAcross } from '../heap-flags.js';
 import type { InputBytes } from './input-bytes.js';
 import { unpackRecords } from './csv-packing.js';
 import { checkHeaderLine } from './csv-record-core.js';
@@ -19,6 +20,8 @@ import type { SourceRecord } from './source.js';
 
 /** Chunks handed to the worker and not yet answered: enough to keep it busy while the main thread sends. */
 const AHEAD = 4;
+/** The worker's young generation: its records live for one chunk (~64 KB of input). */
+const WORKER_YOUNG_MB = 4;
 
 export class WorkerCsvParser {
   readonly #worker: Worker;
@@ -52,6 +55,7 @@ export class WorkerCsvParser {
       workerData: { file, delimiter, padShortRows: input.padShortRows === true },
       resourceLimits: workerLimits(),
     });
+    keepHeapFlagsAcross(this.#worker);
     // only a pending reply keeps the process alive: an abandoned parser never holds it
     this.#worker.unref();
     this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));
@@ -197,9 +201,15 @@ export class WorkerCsvParser {
  * The worker's heap limit in MB, from MEMBERCTL_CSV_WORKER_HEAP_MB (unset: Node's own). For tests, which make a
  * worker run out of memory for real, and for a container that must keep the worker's share small.
  */
-function workerLimits(): { maxOldGenerationSizeMb: number } | undefined {
+/**
+ * The worker's heap: its records live for one chunk, so a young generation of 4 MB (V8's is 16) costs no CPU
+ * (docs/performance.md, issue 28); MEMBERCTL_CSV_WORKER_HEAP_MB caps its old generation.
+ */
+function workerLimits(): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb?: number } {
   const mb = Number(process.env.MEMBERCTL_CSV_WORKER_HEAP_MB);
-  return Number.isInteger(mb) && mb > 0 ? { maxOldGenerationSizeMb: mb } : undefined;
+  return Number.isInteger(mb) && mb > 0
+    ? { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: mb }
+    : { maxYoungGenerationSizeMb: WORKER_YOUNG_MB };
 }
 
 /** What to do when the worker dies, should it die before the run has a summary to print (while opening). */

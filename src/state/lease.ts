@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { UsageError } from '../errors.js';
+import { keepHeapFlagsAcross } from '../heap-flags.js';
 
 export const LEASE_ENV = 'MEMBERCTL_LOCK_LEASE_SECONDS';
 export const DEFAULT_LEASE_SECONDS = 60;
@@ -128,6 +129,7 @@ function startRenewer(renewMs: number): Renewer {
   // (one worker per process; a shorter lease than the running worker's, in tests only, gets its own)
   // (execArgv: none of the run's own node flags; --input-type=module, say, would make this script a module)
   const worker = new Worker(RENEWER, { eval: true, workerData: { renewMs }, execArgv: [] });
+  keepHeapFlagsAcross(worker);
   // it never keeps the process alive: a run that ends ends its beats, and its locks then lapse or are released
   worker.unref();
   worker.on('message', (message: { type: 'lost' | 'released'; id: string }) => {

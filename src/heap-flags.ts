@@ -1,0 +1,60 @@
+/**
+ * The V8 heap settings every memberctl process runs with, set at run time (the heap-size flags can only be given
+ * on node's command line, which `node bin/memberctl.js` and an npm shim do not carry):
+ *
+ * - `--heap-growing-percent=100`: V8 lets the old generation grow to ~4× its live size before a full GC; records in
+ *   flight at each young-generation GC are promoted and pile up as garbage. Growing by 100% between full GCs keeps
+ *   import near its live size; 50% ran 4× the full GCs and cost import ~20% of its CPU (docs/performance.md).
+ * - The young generation stops growing at YOUNG_CAP_BYTES: V8 doubles it (up to 32 MB on the main thread, 16 MB
+ *   in a worker) once as many bytes have survived scavenges as it holds, which a pipeline of records in flight
+ *   always reaches; its 32 MB were a quarter of import's peak RSS. The growth factor is read at every growth, so
+ *   setting it to 1 once the cap is reached holds the size there.
+ *
+ * Starting a worker thread resets V8's flags to the command line's (measured on Node 20): whoever starts one
+ * passes it to `keepHeapFlagsAcross`.
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import type { Worker } from 'node:worker_threads';
+
+/**
+ * Both semi-spaces of the main thread's young generation together. 1M-row import at 0 ms: peak RSS 208 MB → 158 MB
+ * with this and the CSV worker's young generation at 4 MB, CPU unchanged; 8 MB gave the same peak for ~10% more
+ * CPU (more records promoted).
+ */
+export const YOUNG_CAP_BYTES = 16 * 1024 * 1024;
+
+let capped = false;
+let watch: PerformanceObserver | undefined;
+
+function youngBytes(): number {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+}
+
+function capWhenReached(): boolean {
+  if (youngBytes() < YOUNG_CAP_BYTES) return false;
+  setFlagsFromString('--semi-space-growth-factor=1');
+  capped = true;
+  return true;
+}
+
+export function applyHeapFlags(): void {
+  setFlagsFromString('--heap-growing-percent=100');
+  if (capped) {
+    setFlagsFromString('--semi-space-growth-factor=1');
+    return;
+  }
+  if (watch || capWhenReached()) return;
+  // checked after young-generation GCs (the only time it grows) until the cap is reached, then never again
+  watch = new PerformanceObserver(() => {
+    if (!capWhenReached()) return;
+    watch?.disconnect();
+    watch = undefined;
+  });
+  watch.observe({ entryTypes: ['gc'] });
+}
+
+/** Sets the flags again once `worker` runs: its start reset them. */
+export function keepHeapFlagsAcross(worker: Worker): void {
+  worker.once('online', applyHeapFlags);
+}
