@@ -108,6 +108,9 @@ describe('map init', () => {
       'memberId,isActive,createdAt,Country\nm-1,true,2024-01-01,NO\nm-2,true,2024-01-01,se\n',
     );
     expect((await initMapping({ path: codes })).mapping.columns.Country).toBe('address.countryCode');
+    // two letters alone, under a header that names nothing: US states as much as countries (CA, DE, IN, PA)
+    const states = file('st.csv', 'id,ST\nm-1,CA\nm-2,DE\nm-3,IN\nm-4,PA\n');
+    expect((await initMapping({ path: states })).mapping.columns.ST).toBe('metadata.st');
     const brazil = file(
       'region.csv',
       'memberId,isActive,createdAt,State\nm-1,true,2024-01-01,Brazil\nm-2,true,2024-01-01,Chile\n',

@@ -25,13 +25,14 @@ export function byValues(
       certainty: 'values',
       why: ['its values are e-mail addresses'],
     };
-  if (profile.kind === 'country' && !said)
+  // country names only: two letters alone may be US states as well as countries (CA, DE, IN, PA, GA)
+  if (profile.kind === 'country' && !profile.alpha2 && !said)
     return {
       ...base,
       field: 'address.countryCode',
-      rule: profile.alpha2 ? 'address.countryCode' : { field: 'address.countryCode', convert: 'countryCode' },
+      rule: { field: 'address.countryCode', convert: 'countryCode' },
       certainty: 'values',
-      why: ['its values are countries'],
+      why: ['its values are country names'],
     };
   return keep([...prefix, `its values are ${describeKind(profile)}: kept`]);
 }
