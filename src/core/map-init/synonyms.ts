@@ -112,7 +112,10 @@ alias(
   'address.region',
   'state|region|province|county|province code|state code|region code|state region|province state|state province|bundesland|région|departement|provincia|estado provincia|distrito|provincie',
 );
-alias('address.countryCode', 'country|cc|iso country|country code|country region|nation|land|staat|pays|país|pais|land code');
+alias(
+  'address.countryCode',
+  'country|cc|iso country|country code|country region|nation|land|staat|pays|país|pais|land code',
+);
 alias('genderId', 'gender|sex|gender id|geschlecht|sexe|genre|sexo|género|genero|geslacht');
 alias(
   'nationality',

@@ -45,6 +45,9 @@ const PHONE = /^(\+|00)?[\d\s().\-/]{6,}(\s*(x|ext\.?)\s*\d{1,6})?$/i;
 /** Legal forms and words that name a business, not a person. */
 const COMPANY =
   /(\b(inc|llc|ltd|limited|plc|corp|corporation|co|company|group|holdings?|gmbh|ag|kg|ohg|ug|e\.?v|sarl|sas|sa|srl|spa|bv|nv|as|asa|ab|oy|aps|lda|sl|consulting|services|solutions|partners|logistics|bakery|dental|studio|shop|store|bank|foundation|association|verein)\b\.?|&|\band\b)/i;
+/** Digits split into day, month and year, or a month's name beside digits: what a date cell looks like. */
+const DATE_LIKE =
+  /\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i;
 const PERSON_WORD = /^\p{Lu}[\p{L}'’.-]*$/u;
 
 export function profileColumn(cells: readonly string[], sampled: number): Profile {
@@ -64,7 +67,8 @@ export function profileColumn(cells: readonly string[], sampled: number): Profil
     return { ...profile, kind: 'boolean' };
   if (share((c) => EMAIL.test(c)) >= ENOUGH) return { ...profile, kind: 'email' };
   if (share((c) => URL.test(c)) >= ENOUGH) return { ...profile, kind: 'url' };
-  const date = share((c) => /\d/.test(c) && /[-/.:T ]/.test(c)) >= ENOUGH ? guessDateFormat(cells) : undefined;
+  // the formats are tried only on a column whose cells look like dates: 40 text columns would cost a second
+  const date = share((c) => DATE_LIKE.test(c)) >= ENOUGH ? guessDateFormat(cells) : undefined;
   if (date && date.misses.length / cells.length <= 1 - ENOUGH + 1e-9) return { ...profile, kind: 'date', date };
   if (share((c) => NUMBER.test(c)) >= ENOUGH) return { ...profile, kind: 'number' };
   if (share((c) => PHONE.test(c) && c.replace(/\D/g, '').length >= 7) >= ENOUGH) return { ...profile, kind: 'phone' };
