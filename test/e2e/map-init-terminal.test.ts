@@ -62,6 +62,22 @@ describe.skipIf(!hasScript)('memberctl map init --interactive on a terminal', { 
     expect(mapping.decisions).toBeUndefined();
   });
 
+  it('a weak guess (the plain phone beside a mobile taken for the landline) is shown with its cells; "n" keeps it in metadata', async () => {
+    const input = join(dir, 'phones.csv');
+    writeFileSync(
+      input,
+      'id,Active,Joined,Phone,Mobile\nm-1,yes,2024-01-05,555-0100,555-0200\nm-2,no,2024-01-06,555-0101,555-0201\n',
+    );
+    const out = join(dir, 'phones-mapping.json');
+    const run = await runOnTerminal(['map', 'init', input, '--interactive', '--out', out], env, [
+      { when: 'keeps the column in metadata instead): ', send: 'n\n' },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toContain('weak guess: "Phone" → homeTelephone');
+    expect(run.screen).toContain('cells: "555-0100", "555-0101"');
+    expect(JSON.parse(readFileSync(out, 'utf8')).columns).toMatchObject({ Phone: 'metadata.phone', Mobile: 'phone' });
+  });
+
   it('Ctrl-C at a question (exit 130) or Ctrl-D (exit 2): nothing is written', async () => {
     const out = join(dir, 'never.json');
     const interrupted = await runOnTerminal(['map', 'init', shop, '--interactive', '--out', out], env, [

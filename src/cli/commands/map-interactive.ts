@@ -127,7 +127,7 @@ async function reviewWeakGuesses(init: MapInitResult, ask: Ask, output: Writable
   const decided = new Set(init.decisions.map((d) => d.key));
   const weak = init.proposals.filter(
     (p) =>
-      (p.certainty === 'values' || p.certainty === 'fuzzy') &&
+      (p.certainty === 'values' || p.certainty === 'fuzzy' || p.weak) &&
       !decided.has(p.column) &&
       init.mapping.columns[p.column] !== undefined,
   );

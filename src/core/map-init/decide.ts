@@ -24,6 +24,8 @@ export interface Proposal {
   rule: unknown;
   role?: Role;
   certainty: Certainty;
+  /** An inference beyond the name and the values (the plain phone beside a mobile taken for the landline): asked by --interactive. */
+  weak?: boolean;
   /** Why, for the notes: what the header and the values said. */
   why: string[];
   /** A question the file cannot answer: the mapping refuses to run until the user settles it. */

@@ -65,6 +65,7 @@ function settlePhones(proposals: Proposal[], toMetadata: (p: Proposal, why: stri
         'homeTelephone',
         `beside the mobile column "${phone.column}", the general phone is taken for the landline: homeTelephone (check it)`,
       );
+      generic.weak = true;
     } else
       toMetadata(
         generic,

@@ -117,7 +117,9 @@ function mergedDecisions(decisions: readonly Decision[]): Record<string, string>
 function evidence(p: Proposal): string[] {
   if (p.certainty === 'exact' && p.why.length <= 1) return [];
   const where = p.rule === undefined ? `${p.field} (firstOf)` : p.field === null ? 'dropped (null)' : p.field;
-  const sure = { exact: 'sure', alias: 'likely', fuzzy: 'weak', values: 'weak', kept: 'kept' }[p.certainty];
+  const sure = p.weak
+    ? 'weak'
+    : { exact: 'sure', alias: 'likely', fuzzy: 'weak', values: 'weak', kept: 'kept' }[p.certainty];
   const filled = p.profile.sampled ? `${p.profile.filled} of ${p.profile.sampled} filled` : 'no records';
   return [`"${p.column}" → ${where} [${sure}]: ${p.why.join('; ')}; ${filled}, ${samplesOf(p.cells)}`];
 }
