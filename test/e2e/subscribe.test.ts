@@ -180,7 +180,7 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
     [
       'unknown platform',
       ['--token-handle', APNS, '--platform', 'windows', '--installation-id', 'i1'],
-      /--platform "windows" is not a platform\nhint: platforms: Apns \(ios, .*\), FcmV1 \(android\), Hms \(huawei, .*\), Fcm \(legacy Android, deprecated\)/,
+      /--platform "windows" is not a platform\nhint: platforms: Apns \(ios, .*\), FcmV1 \(android, firebase\), Hms \(huawei, .*\), Fcm \(legacy Android, deprecated\)/,
     ],
     ['empty platform', ['--token-handle', APNS, '--platform', '', '--installation-id', 'i1'], /--platform is empty/],
     [
@@ -227,7 +227,7 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
     const run = await subscribe(['--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
-      /Platforms: Apns \(ios, [^)]*\), FcmV1 \(android\), Hms \(huawei, [^)]*\),\s+Fcm \(legacy Android, deprecated\)/,
+      /Platforms: Apns \(ios, [^)]*\), FcmV1 \(android, firebase\), Hms \(huawei, [^)]*\),\s+Fcm \(legacy Android, deprecated\)/,
     );
     expect(run.stdout).toContain('130  Ctrl-C at a prompt (nothing sent)');
   });
