@@ -5,9 +5,11 @@
 // 503), the default import beside a sweep of fixed --concurrency values. Every case runs in its own process, the
 // cases interleaved, BENCH_ROUNDS rounds (default 3); the figures are each case's median. The null server counts
 // items and answers: on 2 cores the sandbox's own CPU (~14 µs a row) would be measured along with the client's.
-// Usage: node bench/import.mjs [ROWS=200000] [FILE.csv]. Exports runImportBench() for bench/run.mjs.
+// Then, for issue 28, import's peak RSS on a file of BENCH_POD_ROWS rows (default 1,000,000; BENCH_POD=0 skips
+// it) at 0 and 100 ms, one run each. Usage: node bench/import.mjs [ROWS=200000] [FILE.csv]. Exports
+// runImportBench() for bench/run.mjs.
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +65,10 @@ async function startServer({ latency = 0, sandbox }) {
 const CAPACITY = ['--capacity', '8', '--latency', '50'];
 const SWEEP = (process.env.BENCH_SWEEP ?? '4,8,12,16,24').split(',').map(Number);
 const RSS_LIMIT_MB = 200;
+/** Issue 28: a 256 MiB pod must be safe. Import's peak RSS on POD_ROWS rows at 0 and at 100 ms, default flags. */
+const POD_RSS_MB = 128;
+const POD_ROWS = Number(process.env.BENCH_POD_ROWS ?? 1_000_000);
+const POD_LATENCIES = [0, 100];
 
 /** name → how to run it: server, and the client (memberctl import with these flags, or the hand-written script). */
 function importCases() {
@@ -106,6 +112,27 @@ async function runCase(c, file) {
   }
 }
 
+/** One run per latency on a POD_ROWS file of its own (skipped with BENCH_POD=0): the peak RSS of each. */
+export async function runPodMemory() {
+  if (process.env.BENCH_POD === '0') return undefined;
+  const file = join(mkdtempSync(join(tmpdir(), 'memberctl-pod-')), `members-${POD_ROWS}.csv`);
+  await writeMembersCsv(file, POD_ROWS);
+  try {
+    const peaks = [];
+    for (const latency of POD_LATENCIES) {
+      const run = await runCase({ name: `pod ${latency} ms`, server: { latency }, kind: 'import', flags: [] }, file);
+      if (run.rows !== POD_ROWS) throw new Error(`pod ${latency} ms: ${run.rows} rows, expected ${POD_ROWS}`);
+      peaks.push(run.rssMb);
+      console.error(
+        `import bench: ${POD_ROWS} rows at ${latency} ms, peak RSS ${run.rssMb} MB, CPU ${(run.cpuMs / 1000).toFixed(1)} s`,
+      );
+    }
+    return peaks;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 export async function runImportBench({ rows = 200_000, file, rounds = Number(process.env.BENCH_ROUNDS ?? 3) } = {}) {
@@ -125,6 +152,7 @@ export async function runImportBench({ rows = 200_000, file, rounds = Number(pro
     load.push(loadavg()[0]);
     console.error(`import bench: round ${round} of ${rounds} done (load average ${loadavg()[0].toFixed(1)})`);
   }
+  const podPeaks = await runPodMemory();
   const result = Object.fromEntries(
     cases.map((c) => {
       const all = runs[c.name];
@@ -199,7 +227,13 @@ export async function runImportBench({ rows = 200_000, file, rounds = Number(pro
     },
     { label: `import peak RSS < ${RSS_LIMIT_MB} MB`, value: `${peakRss} MB`, met: peakRss < RSS_LIMIT_MB },
   ];
-  console.log('\ntargets (issue 19)');
+  if (podPeaks)
+    targets.push({
+      label: `import peak RSS, ${n(POD_ROWS)} rows, at ${POD_LATENCIES.join(' and ')} ms ≤ ${POD_RSS_MB} MB (issue 28)`,
+      value: podPeaks.map((mb) => `${mb} MB`).join(', '),
+      met: podPeaks.every((mb) => mb <= POD_RSS_MB),
+    });
+  console.log('\ntargets (issues 19 and 28)');
   for (const t of targets) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.label}: ${t.value}`);
   return { results: result, missed: targets.filter((t) => !t.met).length };
 }
