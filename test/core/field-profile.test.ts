@@ -67,6 +67,20 @@ describe('ItemsProfiler', () => {
     expect(fields.find((f) => f.path === 'customProperties.score')?.range).toEqual({ min: '0', max: '23' });
   });
 
+  it('tells values apart by their whole text, long ones too, and shows each by its first 80 characters', () => {
+    const profiler = new ItemsProfiler();
+    const note = 'n'.repeat(100);
+    for (const tail of ['a', 'b', 'c']) profiler.add(item({ metadata: { note: `${note}${tail}` } }));
+    for (const tail of ['a', 'b', 'a']) profiler.add(item({ metadata: { long: `${'x'.repeat(5000)}${tail}` } }));
+    const fields = profiler.result().fields;
+    const short = fields.find((f) => f.path === 'metadata.note')!;
+    expect(short).toMatchObject({ filled: 3, distinct: 3 });
+    expect(short.top[0]!.value).toBe(`${'n'.repeat(79)}…`);
+    const long = fields.find((f) => f.path === 'metadata.long')!;
+    expect(long).toMatchObject({ filled: 3, distinct: 2, top: [{ count: 2 }, { count: 1 }] });
+    expect(long.top[0]!.value).toBe(`${'x'.repeat(79)}…`);
+  });
+
   it('keeps its memory bounded: past the cap a field says "at least", and long values are cut', () => {
     const profiler = new ItemsProfiler();
     for (let i = 0; i < MAX_TRACKED + 500; i++) profiler.add(item({ email: `m${i}@example.com` }));

@@ -5,13 +5,15 @@
  * passes validation; here it shows at a glance before anything is sent.
  *
  * Memory is bounded whatever the file's size: each field counts at most MAX_TRACKED distinct values exactly (a
- * column of unique emails stops adding after that and says "1,000+"), and a value is kept by its first
- * MAX_VALUE_CHARS characters.
+ * column of unique emails stops adding after that and says "1,000+"). Values are told apart by their whole text
+ * (two notes that differ after character 100 are two values); one longer than LONG_VALUE_CHARS is kept as its
+ * first characters, its length and a hash of the rest, and any value is shown by its first MAX_VALUE_CHARS.
  */
 import type { MemberUpsertItem } from '../../schemas/index.js';
 
 export const MAX_TRACKED = 1000;
 const MAX_VALUE_CHARS = 80;
+const LONG_VALUE_CHARS = 1024;
 const TOP_VALUES = 5;
 /** Objects whose keys are profiled one by one: "address.city", "metadata.tier", "customProperties.score". */
 const NESTED = new Set(['address', 'metadata', 'customProperties']);
@@ -71,7 +73,8 @@ class FieldTally {
     const top = [...this.counts]
       .map(([value, count]) => ({ value, count }))
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
-      .slice(0, TOP_VALUES);
+      .slice(0, TOP_VALUES)
+      .map(({ value, count }) => ({ value: shown(value), count }));
     const range = this.min && this.max ? { min: this.min.text, max: this.max.text } : undefined;
     return {
       path,
@@ -85,9 +88,24 @@ class FieldTally {
   }
 }
 
+/** The key a value is counted under: its whole text, or for a very long one a prefix, its length and a hash. */
 function valueText(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+  if (text.length <= LONG_VALUE_CHARS) return text;
+  return `${text.slice(0, MAX_VALUE_CHARS)}\u0000${text.length}:${fnv1a(text)}`;
+}
+
+/** How a counted value is shown: its first MAX_VALUE_CHARS characters. */
+function shown(key: string): string {
+  const text = key.split('\u0000', 1)[0]!;
+  return text.length > MAX_VALUE_CHARS || key.length > text.length ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+}
+
+/** 32-bit FNV-1a: enough to tell long values apart in a count capped at MAX_TRACKED per field. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }
 
 /** Numbers order by value, ISO date-times by instant (offsets differ); anything else has no range. */
