@@ -7,6 +7,7 @@ import type { SourceRecord } from './source.js';
 import { countNewlines, firstInvalidByte } from './utf8-check.js';
 import { invalidUtf8Error, maxSizeText } from './record-limits.js';
 import { firstDuplicateKey, type DuplicateKey } from './json-duplicate-keys.js';
+import { firstLossyNumber, type LossyNumber } from '../schemas/exact-number.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../schemas/json-depth.js';
 
 /** The element's bytes: one slice of a chunk, or several when it crosses chunk boundaries. */
@@ -41,6 +42,8 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
     };
   const duplicate = firstDuplicateKey(text, value);
   if (duplicate) return { record, line, raw: text, error: duplicateKeyError(duplicate, line) };
+  const lossy = firstLossyNumber(text);
+  if (lossy) return { record, line, raw: text, error: lossyNumberError(lossy, line) };
   return { record, line, raw: value };
 }
 
@@ -50,6 +53,19 @@ function duplicateKeyError(duplicate: DuplicateKey, line: number): { message: st
   return {
     message: `the key ${JSON.stringify(key)} is given twice in one object (line ${line + duplicate.line})`,
     hint: 'keep one of them: which value is meant cannot be told, and a JSON reader would silently take the last',
+  };
+}
+
+/** A number a double cannot hold as written: refused rather than sent rounded (JSON.parse rounds without a word). */
+function lossyNumberError(lossy: LossyNumber, line: number): { message: string; hint: string } {
+  const where =
+    lossy.path === ''
+      ? ''
+      : ` at ${JSON.stringify(lossy.path.length > 60 ? `${lossy.path.slice(0, 60)}…` : lossy.path)}`;
+  const written = lossy.written.length > 40 ? `${lossy.written.slice(0, 40)}…` : lossy.written;
+  return {
+    message: `the number ${written}${where} cannot be held exactly: it would be sent as ${lossy.sent} (line ${line + lossy.line})`,
+    hint: `an identifier or card number is text: write it in quotes ("${written}"); a JSON number keeps about 15–17 significant digits, as doubles do`,
   };
 }
 

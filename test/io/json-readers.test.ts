@@ -224,3 +224,43 @@ describe('firstDuplicateKey', () => {
     );
   });
 });
+
+describe('a number a double cannot hold as written', () => {
+  it('makes the record an error naming the key (its path), the number, what would be sent and the line', async () => {
+    const text = [
+      '[',
+      '{"memberId": "a", "customProperties": {"cardNo": 12345678901234567890}},',
+      '{"memberId": "b",',
+      ' "tags": [1, 2, 9007199254740993]},',
+      '{"memberId": "c", "note": "12345678901234567890 1e999", "n": 9007199254740992, "r": 0.1, "z": -0, "e": 1E2},',
+      '{"memberId": "d", "tiny": 1e-400}',
+      ']',
+    ].join('\n');
+    for (const chunkSize of [3, 1 << 16]) {
+      const { records, error } = await readJson(text, chunkSize);
+      expect(error).toBeUndefined();
+      expect(summary(records)).toEqual([
+        [
+          1,
+          2,
+          'error',
+          'the number 12345678901234567890 at "customProperties.cardNo" cannot be held exactly: it would be sent as 12345678901234567000 (line 2)',
+        ],
+        [
+          2,
+          3,
+          'error',
+          'the number 9007199254740993 at "tags[2]" cannot be held exactly: it would be sent as 9007199254740992 (line 4)',
+        ],
+        [3, 5, { memberId: 'c', note: '12345678901234567890 1e999', n: 9007199254740992, r: 0.1, z: -0, e: 100 }],
+        [4, 6, 'error', 'the number 1e-400 at "tiny" cannot be held exactly: it would be sent as 0 (line 6)'],
+      ]);
+      expect(records[0]!.error!.hint).toMatch(/write it in quotes \("12345678901234567890"\)/);
+    }
+    const ndjson = await readNdjson('{"memberId":"n3","cardNo":9007199254740993}\n12345678901234567890\n');
+    expect(summary(ndjson.records)).toEqual([
+      [1, 1, 'error', expect.stringContaining('9007199254740993 at "cardNo"')],
+      [2, 2, 'error', expect.stringContaining('the number 12345678901234567890 cannot be held exactly')],
+    ]);
+  });
+});

@@ -4,6 +4,7 @@
  */
 import type { CellType } from './targets.js';
 import { quoteCell } from './quote-cell.js';
+import { survivesAsDouble } from '../../schemas/exact-number.js';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
 export class Problem {
@@ -53,7 +54,14 @@ const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 export function toNumber(cell: string): number | Problem {
   const n = NUMBER.test(cell) ? Number(cell) : Number.NaN;
-  return Number.isFinite(n) ? n : new Problem(`expected a number, got ${quoteCell(cell)}`, 'not a number');
+  if (!Number.isFinite(n)) return new Problem(`expected a number, got ${quoteCell(cell)}`, 'not a number');
+  // 12345678901234567890 would be sent as 12345678901234567000: refused, not rounded (docs/decisions.md)
+  if (!survivesAsDouble(cell))
+    return new Problem(
+      `${quoteCell(cell)} cannot be held exactly as a number (it would be sent as ${JSON.stringify(n)}): give the column "type": "string" to send it as text`,
+      'number not exact',
+    );
+  return n;
 }
 
 export function toJson(cell: string): unknown {
