@@ -54,7 +54,7 @@ export const beatText = (beat: number) => String(beat).padStart(BEAT_DIGITS, '0'
 
 /**
  * Plain JavaScript for the worker (no module to find beside the built file). It opens each lock it renews itself,
- * checking that it is the file taken (its inode), and closes it on `release` before answering.
+ * checking that it is the file taken (its inode), and closes it on `release`.
  */
 const RENEWER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -89,7 +89,6 @@ parentPort.on('message', (message) => {
   } else {
     const lock = held.get(message.id);
     if (lock) { held.delete(message.id); fs.closeSync(lock.fd); }
-    parentPort.postMessage({ type: 'released', id: message.id });
   }
 });
 `;
@@ -101,26 +100,26 @@ interface Renewer {
 }
 
 let renewer: Renewer | undefined;
-const waiting = new Map<string, () => void>();
 const onLost = new Map<string, () => void>();
 
-/** Renews the lock at `path` (file `ino`, its beat at byte `offset`) until released; `lost` if it is replaced. */
+/**
+ * Renews the lock at `path` (file `ino`, its beat at byte `offset`) until `stop`; `lost` if it is replaced.
+ * Stopping does not wait for the worker: it writes through its own descriptor, so a beat after the file was
+ * removed lands in the removed file, and a file of another run at the path is told apart by its inode.
+ */
 export function renew(
   lock: { id: string; path: string; ino: number; offset: number },
   timing: LeaseTiming,
   lost: () => void,
-): { release(): Promise<void> } {
+): { stop(): void } {
   const beats = startRenewer(timing.renewMs);
   onLost.set(lock.id, lost);
   beats.worker.postMessage({ type: 'hold', ...lock });
   return {
-    release: () =>
-      new Promise<void>((resolve) => {
-        onLost.delete(lock.id);
-        if (!beats.alive) return resolve();
-        waiting.set(lock.id, resolve);
-        beats.worker.postMessage({ type: 'release', id: lock.id });
-      }),
+    stop() {
+      onLost.delete(lock.id);
+      if (beats.alive) beats.worker.postMessage({ type: 'release', id: lock.id });
+    },
   };
 }
 
@@ -130,22 +129,18 @@ function startRenewer(renewMs: number): Renewer {
   // (execArgv: none of the run's own node flags; --input-type=module, say, would make this script a module)
   const worker = new Worker(RENEWER, { eval: true, workerData: { renewMs }, execArgv: [] });
   keepHeapFlagsAcross(worker);
-  // it never keeps the process alive: a run that ends ends its beats, and its locks then lapse or are released
-  worker.unref();
-  worker.on('message', (message: { type: 'lost' | 'released'; id: string }) => {
-    if (message.type === 'released') {
-      waiting.get(message.id)?.();
-      waiting.delete(message.id);
-    } else onLost.get(message.id)?.();
-  });
   const started: Renewer = { worker, renewMs, alive: true };
-  worker.on('error', () => {
+  worker.on('message', (message: { type: 'lost'; id: string }) => onLost.get(message.id)?.());
+  const gone = () => {
     // no more beats: every lock it renewed will lapse, so say so rather than hold on silently
     started.alive = false;
     for (const lost of onLost.values()) lost();
-    for (const resolve of waiting.values()) resolve();
-    waiting.clear();
-  });
+  };
+  worker.on('error', gone);
+  worker.on('exit', gone);
+  // it never keeps the process alive: a run that ends ends its beats, and its locks then lapse or are released
+  // (unref after the listeners: adding a 'message' listener refs the worker again)
+  worker.unref();
   renewer = started;
   return started;
 }

@@ -153,7 +153,7 @@ function holding(lockPath: string, id: string, fd: number, beatOffset: number, t
     lost: lost.signal,
     async release() {
       if (!held.delete(entry)) return;
-      await beats.release();
+      beats.stop();
       releaseSync(lockPath, id);
       ours.delete(id);
     },

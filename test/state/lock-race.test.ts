@@ -4,7 +4,7 @@
  * with kill -9 and the race runs again. Needs root for unshare; skipped with the reason where it does not work.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -63,6 +63,28 @@ async function race(round: string, target: string): Promise<Racer> {
   expect(JSON.parse(readFileSync(`${target}.lock`, 'utf8'))).toMatchObject({ host: winner.host });
   return winner;
 }
+
+describe('a process holding locks', { timeout: 120_000 }, () => {
+  it('ends by itself when its work is done, held or released (the renewer never keeps it alive), leaving no lock', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-race-'));
+    const script = `
+      const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)});
+      const released = await acquireLock(process.env.TARGET + '-a', 'journal');
+      await released.release();
+      await acquireLock(process.env.TARGET + '-b', 'state'); // never released: the exit takes it away
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, TARGET: join(dir, 'j') },
+      stdio: 'inherit',
+    });
+    running.push(child);
+    let code: number | null | undefined;
+    child.on('close', (exitCode) => (code = exitCode));
+    await until(() => code !== undefined, 'the process to end by itself', 60_000);
+    expect(code).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
 
 describe('a lock raced for by processes on hosts of their own', { timeout: 300_000 }, () => {
   it.skipIf(!UNSHARE)('is taken over by exactly one; after its kill -9, again by exactly one', async () => {
