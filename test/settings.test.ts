@@ -143,6 +143,16 @@ describe('precedence: flag > env > profile > default', () => {
     );
   });
 
+  it('--max-retry-after and MEMBERCTL_MAX_RETRY_AFTER: a duration of at most 7d, refused naming the flag', () => {
+    for (const bad of ['5x', '-1m', '8d']) {
+      const refused = () => resolveSettings({ env: {}, flags: { maxRetryAfter: bad } });
+      expect(refused).toThrow(UsageError);
+      expect(refused).toThrow(/--max-retry-after/);
+    }
+    const fromEnv = resolveSettings({ env: { MEMBERCTL_MAX_RETRY_AFTER: '1s' } }).values.maxRetryAfter;
+    expect(fromEnv).toEqual({ value: '1s', source: { kind: 'env', variable: 'MEMBERCTL_MAX_RETRY_AFTER' } });
+  });
+
   it('describes provenance for humans', () => {
     expect(describeProvenance({ kind: 'profile', profile: 'staging' })).toBe('profile staging');
     expect(describeProvenance({ kind: 'env', variable: 'MEMBERCTL_TOKEN' })).toBe('env MEMBERCTL_TOKEN');
