@@ -210,6 +210,43 @@ describe('map init', () => {
     expect(notes.join('\n')).toContain('3 of its 3 values are full names or company names');
   });
 
+  it('a birthdate column of midnight date-times is read as calendar dates: no zone asked, none to move the day', async () => {
+    const path = file(
+      'bd.csv',
+      'Id,Email,Created,Birth Date\n1,a@example.com,2023-01-05 10:00,1990-06-15 00:00\n2,b@example.com,2023-01-06 11:00,1985-12-01 00:00\n',
+    );
+    const { mapping, decisions, notes } = await initMapping({ path });
+    expect(mapping.columns['Birth Date']).toEqual({ field: 'birthdate', format: "yyyy-MM-dd '00:00'" });
+    expect(decisions.map((d) => d.key)).toEqual(['Created', 'fields.isActive']);
+    expect(notes.join('\n')).toContain('every sampled cell is at midnight: read as a calendar date');
+    const mapper = createRecordMapper('csv', ['Id', 'Email', 'Created', 'Birth Date'], {
+      file: 'bd.csv',
+      mapping: settled(mapping),
+    });
+    const read = (birth: string) =>
+      mapper.toCandidate({ record: 1, line: 2, raw: ['1', 'a@example.com', '2023-01-05 10:00', birth] });
+    const day = read('1990-06-15 00:00');
+    expect(day.valid && day.item.birthdate).toBe('1990-06-15T00:00:00.000Z');
+    // a later cell with a time of day is refused, never read in some zone
+    expect(read('1990-06-15 13:00').valid).toBe(false);
+    // workbook dates (ISO, local) at midnight, and 12-hour times
+    const iso = file('bd-iso.csv', 'Id,Birthday\n1,1990-06-15T00:00:00\n2,1985-12-01T00:00:00\n');
+    expect((await initMapping({ path: iso })).mapping.columns.Birthday).toEqual({
+      field: 'birthdate',
+      format: "yyyy-MM-dd'T'00:00:00",
+    });
+    const us = file('bd-us.csv', 'Id,DOB\n1,6/15/1990 12:00 AM\n2,12/1/1985 12:00 AM\n');
+    expect((await initMapping({ path: us })).mapping.columns.DOB).toEqual({
+      field: 'birthdate',
+      format: "M/d/yyyy '12:00 AM'",
+    });
+    // times that vary: a decision that says a zone moves the day, UTC proposed (keeps each day as written)
+    const timed = file('bd-timed.csv', 'Id,Birth Date\n1,1990-06-15 13:00\n2,1985-12-01 00:00\n');
+    const asked = await initMapping({ path: timed });
+    expect(asked.mapping.columns['Birth Date']).toMatchObject({ timeZone: 'UTC' });
+    expect(asked.mapping.decisions?.['Birth Date']).toContain('a birthdate is a calendar date, and a zone moves it');
+  });
+
   it('shop exports: an id named with its owner, "Default Address" columns, the customer\'s own phone, "0000-00-00" birthdays', async () => {
     const shopify = file(
       'shopify.csv',

@@ -8,6 +8,7 @@ import { readsAsBoolean, valuesMap } from './classify/booleans.js';
 import type { Profile } from './classify/values.js';
 import type { Proposal } from './decide.js';
 import { samplesOf } from './samples.js';
+import { dateOnly, midnightFormat } from './classify/dates.js';
 
 type Take = (rule: unknown, why?: string[], extra?: Partial<Proposal>) => Proposal;
 
@@ -27,7 +28,7 @@ export function dateProposal(
   column: string,
   zeros: readonly string[],
 ): Proposal {
-  const date = profile.date!;
+  const date = { ...profile.date! };
   const rule: Record<string, unknown> = { field };
   if (date.format) rule.format = date.format;
   const format = date.format ? ` in "${date.format}"` : '';
@@ -53,6 +54,17 @@ export function dateProposal(
       `${zeros.length} of its cells are zero dates (${samplesOf(zeros, 1)}): those records are refused until given a date`,
     );
   const asks: NonNullable<Proposal['asks']> = [];
+  // a birthdate is a calendar date: midnight date-times are read as their day, never moved by a zone
+  const plain = field === 'birthdate' && date.local ? midnightFormat(cells, date) : undefined;
+  if (plain) {
+    rule.format = plain;
+    date.local = false;
+    if (date.alternative) date.alternative = dateOnly(date.alternative);
+    date.format = plain;
+    why.push(
+      `every sampled cell is at midnight: read as a calendar date ("format": "${plain}" reads the day and only that time; a cell with another time is refused), no zone (a zone would move the day)`,
+    );
+  }
   if (date.alternative)
     asks.push({
       kind: 'dateOrder',
@@ -62,6 +74,12 @@ export function dateProposal(
   if (date.local && /\b(UTC|GMT)\b/i.test(column)) {
     rule.timeZone = 'UTC';
     why.push('times without an offset, but its header says they are UTC');
+  } else if (date.local && field === 'birthdate') {
+    rule.timeZone = 'UTC';
+    asks.push({
+      kind: 'timeZone',
+      question: `"${column}" holds birthdates with times of day (${samplesOf(cells, 3)}): a birthdate is a calendar date, and a zone moves it ("1990-06-15 00:00" in Europe/Oslo is sent as 1990-06-14T22:00Z, the day before): "timeZone": "UTC" keeps each day as written; set another zone only if the times are real instants`,
+    });
   } else if (date.local) {
     rule.timeZone = 'UTC';
     asks.push({

@@ -87,3 +87,49 @@ function swappedReading(pattern: string, cells: readonly string[]): string | und
   const other = compileDateFormat(swapped);
   return cells.every((c) => other.parse(c) !== undefined) ? swapped : undefined;
 }
+
+/** Each time token as it writes midnight: a date-time format becomes a date format that reads only that time. */
+const MIDNIGHT: Record<string, string> = {
+  HH: '00',
+  H: '0',
+  hh: '12',
+  h: '12',
+  mm: '00',
+  m: '0',
+  ss: '00',
+  s: '0',
+  SSS: '000',
+  SS: '00',
+  S: '0',
+  a: 'AM',
+};
+/** ISO local date-times (a workbook's date cells) at midnight, as a format that reads the day only. */
+const ISO_MIDNIGHT = ["yyyy-MM-dd'T'00:00", "yyyy-MM-dd'T'00:00:00", "yyyy-MM-dd'T'00:00:00.000"];
+
+/**
+ * The format that reads a column of midnight date-times as calendar dates ("yyyy-MM-dd '00:00'" for
+ * "1990-06-15 00:00"): the time is literal text, so the day is kept as written (no zone moves it) and a cell with
+ * another time is refused, never read. Undefined when some sampled cell is not at midnight.
+ */
+export function midnightFormat(cells: readonly string[], guess: DateGuess): string | undefined {
+  const candidates = [...(guess.format ? [dateOnly(guess.format)] : []), ...ISO_MIDNIGHT];
+  const timed = cells.filter((c) => !ISO_DATE.test(c));
+  for (const pattern of candidates) {
+    if (pattern === undefined) continue;
+    const format = compileDateFormat(pattern);
+    if (timed.every((c) => isParts(format.parse(c)))) return pattern;
+  }
+  return undefined;
+}
+
+/** "yyyy-MM-dd HH:mm" → "yyyy-MM-dd '00:00'"; undefined when the pattern has no time, an offset or quoted text in its time. */
+export function dateOnly(pattern: string): string | undefined {
+  const at = pattern.search(/[Hh]/);
+  if (at < 0 || /['Xx]/.test(pattern.slice(at))) return undefined;
+  const time = pattern.slice(at).replace(/([A-Za-z])\1*/g, (token) => MIDNIGHT[token] ?? token);
+  return /[A-Za-z]/.test(time.replace(/AM$/, '')) ? undefined : `${pattern.slice(0, at)}'${time}'`;
+}
+
+function isParts(parsed: unknown): boolean {
+  return typeof parsed === 'object' && parsed !== null && 'year' in parsed;
+}
