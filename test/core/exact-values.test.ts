@@ -57,11 +57,43 @@ describe('numbers a double cannot hold as written', () => {
     );
   });
 
-  it('an integer beyond 2^53 that is not a double survives only when it is one', () => {
+  it('an integer beyond 2^53 survives only when the digits sent are the digits written', () => {
+    // 81064243538952176 is a double, but is sent as 81064243538952180: a reader that keeps integers exactly
+    // (a long, a numeric column) would store another number, so it is refused too
+    expect(survivesAsDouble('81064243538952176')).toBe(false);
     fc.assert(
-      fc.property(fc.bigInt({ min: 2n ** 53n, max: 2n ** 70n }), (n) => {
-        expect(survivesAsDouble(n.toString())).toBe(BigInt(Number(n)) === n);
+      fc.property(fc.bigInt({ min: 2n ** 53n, max: 10n ** 20n }), (n) => {
+        expect(survivesAsDouble(n.toString())).toBe(BigInt(JSON.stringify(Number(n))) === n);
       }),
     );
+  });
+});
+
+describe('convert e164 refuses a cell it would cut', () => {
+  const read = reader({ field: 'phone', convert: 'e164', defaultRegion: 'NO' });
+  const omitting = reader({ field: 'phone', convert: 'e164', defaultRegion: 'NO', onInvalid: 'omit' });
+
+  it('an extension, however written, is named as what would be lost', () => {
+    for (const [cell, ext] of [
+      ['+47 912 34 567 ext. 12', '12'],
+      ['+1 212 555 0123 x45', '45'],
+      ['+1 212-555-0123;ext=45', '45'],
+    ])
+      expect(read(cell)).toEqual([
+        `phone: "${cell}": its extension ${ext} would be lost: E.164 has no room for one (write the extension elsewhere, or "onInvalid": "omit") (column "X")`,
+      ]);
+  });
+
+  it('text beside the number is named; with onInvalid omit the record is sent without the phone', () => {
+    expect(read('Mobile: +47 912 34 567')).toEqual([
+      'phone: "Mobile: +47 912 34 567": it holds text beside the number ("Mobile:"), which would be lost: E.164 is the number alone (column "X")',
+    ]);
+    expect(read('+47 912 34 567 (Mom)')).toEqual([expect.stringContaining('("Mom")')]);
+    expect(omitting('+47 912 34 567 (Mom)')).not.toHaveProperty('phone');
+  });
+
+  it('a number written with spaces, dashes, dots, brackets or a slash alone is read', () => {
+    for (const cell of ['+47 912 34 567', '912-34-567', '+47 912.34.567', '(+47) 912 34 567', '912 34/567'])
+      expect(read(cell)).toMatchObject({ phone: '+4791234567' });
   });
 });

@@ -26,7 +26,7 @@ export interface PhoneProblem {
 export function toE164(cell: string, defaultRegion: string | undefined): string | PhoneProblem {
   const lib = phones();
   const parsed = lib.parsePhoneNumberFromString(cell, defaultRegion as Region);
-  if (parsed?.isValid()) return parsed.number;
+  if (parsed?.isValid()) return lostParts(cell, parsed.ext) ?? parsed.number;
   const length = lib.validatePhoneNumberLength(cell, defaultRegion as Region);
   const where = parsed
     ? callingCodeCountries(parsed.country, parsed.countryCallingCode, parsed.getPossibleCountries())
@@ -53,6 +53,28 @@ export function toE164(cell: string, defaultRegion: string | undefined): string 
         message: `not a valid number${where ? ` ${where}` : ''}: no number there is written so`,
       };
   }
+}
+
+/** What a phone number is written with; any other character is text beside it (a label, a note, a second number). */
+const PHONE_CHARACTERS = /[^\d\s+\-.()/]+/g;
+
+/**
+ * The library reads a number out of text around it and keeps an extension apart: E.164 has room for neither, so a
+ * cell with one is refused, naming what would be lost ("onInvalid": "omit" leaves such a phone out instead).
+ */
+function lostParts(cell: string, extension: string | undefined): PhoneProblem | undefined {
+  if (extension)
+    return {
+      rule: 'phone extension',
+      message: `its extension ${extension} would be lost: E.164 has no room for one (write the extension elsewhere, or "onInvalid": "omit")`,
+    };
+  const text = cell.match(PHONE_CHARACTERS);
+  if (!text) return undefined;
+  const shown = text.slice(0, 3).map((part) => JSON.stringify(part.length > 20 ? `${part.slice(0, 20)}…` : part));
+  return {
+    rule: 'text beside the phone',
+    message: `it holds text beside the number (${shown.join(', ')}${text.length > 3 ? ', …' : ''}), which would be lost: E.164 is the number alone`,
+  };
 }
 
 /** `in Sweden (+46)`, or for a calling code several countries share, `for calling code +1 (US, AG, AI, … 25 countries)`. */
