@@ -89,6 +89,21 @@ describe('locks through a killed run in containers', { timeout: 300_000 }, () =>
     expect(new Set(box.members().map((m) => m.memberId)).size).toBe(ROWS);
   });
 
+  it('Ctrl-C ends the wait for another host’s lease at once: exit 2, saying so', async () => {
+    const dir = tempDir();
+    const file = membersCsv(dir, 3);
+    const lock = { pid: 7, host: 'pod-a', at: 'then', id: 'silent', lease: 3600 };
+    writeFileSync(`${file}.memberctl-journal.lock`, JSON.stringify(lock));
+    const waiting = spawnCli(['import', file, '--sandbox'], isolatedEnv());
+    let stderr = '';
+    waiting.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => stderr.includes('waiting up to 3600 s for it to renew its lease'), 'the run to wait', 60_000);
+    waiting.child.kill('SIGINT');
+    const stopped = await waiting.result;
+    expect(stopped.code, stopped.stderr).toBe(2);
+    expect(stopped.stderr).toContain('Stopped while waiting for its lease to lapse.');
+  });
+
   it('state reset takes over a state lock another host abandoned, saying it waited', async () => {
     const env = isolatedEnv({ MEMBERCTL_LOCK_LEASE_SECONDS: '1' });
     const state = join(tempDir(), 'members.state');
