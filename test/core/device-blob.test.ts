@@ -60,8 +60,8 @@ describe('parseDeviceBlob: the keys apps print', () => {
       platform: { value: 'huawei', key: 'device.platform' },
       installationId: { value: 'h1', key: 'device.installId' },
     });
-    // the top level is nearer: its key wins over one below without any ambiguity
-    expect(values({ token: 'top', device: { token: 'below' } }).tokenHandle).toBe('top');
+    // the same value at both levels is one value (the top level's path is named)
+    expect(values({ token: 'same', device: { token: 'same' } }).tokenHandle).toBe('same');
     // two levels down is not looked at
     expect(values({ a: { b: { token: 'deep' } } }).tokenHandle).toBeUndefined();
   });
@@ -97,6 +97,15 @@ describe('parseDeviceBlob: never a guess', () => {
     ]);
     expect(problems('{"device": {"token": "aa"}, "auth": {"token": "bb"}}')).toEqual([
       { kind: 'ambiguous', field: 'tokenHandle', keys: ['device.token', 'auth.token'] },
+    ]);
+  });
+
+  it('two different tokens at different levels are an error too (the top-level one is often the auth token)', () => {
+    expect(problems('{"token": "abc", "device": {"token": "def", "os": "android", "installationId": "i2"}}')).toEqual([
+      { kind: 'ambiguous', field: 'tokenHandle', keys: ['token', 'device.token'] },
+    ]);
+    expect(problems('{"os": "ios", "device": {"platform": "android"}}')).toEqual([
+      { kind: 'ambiguous', field: 'platform', keys: ['os', 'device.platform'] },
     ]);
   });
 

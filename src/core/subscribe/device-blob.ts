@@ -2,7 +2,7 @@
  * `subscribe --from`: the three device values out of a JSON object as apps and logs print it. Keys are matched
  * without regard to case, `_`, `-`, `.` or spaces (`installation_id`, `installationID` and `InstallationId` are one
  * key), at the top level or one object down (`{"device": {…}}`, an event's `data`). Two different values for one
- * field are an error, never a guess, and so is one key given twice (JSON.parse would keep the last value without a
+ * field, at one level or at both, are an error, never a guess, and so is one key given twice (JSON.parse would keep the last value without a
  * word). Nothing here echoes a value: problems name keys, never their contents.
  */
 import type { SubscriptionDraft } from './input.js';
@@ -124,11 +124,16 @@ function lookUp(object: Record<string, unknown>, names: readonly string[], prefi
     .map(([key, raw]) => ({ key: prefix + key, raw }));
 }
 
-/** Top level first; one object down only when the top level has none (the nearer key is the meant one). */
+/**
+ * The keys at the top level and one object down, all of them: nearness is no evidence of meaning (a login log's
+ * top-level "token" is often the auth token beside `device.token`), so two levels that differ are ambiguous.
+ */
 function candidates(root: Record<string, unknown>, names: readonly string[]): Found[] {
   const top = lookUp(root, names, '');
-  if (top.length > 0) return top;
-  return Object.entries(root).flatMap(([key, child]) => (isObject(child) ? lookUp(child, names, `${key}.`) : []));
+  const below = Object.entries(root).flatMap(([key, child]) =>
+    isObject(child) ? lookUp(child, names, `${key}.`) : [],
+  );
+  return [...top, ...below];
 }
 
 /** Installation ids printed as numbers are taken as their digits; a token or platform must be text. */
