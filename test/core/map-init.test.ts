@@ -264,8 +264,28 @@ describe('map init', () => {
     expect(mapping.columns).toMatchObject({
       id_customer: 'memberId',
       id_gender: 'metadata.idGender',
-      birthday: { field: 'birthdate', onInvalid: 'omit' },
+      birthday: { field: 'birthdate', treatAsEmpty: ['0000-00-00'] },
     });
+  });
+
+  it('"0000-00-00" alone is "no date": the record is sent without a birthdate, a typo stays a refused record', async () => {
+    const good = Array.from({ length: 12 }, (_, i) => `${i + 1};1980-01-${String(i + 1).padStart(2, '0')}`);
+    const rows = [...good, '13;0000-00-00', '14;1985-02-31', '15;19850704', '16;1990-13-01'];
+    const path = file('presta-typos.csv', `id_customer;birthday\n${rows.join('\n')}\n`);
+    const { mapping, notes } = await initMapping({ path });
+    expect(mapping.columns.birthday).toEqual({ field: 'birthdate', treatAsEmpty: ['0000-00-00'] });
+    const note = notes.join('\n');
+    expect(note).toContain('"treatAsEmpty": ["0000-00-00"] reads exactly that cell as empty');
+    expect(note).toContain(
+      '"1985-02-31" (line 15), "19850704" (line 16), "1990-13-01" (line 17): those records are refused',
+    );
+    const mapper = createRecordMapper('csv', ['id_customer', 'birthday'], { file: 'p.csv', mapping: settled(mapping) });
+    const read = (cell: string) => {
+      const c = mapper.toCandidate({ record: 1, line: 2, raw: ['9', cell] });
+      return c.valid ? [] : c.issues.map((i) => i.path);
+    };
+    expect(read('0000-00-00')).not.toContain('birthdate');
+    for (const typo of ['1985-02-31', '19850704', '1990-13-01']) expect(read(typo)).toContain('birthdate');
   });
 
   it('CRM and address-book exports: "Person - Email - Work", "Home Street", a zone its header names, "0/0/00"', async () => {
@@ -289,7 +309,7 @@ describe('map init', () => {
       'Contact Id': 'memberId',
       'Home Street': 'address.addressLine1',
       'Home City': 'address.city',
-      Birthday: { field: 'birthdate', format: 'M/d/yyyy', onInvalid: 'omit' },
+      Birthday: { field: 'birthdate', format: 'M/d/yyyy', treatAsEmpty: ['0/0/00'] },
       'Created (UTC)': { field: 'createdAt', format: 'yyyy-MM-dd HH:mm', timeZone: 'UTC' },
     });
     expect(book.decisions.map((d) => d.key)).toEqual(['fields.isActive']);

@@ -563,3 +563,48 @@ describe("--changed-only's source key", () => {
     expect(viaFirstOf.sourceKey!({ record: 1, line: 2, raw: ['', 'b-7'] })!.memberId).toBe('b-7');
   });
 });
+
+describe('treatAsEmpty', () => {
+  const base = { memberId: 'm1', isActive: 'yes', createdAt: '2024-01-01T00:00:00Z' };
+  const headers = ['memberId', 'isActive', 'createdAt', 'Birthday', 'Other'];
+
+  it('reads exactly the listed cells as empty (the field left out); any other cell that is not a date stays a problem', () => {
+    const { row } = mapperFor(
+      { columns: { Birthday: { field: 'birthdate', treatAsEmpty: ['0000-00-00'] }, Other: null } },
+      headers,
+    );
+    const blank = itemOf(row({ ...base, Birthday: ' 0000-00-00 ' }));
+    expect('birthdate' in blank).toBe(false);
+    expect(itemOf(row({ ...base, Birthday: '1985-12-01' })).birthdate).toBe('1985-12-01T00:00:00.000Z');
+    for (const typo of ['1985-02-31', '1990-13-01', '19850704', '0000-00-01'])
+      expect(issuesOf(row({ ...base, Birthday: typo })).join('\n')).toContain(`got "${typo}"`);
+  });
+
+  it('is an empty cell: emptyAsNull sends null, firstOf goes on to the next column, JSON too', () => {
+    const asNull = mapperFor(
+      {
+        columns: {
+          Birthday: { field: 'birthdate', treatAsEmpty: ['0000-00-00'], emptyAsNull: true },
+          Other: null,
+        },
+      },
+      headers,
+    );
+    expect(itemOf(asNull.row({ ...base, Birthday: '0000-00-00' })).birthdate).toBeNull();
+    const first = mapperFor(
+      { fields: { birthdate: { firstOf: ['Birthday', 'Other'], treatAsEmpty: ['0000-00-00'] } } },
+      headers,
+    );
+    expect(itemOf(first.row({ ...base, Birthday: '0000-00-00', Other: '1990-06-15' })).birthdate).toBe(
+      '1990-06-15T00:00:00.000Z',
+    );
+    const mapping = parseMapping({ columns: { dob: { field: 'birthdate', treatAsEmpty: ['0000-00-00'] } } }, 'm.json');
+    const json = createRecordMapper('ndjson', undefined, { file: 'j.ndjson', mapping });
+    const item = itemOf(json.toCandidate({ record: 1, line: 1, raw: { ...base, isActive: true, dob: '0000-00-00' } }));
+    expect('birthdate' in item || 'dob' in item).toBe(false);
+  });
+
+  it('is refused when it is not a list of cells', () => {
+    expect(mapError({ columns: { B: { field: 'birthdate', treatAsEmpty: '0000-00-00' } } })).toContain('treatAsEmpty');
+  });
+});

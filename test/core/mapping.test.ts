@@ -189,7 +189,7 @@ describe('--map', () => {
     expect(problems.map((p) => p.message)).toEqual([
       'mapping file m.json: (top level): unknown key "colums" (did you mean "columns"?); known keys: description, columns, fields, decisions',
       'mapping file m.json: columns["Mail"]: unknown field "emial" (did you mean email?)',
-      'mapping file m.json: columns["N"]: unknown key "feld" (did you mean "field"?); known keys: field, type, transform, values, otherwise, convert, defaultRegion, format, timeZone, twoDigitYearStart, emptyAsNull, onInvalid',
+      'mapping file m.json: columns["N"]: unknown key "feld" (did you mean "field"?); known keys: field, type, transform, treatAsEmpty, values, otherwise, convert, defaultRegion, format, timeZone, twoDigitYearStart, emptyAsNull, onInvalid',
       'mapping file m.json: columns["N"].transform[1]: unknown transform "lowercse" (did you mean "lowercase"?); expected one of trim, lowercase, uppercase, collapseSpaces',
       'mapping file m.json: columns["D"]: "timeZone": unknown time zone "Europe/Olso" (did you mean "Europe/Oslo"?): expected an IANA zone such as Europe/Oslo, America/New_York or UTC',
       'mapping file m.json: fields["isActive"]: "value" is the same for every record, so it takes no "default", "firstOf" or "column"',

@@ -45,9 +45,11 @@ export function dateProposal(
     );
   }
   if (zeros.length > 0 && field === 'birthdate') {
-    rule.onInvalid = 'omit';
+    // exactly the placeholders seen: a typo ("1985-02-31") is no "no date", and stays a refused record
+    const placeholders = [...new Set(zeros)];
+    rule.treatAsEmpty = placeholders;
     why.push(
-      `${zeros.length} of its cells are zero dates (${samplesOf(zeros, 1)}), the export's empty date: "onInvalid": "omit" leaves such a cell out (validate and import count every cell left out)`,
+      `${zeros.length} of its cells are zero dates (${samplesOf(zeros, 1)}), the export's "no date": "treatAsEmpty": ${JSON.stringify(placeholders)} reads exactly ${placeholders.length === 1 ? 'that cell' : 'those cells'} as empty (the record is sent without a birthdate); any other cell that is not a date is refused with its record`,
     );
   } else if (zeros.length > 0)
     why.push(

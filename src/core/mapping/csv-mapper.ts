@@ -10,7 +10,7 @@ import type { SourceRecord } from '../../io/source.js';
 import { Problem } from './coerce.js';
 import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
 import { assignerFor, getterFor, type Assign, type Item } from './item-paths.js';
-import type { CellReader } from './rules/cell-rule.js';
+import { NOT_GIVEN, type CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
 import { memberUpsertItemSchema } from '../../schemas/member.js';
 import type { Target } from './targets.js';
@@ -192,6 +192,10 @@ function fillItem(
       continue;
     }
     const value = plan.read(cell);
+    if (value === NOT_GIVEN) {
+      if (plan.emptyAsNull) plan.assign(item, null);
+      continue;
+    }
     if (value instanceof Problem)
       (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
     else plan.assign(item, value);
@@ -207,6 +211,7 @@ function fillItem(
       const cell = cells[field.indices[k]!]?.trim();
       if (cell === undefined || cell === '') continue;
       const value = cell === nullToken ? null : field.read(cell);
+      if (value === NOT_GIVEN) continue;
       if (value instanceof Problem)
         (problems ??= []).push({
           path: field.path,

@@ -11,7 +11,7 @@ import { Problem } from './coerce.js';
 import { describeValue, sortByFieldOrder } from './issues.js';
 import { assignerFor, getterFor, valueAtPath, type Assign, type Item } from './item-paths.js';
 import type { Mapping } from './mapping-file.js';
-import type { CellReader } from './rules/cell-rule.js';
+import { NOT_GIVEN, type CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
 import { OmitRules } from './omit-invalid.js';
 
@@ -93,6 +93,7 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
             : typeof value === 'number' || typeof value === 'boolean'
               ? read(String(value))
               : value;
+      if (out === NOT_GIVEN) return false;
       if (out instanceof Problem)
         (problems ??= []).push({ path: target, message: `${out.message} (at "${where}")`, rule: out.rule });
       else assign(item, out);
@@ -100,7 +101,8 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
     };
     for (const rule of rules) {
       const value = valueAtPath(raw, rule.path);
-      if (!take(value, rule.read, rule.assign, rule.target, rule.key) && value === '' && rule.emptyAsNull)
+      // not taken: absent, empty, or a cell "treatAsEmpty" lists (the last two are empty cells)
+      if (!take(value, rule.read, rule.assign, rule.target, rule.key) && value !== undefined && rule.emptyAsNull)
         rule.assign(item, null);
     }
     for (const { rule, paths, assign, get, besideColumn } of fields) {

@@ -23,6 +23,8 @@ const cellOptions = {
   transform: z
     .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.enum(TRANSFORMS)))
     .optional(),
+  /** Cells that mean "no value" in this export ("0000-00-00"): read as an empty cell, the field left out. */
+  treatAsEmpty: z.array(z.string().min(1)).min(1).optional(),
   values: z.record(z.string(), jsonValue).optional(),
   otherwise: jsonValue.optional(),
   convert: z.enum(CONVERSIONS).optional(),

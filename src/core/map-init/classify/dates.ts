@@ -71,7 +71,7 @@ export function guessDateFormat(cells: readonly string[]): DateGuess | undefined
   if (iso + (format ? best!.reads : 0) < cells.length * READS) return undefined;
   const misses: number[] = [];
   cells.forEach((c, i) => {
-    if (!isIso(c) && format?.parse(c) === undefined) misses.push(i);
+    if (isIso(c) ? !realIso(c) : format?.parse(c) === undefined) misses.push(i);
   });
   const local = cells.some((c) => ISO_LOCAL.test(c)) || (format !== undefined && format.hasTime && !format.hasOffset);
   const alternative = format && misses.length === 0 ? swappedReading(format.pattern, text) : undefined;
@@ -132,4 +132,12 @@ export function dateOnly(pattern: string): string | undefined {
 
 function isParts(parsed: unknown): boolean {
   return typeof parsed === 'object' && parsed !== null && 'year' in parsed;
+}
+
+/** An ISO-shaped cell that names a real day ("1985-02-31" and "1990-13-01" do not: the export's typos). */
+function realIso(cell: string): boolean {
+  const [year, month, day] = cell.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }

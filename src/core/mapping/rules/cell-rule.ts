@@ -24,6 +24,9 @@ import { openZone, TimeZoneError, type Zone } from './time-zone.js';
 
 export type CellReader = (cell: string) => unknown;
 
+/** What a reader returns for a cell its rule's "treatAsEmpty" lists: not given, as an empty cell (never null). */
+export const NOT_GIVEN: unique symbol = Symbol('not given');
+
 /** A rule the mapping file states but cannot hold: the message names the option; where the rule is, the caller adds. */
 /** The rule key a mapping error is about (its hint points there). */
 export type RuleKey =
@@ -53,6 +56,14 @@ const TRANSFORM: Record<Transform, (text: string) => string> = {
 };
 
 export function compileCellReader(target: Target, options: CellOptions = {}): CellReader {
+  const read = cellReader(target, options);
+  if (!options.treatAsEmpty) return read;
+  // looked up as "values" are: trimmed, in any case
+  const empty = new Set(options.treatAsEmpty.map((cell) => cell.trim().toLowerCase()));
+  return (cell) => (empty.has(cell.toLowerCase()) ? NOT_GIVEN : read(cell));
+}
+
+function cellReader(target: Target, options: CellOptions): CellReader {
   checkOptions(target, options);
   const base = baseReader(target, options);
   const steps: ((text: string) => unknown)[] = [];
