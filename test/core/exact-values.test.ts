@@ -3,7 +3,8 @@
  * "onInvalid": "omit"): never rounded, cut or guessed (docs/decisions.md, "Mapping rules: exact or refused").
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { describe, expect, it, vi } from 'vitest';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { survivesAsDouble } from '../../src/schemas/exact-number.js';
 import { issuesOf } from './mapping-helpers.js';
@@ -95,5 +96,59 @@ describe('convert e164 refuses a cell it would cut', () => {
   it('a number written with spaces, dashes, dots, brackets or a slash alone is read', () => {
     for (const cell of ['+47 912 34 567', '912-34-567', '+47 912.34.567', '(+47) 912 34 567', '912 34/567'])
       expect(read(cell)).toMatchObject({ phone: '+4791234567' });
+  });
+});
+
+describe('convert countryCode does not guess', () => {
+  const read = reader({ field: 'address.countryCode', convert: 'countryCode' });
+  const code = (cell: string) => (read(cell) as { address?: { countryCode?: string } }).address?.countryCode;
+
+  it('the words exports write for "no value" are no country; NA is refused in any case, NO only read upper-case', () => {
+    for (const cell of ['na', 'NA', 'Na', 'n/a', 'N/A', 'none', 'no', 'No', 'unknown', 'Unknown', '-', '?'])
+      expect(read(cell), cell).toEqual([expect.stringMatching(/not available|means no value, not a country/)]);
+    expect(read('NA')).toEqual([
+      'address.countryCode: "NA" is Namibia\'s code and also "not available": write "NAM" or "Namibia" for the country (column "X")',
+    ]);
+    expect(code('NO')).toBe('NO');
+    expect(code('NAM')).toBe('NA');
+    expect(code('Namibia')).toBe('NA');
+  });
+
+  it('a code is read in upper or lower case, not mixed (a word more likely than a code)', () => {
+    expect([code('SE'), code('se'), code('SWE'), code('swe')]).toEqual(['SE', 'SE', 'SE', 'SE']);
+    expect(read('Se')).toEqual([expect.stringContaining('unknown country "Se"')]);
+    expect(read('Can')).toEqual([expect.stringContaining('unknown country "Can"')]);
+  });
+
+  it('a name of more than one place is refused, naming them', () => {
+    expect(read('Congo')).toEqual([
+      'address.countryCode: "Congo" names more than one place (CG (Republic of the Congo) or CD (Democratic Republic of the Congo)): write the code (column "X")',
+    ]);
+    for (const [cell, named] of [
+      ['Korea', 'KR (South Korea) or KP (North Korea)'],
+      ['virgin islands', 'VG (British Virgin Islands) or VI (U.S. Virgin Islands)'],
+      ['Georgia', 'GE (the country) or the US state'],
+    ])
+      expect(read(cell)).toEqual([expect.stringContaining(`names more than one place (${named})`)]);
+  });
+
+  it('names are read in any case and as editors write them, in English and the other languages', () => {
+    for (const [cell, expected] of [
+      ['south korea', 'KR'],
+      ['Côte d’Ivoire', 'CI'],
+      ['Deutschland', 'DE'],
+      ['  United   Kingdom ', 'GB'],
+      ['Guinea', 'GN'],
+      ['Republic of the Congo', 'CG'],
+    ])
+      expect(code(cell), cell).toBe(expected);
+  });
+
+  it('an unknown name is one table lookup: the library is not walked name by name', () => {
+    const lib = createRequire(import.meta.url)('i18n-iso-countries') as { getAlpha2Code: unknown };
+    const walk = vi.spyOn(lib as { getAlpha2Code: (n: string, l: string) => string | undefined }, 'getAlpha2Code');
+    for (let i = 0; i < 50; i++) expect(read(`Nowhere ${i}`)).toEqual([expect.stringContaining('unknown country')]);
+    expect(walk).not.toHaveBeenCalled();
+    walk.mockRestore();
   });
 });

@@ -8,7 +8,7 @@ import { coerceCustom, Problem, toBoolean, toDateTime } from '../coerce.js';
 import type { CellOptions, Transform } from '../mapping-schema.js';
 import { REQUIRED_FIELDS } from '../required-fields.js';
 import { targetPath, type Target } from '../targets.js';
-import { toCountryCode, isCountryCode } from './country.js';
+import { readCountry, isCountryCode } from './country.js';
 import {
   compileDateFormat,
   DateFormatError,
@@ -180,12 +180,12 @@ function valuesStep(values: Record<string, unknown>, otherwise: unknown, path: s
 function countryStep(text: string): string | Problem {
   if (text.length > CELL_LIMITS.country)
     return new Problem(`${tooLong(text, 'a country', CELL_LIMITS.country)}, got ${quoteCell(text)}`, 'too long');
-  return (
-    toCountryCode(text) ??
-    new Problem(
-      `unknown country ${quoteCell(text)}: expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`,
-      'unknown country',
-    )
+  const country = readCountry(text);
+  if (typeof country === 'string') return country;
+  if (country) return new Problem(`${quoteCell(text)} ${country.message}`, country.rule);
+  return new Problem(
+    `unknown country ${quoteCell(text)}: expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`,
+    'unknown country',
   );
 }
 
