@@ -271,6 +271,59 @@ describe('xlsx reader: values as written, or refused', () => {
     expect(read.records[0]!.raw).toEqual(['m-2', '#N/A']);
   });
 
+  it('numbers: the digits the file holds, 15 significant as Excel shows; a longer whole number is refused, never padded with invented digits', async () => {
+    const cells = [
+      '12345678901234567000',
+      '1.23456789012345E+19',
+      '4791234567',
+      '0.30000000000000004',
+      '123456789012345',
+      '1234567890123456.7',
+      '-1.5E-3',
+      '1E+21',
+      '9007199254740993',
+    ];
+    const path = book('long-numbers.xlsx', {
+      sheets: [
+        { name: 'S', rows: HEAD + cells.map((v, i) => row(i + 2, `<c r="B${i + 2}"><v>${v}</v></c>`)).join('') },
+      ],
+    });
+    const read = await readAll({ path });
+    expect(read.records.map((r) => (r.error ? r.error.message : (r.raw as string[])[1]))).toEqual([
+      'cell B2 holds the number 12345678901234567000, 17 digits long: Excel keeps and shows only 15, so its last digits are not known',
+      '12345678901234500000',
+      '4791234567',
+      '0.3',
+      '123456789012345',
+      'cell B7 holds the number 1234567890123456.7, 16 digits long: Excel keeps and shows only 15, so its last digits are not known',
+      '-0.0015',
+      '1000000000000000000000',
+      'cell B10 holds the number 9007199254740993, 16 digits long: Excel keeps and shows only 15, so its last digits are not known',
+    ]);
+    expect(read.records[0]!.error!.hint).toContain('stored as text');
+    expect(JSON.stringify(read.records)).not.toContain('12345678901234567168');
+  });
+
+  it('a number cell in anything but XML Schema double syntax (hex, spaces, empty) makes its record invalid, naming the cell', async () => {
+    const cells = ['0x10', ' 2', '', '1,5', 'INF', '+7', '5.', '.5'];
+    const path = book('number-syntax.xlsx', {
+      sheets: [
+        { name: 'S', rows: HEAD + cells.map((v, i) => row(i + 2, `<c r="B${i + 2}"><v>${v}</v></c>`)).join('') },
+      ],
+    });
+    const read = await readAll({ path });
+    expect(read.records.map((r) => (r.error ? r.error.message : (r.raw as string[])[1]))).toEqual([
+      'cell B2 holds "0x10", not a number',
+      'cell B3 holds " 2", not a number',
+      'cell B4 holds "", not a number',
+      'cell B5 holds "1,5", not a number',
+      'cell B6 holds "INF", not a number',
+      '7',
+      '5',
+      '0.5',
+    ]);
+  });
+
   it('1900 dates: serials 1–59 are the days Excel shows, serial 60 (29 February 1900, never a day) is refused; a time alone stays a time', async () => {
     const cells = [1, 59, 60, 61, 45000.4319444444, 0.5, -1, 3000000];
     const path = book('dates-1900.xlsx', {

@@ -3,9 +3,11 @@
  * - a number in a date format: "2023-01-05" at midnight, else "2023-01-05T10:22:00" (Excel stores no zone); a time
  *   of day alone (1900 system, serial below 1) "10:22:00";
  * - a boolean: "true" / "false"; a number: its digits (15 significant, as Excel shows them; a phone number stored as
- *   a number keeps its digits, never 4.79e9);
+ *   a number keeps its digits, never 4.79e9; a whole number longer than 15 digits is a problem: number-text.ts);
  * - a formula: its saved result (none saved: a problem); an error cell (#N/A): a problem holding its code.
  */
+import { readNumber, SHOWN_DIGITS } from './number-text.js';
+
 export interface CellProblem {
   message: string;
   hint: string;
@@ -22,11 +24,23 @@ const EPOCH_1904 = Date.UTC(1904, 0, 1);
 const LAST_DAY = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export function numberCell(ref: string, value: string, isDate: boolean, date1904: boolean): CellText {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) {
+  const number = readNumber(value);
+  if (number.kind === 'not-a-number') {
     return { text: value, problem: { message: `cell ${ref} holds "${value}", not a number`, hint: DAMAGED_HINT } };
   }
-  return isDate ? serialDate(ref, n, date1904) : { text: numberText(n) };
+  if (isDate) return serialDate(ref, Number(value), date1904);
+  if (number.kind === 'too-long') return tooLong(ref, value, number.digits);
+  return { text: number.text };
+}
+
+function tooLong(ref: string, value: string, digits: number): CellText {
+  return {
+    text: value,
+    problem: {
+      message: `cell ${ref} holds the number ${value}, ${digits} digits long: Excel keeps and shows only ${SHOWN_DIGITS}, so its last digits are not known`,
+      hint: 'A long code (an ID, a card number) must be stored as text: format the column as Text in Excel and enter the values again, or export them from their source as text.',
+    },
+  };
 }
 
 export function booleanCell(ref: string, value: string): CellText {
@@ -87,11 +101,6 @@ export function isoDateCell(ref: string, value: string): CellText {
     }
   } else if (/^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) return { text: value };
   return { text: value, problem: { message: `cell ${ref} holds "${value}", not a date`, hint: DAMAGED_HINT } };
-}
-
-export function numberText(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
-  return String(Number(n.toPrecision(15)));
 }
 
 const DAMAGED_HINT =
