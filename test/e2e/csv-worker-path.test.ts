@@ -194,9 +194,18 @@ function importWith(
     child.on('error', reject);
     child.on('close', (code) => {
       const rejects = join(cwd, rejectsName);
+      // a run that printed no report fails the test with its stderr, at once (thrown here, it would be an
+      // uncaught error and the test would wait for its timeout)
+      let report: Record<string, unknown>;
+      try {
+        report = withoutTiming(JSON.parse(stdout) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`memberctl import (${mode}) exited ${code} without its --json report: ${stderr.slice(-600)}`));
+        return;
+      }
       resolve({
         code,
-        report: withoutTiming(JSON.parse(stdout)),
+        report,
         stderr,
         rejects: existsSync(rejects) ? readFileSync(rejects, 'utf8') : undefined,
         workers: existsSync(mark) ? readFileSync(mark, 'utf8').split('\n').filter(Boolean).length : 0,
