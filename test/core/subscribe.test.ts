@@ -120,7 +120,33 @@ describe('checkSubscription', () => {
     expect(
       ready({ ...draft, tokenHandle: long, platform: 'FcmV1' }, { cleanToken: true }).request.tokenHandle,
     ).toHaveLength(255);
-    expect(ready({ ...draft, tokenHandle: long }).request.tokenHandle).toHaveLength(255); // Apns: cleaned by itself
+    // Apns: cleaned by itself, and 255 hex digits is no APNs token's length (see below)
+    expect(checkSubscription({ ...draft, tokenHandle: long })).toMatchObject({ kind: 'invalid' });
+  });
+
+  it("iOS 13's shortened description of the token ({length=32,bytes=0x…}) is refused on any platform", () => {
+    for (const platform of ['apns', 'FcmV1'])
+      expect(checkSubscription({ ...draft, platform, tokenHandle: '{length=32,bytes=0xa1b2c3d4...a3b4c5d6}' })).toEqual(
+        { kind: 'invalid', problems: [{ field: 'tokenHandle', kind: 'truncated-description' }] },
+      );
+    expect(checkSubscription({ ...draft, tokenHandle: '{length = 32, bytes = 0xa1b2 … c5d6}' }).kind).toBe('invalid');
+  });
+
+  it('an APNs token that memberctl cleaned must have a real token length: 64 to 200 hex digits, even', () => {
+    expect(checkSubscription({ ...draft, tokenHandle: '<a1b2 c3d4>' })).toEqual({
+      kind: 'invalid',
+      problems: [{ field: 'tokenHandle', kind: 'implausible-apns-length', hexDigits: 8 }],
+    });
+    expect(checkSubscription({ ...draft, tokenHandle: `<${APNS.slice(1)}>` })).toMatchObject({ kind: 'invalid' });
+    expect(ready({ ...draft, tokenHandle: `<${APNS}${APNS}>` }).request.tokenHandle).toBe(APNS + APNS);
+    // typed as plain hex, a short token is sent as written, with a warning (the push hub judges its tokens)
+    expect(ready({ ...draft, tokenHandle: 'a1b2c3d4' }).warnings.join()).toContain('8 hex digits is unusual');
+  });
+
+  it('a cleaned token with an opening < and no closing > says that the paste may be cut short', () => {
+    const prepared = ready({ ...draft, tokenHandle: `<${APNS}` });
+    expect(prepared.request.tokenHandle).toBe(APNS);
+    expect(prepared.warnings.join()).toContain('angle bracket without its partner');
   });
 
   it('an APNs token in the old iOS description format (<a1b2c3d4 e5f6…>) is sent without brackets and spaces', () => {

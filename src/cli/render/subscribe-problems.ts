@@ -5,6 +5,7 @@
  * token's cleaned form (the fix itself; a device token is an address, not a secret).
  */
 import {
+  APNS_HEX_DIGITS,
   DRAFT_FIELDS,
   FIELD_LIMITS,
   type SubscriptionDraft,
@@ -65,6 +66,10 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
       return `${name} is ${problem.length} characters long; the API allows 1 to ${problem.limit}`;
     case 'pasted-debris':
       return `${name} holds spaces, angle brackets or quotes (as pasted from a log); a ${problem.platform} token is not cleaned by guesswork`;
+    case 'truncated-description':
+      return `${name} is the shortened description iOS 13 and later print for the token ({length=32,bytes=0x…}): its middle is cut out, so it is not the token`;
+    case 'implausible-apns-length':
+      return `${name} cleaned of brackets and spaces has ${problem.hexDigits} hex digits; an APNs token has an even count from ${APNS_HEX_DIGITS.min} to ${APNS_HEX_DIGITS.max} (Apple issues 64), so part of it is missing`;
     case 'unknown': {
       if (problem.value.trim() === '') return `${name} is empty`;
       const base = `${name} ${shown(problem.value)} is not a platform`;
@@ -78,9 +83,13 @@ const FIELD_HINTS: Record<keyof SubscriptionDraft, (problem: SubscriptionProblem
   tokenHandle: (problem) =>
     problem.kind === 'pasted-debris'
       ? `without them the token is ${problem.cleaned}: pass that, or add --clean-token to send it cleaned`
-      : problem.kind === 'too-long'
-        ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
-        : "the device token is in the app's debug log or support screen",
+      : problem.kind === 'truncated-description'
+        ? 'log the full token as hex in the app: deviceToken.map { String(format: "%02x", $0) }.joined() (Swift), then pass that'
+        : problem.kind === 'implausible-apns-length'
+          ? 'copy the whole token from the log (all of it between < and >), or log it as hex in the app: deviceToken.map { String(format: "%02x", $0) }.joined()'
+          : problem.kind === 'too-long'
+            ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
+            : "the device token is in the app's debug log or support screen",
   platform: () => `platforms: ${platformList()}`,
   installationId: () =>
     "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",

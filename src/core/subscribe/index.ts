@@ -18,6 +18,7 @@ export {
   fieldProblem,
   DRAFT_FIELDS,
   FIELD_LIMITS,
+  APNS_HEX_DIGITS,
 } from './input.js';
 export type { SubscriptionDraft, PreparedSubscription, SubscriptionProblem, CheckedSubscription } from './input.js';
 export { normalizePlatform, suggestPlatform } from './platforms.js';

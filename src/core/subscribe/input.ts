@@ -43,6 +43,28 @@ export function cleanToken(token: string): string {
 
 const HEX = /^[0-9a-f]+$/i;
 
+/**
+ * Hex digits an APNs token can have once cleaned: Apple issues 32-byte tokens (64 digits) and documents them as
+ * variable length, up to the 100 bytes its binary interface allowed. Fewer or an odd count is part of a token.
+ */
+export const APNS_HEX_DIGITS = { min: 64, max: 200 } as const;
+
+/** What iOS 13 and later print for `"\(deviceToken)"`: the length and the first and last bytes, not the token. */
+const DATA_DESCRIPTION = /^\{\s*length\s*=\s*\d+\s*,\s*bytes\s*=\s*0x[0-9a-f]*\s*(\.\.\.|…)\s*[0-9a-f]*\s*\}$/i;
+
+export function isTruncatedDescription(token: string): boolean {
+  return DATA_DESCRIPTION.test(token.trim());
+}
+
+function implausibleApnsLength(hex: string): boolean {
+  return hex.length % 2 !== 0 || hex.length < APNS_HEX_DIGITS.min || hex.length > APNS_HEX_DIGITS.max;
+}
+
+/** An opening < without a closing > (or the reverse) in what was typed: the paste may have stopped short. */
+export function unbalancedBrackets(typed: string): boolean {
+  return (typed.match(/</g)?.length ?? 0) !== (typed.match(/>/g)?.length ?? 0);
+}
+
 /** An APNs token with debris around it is cleaned without --clean-token: hex with brackets and spaces is unambiguous. */
 function cleanedAsApns(platform: Platform | undefined, token: string): boolean {
   const cleaned = cleanToken(token);
@@ -94,7 +116,11 @@ export type SubscriptionProblem =
   | { field: 'tokenHandle' | 'installationId'; kind: 'empty' | 'too-long'; length: number; limit: number }
   | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion }
   /** Spaces, angle brackets or quotes around or in a token memberctl does not clean by itself: `cleaned` is the hint. */
-  | { field: 'tokenHandle'; kind: 'pasted-debris'; platform: Platform; cleaned: string };
+  | { field: 'tokenHandle'; kind: 'pasted-debris'; platform: Platform; cleaned: string }
+  /** iOS 13+'s description of the token's Data, `{length=32,bytes=0xa1b2…c5d6}`: its middle is cut out. */
+  | { field: 'tokenHandle'; kind: 'truncated-description' }
+  /** Hex left after cleaning an APNs token that no APNs token has (odd, or outside APNS_HEX_DIGITS): a partial paste. */
+  | { field: 'tokenHandle'; kind: 'implausible-apns-length'; hexDigits: number };
 
 export type CheckedSubscription =
   | ({ kind: 'ready' } & PreparedSubscription)
@@ -124,9 +150,13 @@ export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: 
       const problem = platformProblem(value);
       return problem ? [problem] : [];
     }
+    if (key === 'tokenHandle' && isTruncatedDescription(value)) return [{ field: key, kind: 'truncated-description' }];
     const sent = key === 'tokenHandle' ? tokenToSend(platform, value, options) : value;
     const problem = fieldProblem(key, sent);
     if (problem) return [problem];
+    // a cleaned APNs token was reshaped by memberctl: it must at least have a real token's length
+    if (key === 'tokenHandle' && platform === 'Apns' && sent !== value && HEX.test(sent) && implausibleApnsLength(sent))
+      return [{ field: key, kind: 'implausible-apns-length', hexDigits: sent.length }];
     // debris is judged once the platform is known (a question may still ask for it)
     if (key === 'tokenHandle' && platform && sent !== cleanToken(sent))
       return [{ field: key, kind: 'pasted-debris', platform, cleaned: cleanToken(sent) }];
@@ -159,6 +189,10 @@ export function checkSubscription(
       'platform Fcm (legacy Android) is deprecated in favour of FcmV1; use --platform FcmV1 for current Android apps',
     );
   warnings.push(...tokenWarnings(platform, tokenHandle));
+  if (tokenHandle !== typedToken && unbalancedBrackets(typedToken))
+    warnings.push(
+      'the pasted token has an angle bracket without its partner (< … >): check that the whole token was copied',
+    );
   // The shared schema has the last word: whatever passes here is exactly what the API accepts.
   const request = subscriptionRequestSchema.parse({ tokenHandle, platform, installationId: draft.installationId });
   return {
