@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { survivesAsDouble } from '../../src/schemas/exact-number.js';
-import { issuesOf } from './mapping-helpers.js';
+import { issuesOf, usageMessage } from './mapping-helpers.js';
 
 /** What a cell of column X becomes under `rule`: the item, or the record's issues. */
 function reader(rule: object) {
@@ -150,5 +150,35 @@ describe('convert countryCode does not guess', () => {
     for (let i = 0; i < 50; i++) expect(read(`Nowhere ${i}`)).toEqual([expect.stringContaining('unknown country')]);
     expect(walk).not.toHaveBeenCalled();
     walk.mockRestore();
+  });
+});
+
+describe('a date format that would make up part of the time is refused when the mapping loads', () => {
+  const load = (format: string) => () =>
+    parseMapping({ columns: { D: { field: 'createdAt', format, timeZone: 'UTC' } } }, 'm.json');
+
+  it('minutes without an hour, seconds without minutes, a fraction without seconds, AM/PM without an hour', () => {
+    for (const [format, name] of [
+      ['dd.MM.yyyy mm', 'minutes (mm) without an hour (HH)'],
+      ['dd.MM.yyyy m', 'minutes (mm) without an hour (HH)'],
+      ['dd.MM.yyyy ss', 'seconds (ss) without minutes (mm)'],
+      ['dd.MM.yyyy HH ss', 'seconds (ss) without minutes (mm)'],
+      ['dd.MM.yyyy HH:mm SSS', 'a fraction (SSS) without seconds (ss)'],
+      ['dd.MM.yyyy a', 'an AM/PM marker (a) without an hour (hh)'],
+    ])
+      expect(usageMessage(load(format)), format).toContain(
+        `columns["D"]: format "${format}" of createdAt has ${name}: the time would be made up`,
+      );
+  });
+
+  it('a whole time, an hour alone, or none at all is read as before', () => {
+    for (const format of [
+      'dd.MM.yyyy',
+      'dd.MM.yyyy HH',
+      'dd.MM.yyyy HH:mm:ss.SSS',
+      'dd.MM.yyyy h a',
+      'yyyy-MM-dd hh:mm a',
+    ])
+      expect(load(format), format).not.toThrow();
   });
 });

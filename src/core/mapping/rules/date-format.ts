@@ -107,7 +107,7 @@ export function compileDateFormat(pattern: string, twoDigitYearStart = 1969, fie
     letters.add(c);
     i += run.length;
   }
-  checkComplete(pattern, letters);
+  checkComplete(pattern, letters, field);
   checkUnambiguous(pattern, elements);
   const hasTime = letters.has('H') || letters.has('h');
   const hasOffset = letters.has('X') || letters.has('x');
@@ -167,7 +167,7 @@ function checkUnambiguous(pattern: string, elements: Element[]): void {
   }
 }
 
-function checkComplete(pattern: string, letters: Set<string>): void {
+function checkComplete(pattern: string, letters: Set<string>, field: string): void {
   const missing = [
     ['y', 'year (yyyy)'],
     ['M', 'month (MM)'],
@@ -179,6 +179,17 @@ function checkComplete(pattern: string, letters: Set<string>): void {
     throw new DateFormatError(
       `format "${pattern}" has no ${missing.join(', ')}: a date needs a year, a month and a day`,
     );
+  // a smaller unit without the larger one would be read into a time the cell never gave (the hour invented as 00)
+  for (const [unit, needs, name] of [
+    ['m', 'Hh', 'minutes (mm) without an hour (HH)'],
+    ['s', 'm', 'seconds (ss) without minutes (mm)'],
+    ['S', 's', 'a fraction (SSS) without seconds (ss)'],
+    ['a', 'h', 'an AM/PM marker (a) without an hour (hh)'],
+  ] as const)
+    if (letters.has(unit) && ![...needs].some((letter) => letters.has(letter)))
+      throw new DateFormatError(
+        `format "${pattern}" of ${field} has ${name}: the time would be made up; give the whole time, or leave it out`,
+      );
   if (letters.has('h') && !letters.has('a'))
     throw new DateFormatError(`format "${pattern}": h/hh is the 12-hour clock and needs a (AM/PM); use HH for 00–23`);
   if (letters.has('a') && letters.has('H'))
