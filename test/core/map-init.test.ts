@@ -247,6 +247,25 @@ describe('map init', () => {
     expect(asked.mapping.decisions?.['Birth Date']).toContain('a birthdate is a calendar date, and a zone moves it');
   });
 
+  it("Shopify's apostrophe before numbers is asked about, naming the column and its cells (no rule strips it)", async () => {
+    const path = file(
+      'shopify-apostrophes.csv',
+      "Customer ID,Email,Default Address Zip,Default Address Phone,Note\n'6512345678901,a@example.com,'H2X 1Y4,'+15145550123,it's fine\n'6512345678902,b@example.com,'78701,,'quoted'\n",
+    );
+    const { mapping, decisions } = await initMapping({ path });
+    expect(decisions.filter((d) => d.kind === 'asWritten').map((d) => [d.key, d.field])).toEqual([
+      ['Customer ID', 'memberId'],
+      ['Default Address Zip', 'address.zipCode'],
+      ['Default Address Phone', 'metadata.defaultAddressPhone'],
+    ]);
+    expect(mapping.decisions?.['Customer ID']).toContain(
+      'start with an apostrophe (e.g. "\'6512345678901", "\'6512345678902")',
+    );
+    expect(mapping.decisions?.['Default Address Zip']).toContain('the mapping sends it as part of the value');
+    // the values stay as written until the user settles it: nothing invented
+    expect(mapping.columns['Customer ID']).toBe('memberId');
+  });
+
   it('shop exports: an id named with its owner, "Default Address" columns, the customer\'s own phone, "0000-00-00" birthdays', async () => {
     const shopify = file(
       'shopify.csv',

@@ -80,6 +80,7 @@ function promptFor(decision: Decision): string {
   if (decision.kind === 'dateOrder')
     return `  format: ${decision.options!.map((f, i) => `${i + 1}) ${f}`).join('  ')} (Enter keeps 1): `;
   if (decision.kind === 'column') return '  Enter keeps the proposal, or type the header of another column: ';
+  if (decision.kind === 'asWritten') return '  Enter keeps the cells as written (the apostrophe is sent): ';
   if (decision.field === 'isActive') return '  every member active? (Enter keeps true; f for false; or a header): ';
   if (decision.field === 'createdAt') return '  the date-time every member is sent with (e.g. 2024-01-01T00:00:00Z): ';
   return '  the header of the column that identifies a member: ';
@@ -93,6 +94,7 @@ function toAnswer(decision: Decision, text: string): Answer | undefined {
     return { kind: 'format', format: chosen! };
   }
   if (decision.kind === 'column') return text === '' ? { kind: 'accept' } : { kind: 'column', column: text };
+  if (decision.kind === 'asWritten') return text === '' ? { kind: 'accept' } : undefined;
   if (decision.field === 'isActive') {
     if (text === '' || /^(t|true|y|yes)$/i.test(text)) return { kind: 'accept' };
     return /^(f|false|n|no)$/i.test(text) ? { kind: 'value', value: false } : { kind: 'column', column: text };

@@ -13,6 +13,7 @@ import { profileColumn } from './classify/values.js';
 import { type Proposal, proposeColumn, samplesOf } from './decide.js';
 import { settleLookAlikes } from './look-alikes.js';
 import { metadataKey } from './metadata-key.js';
+import { apostropheDecisions } from './prefixes.js';
 import { type Decision, settleRequired } from './required.js';
 
 export type { Decision } from './required.js';
@@ -81,6 +82,7 @@ export async function initMapping(options: SourceOptions): Promise<MapInitResult
         ...(ask.options ? { options: ask.options } : {}),
       })),
     ),
+    ...apostropheDecisions(proposals),
     ...settleRequired(proposals, fields),
   ];
   const columns: Record<string, unknown> = {};

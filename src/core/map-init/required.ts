@@ -9,7 +9,7 @@ export interface Decision {
   /** The mapping's `decisions` key: the column's header, or `fields.<field>`. */
   key: string;
   field: string;
-  kind: 'timeZone' | 'dateOrder' | 'values' | 'column' | 'constant';
+  kind: 'timeZone' | 'dateOrder' | 'values' | 'column' | 'constant' | 'asWritten';
   question: string;
   /** The column it is about, if any, and a few of its cells. */
   column?: string;
