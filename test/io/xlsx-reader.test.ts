@@ -247,6 +247,58 @@ describe('xlsx reader: values as written, or refused', () => {
     );
   });
 
+  it('a shared string index not written in decimal digits (empty, 0x1, 1e0, " 2", 1.0) refuses the file, naming the cell', async () => {
+    for (const [i, index] of ['', '0x1', '1e0', ' 2', '1.0', '-0'].entries()) {
+      const path = book(`bad-index-${i}.xlsx`, {
+        sheets: [
+          {
+            name: 'Members',
+            rows: HEAD + row(2, '<c r="B2" t="s"><v>1</v></c>') + row(3, `<c r="B3" t="s"><v>${index}</v></c>`),
+          },
+        ],
+        strings: ['<t>zero</t>', '<t>one</t>', '<t>two</t>'],
+      });
+      const error = await refusal(path);
+      expect(error.message).toBe(
+        `${path}: sheet "Members" cell B3 holds "${index}" where a shared string index belongs`,
+      );
+      expect(error.hint).toContain('damaged');
+    }
+  });
+
+  it('a strict-OOXML date cell (t="d") is read only when every part is in range: 10:60:00 is no time', async () => {
+    const cells = [
+      '10:60:00',
+      '24:00:00',
+      '2023-02-29',
+      '2023-01-05T10:22:60',
+      '2023-01-05T25:00:00',
+      '2023-01-05T10:22:00.1234',
+      '2023-01-05T10:22:00.5000',
+      '2023-01-05T10:22:00Z',
+      '23:59:59',
+      '0050-01-01',
+    ];
+    const path = book('iso-dates.xlsx', {
+      sheets: [
+        { name: 'S', rows: HEAD + cells.map((v, i) => row(i + 2, `<c r="B${i + 2}" t="d"><v>${v}</v></c>`)).join('') },
+      ],
+    });
+    const read = await readAll({ path });
+    expect(read.records.map((r) => (r.error ? r.error.message : (r.raw as string[])[1]))).toEqual([
+      'cell B2 holds "10:60:00", not a date',
+      'cell B3 holds "24:00:00", not a date',
+      'cell B4 holds "2023-02-29", not a date',
+      'cell B5 holds "2023-01-05T10:22:60", not a date',
+      'cell B6 holds "2023-01-05T25:00:00", not a date',
+      'cell B7 holds "2023-01-05T10:22:00.1234", not a date',
+      '2023-01-05T10:22:00.500',
+      '2023-01-05T10:22:00',
+      '23:59:59',
+      'cell B11 holds "0050-01-01", not a date',
+    ]);
+  });
+
   it('an Excel error cell (#N/A, #REF!, #DIV/0!) makes its record invalid, naming the cell and the error', async () => {
     const path = book('errors.xlsx', {
       sheets: [

@@ -89,18 +89,31 @@ export function serialDate(ref: string, serial: number, date1904: boolean): Cell
   return { text: dateText(time) };
 }
 
-/** A strict-OOXML date cell (`t="d"`): an ISO 8601 date, date-time or time. */
+/**
+ * A strict-OOXML date cell (`t="d"`): an ISO 8601 date, date-time or time, every part in its range (10:60:00 is
+ * no time, not 11:00:00), milliseconds at most (finer digits only when they are zeros).
+ */
 export function isoDateCell(ref: string, value: string): CellText {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?\d*)?)?Z?$/.exec(value);
-  if (m) {
-    const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1, 7).map(Number) as number[];
-    const time = Date.UTC(y!, mo! - 1, d!, h, mi, s, Math.round(Number(m[7] ?? 0) * 1000));
-    const back = new Date(time);
-    if (back.getUTCFullYear() === y && back.getUTCMonth() === mo! - 1 && back.getUTCDate() === d && h < 24) {
-      return { text: dateText(time) };
-    }
-  } else if (/^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) return { text: value };
-  return { text: value, problem: { message: `cell ${ref} holds "${value}", not a date`, hint: DAMAGED_HINT } };
+  const notDate = { text: value, problem: { message: `cell ${ref} holds "${value}", not a date`, hint: DAMAGED_HINT } };
+  const time = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})0*)?)?$/;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(.*?))?Z?$/.exec(value);
+  if (!m) {
+    const t = time.exec(value);
+    return t && validTime(t) ? { text: value } : notDate;
+  }
+  const [y, mo, d] = m.slice(1, 4).map(Number) as [number, number, number];
+  const t = m[4] === undefined ? undefined : time.exec(m[4]);
+  if (m[4] !== undefined && !(t && validTime(t))) return notDate;
+  const [h = 0, mi = 0, s = 0] = t ? t.slice(1, 4).map((part) => Number(part ?? 0)) : [];
+  const ms = t?.[4] === undefined ? 0 : Number(t[4].padEnd(3, '0'));
+  const at = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  const back = new Date(at);
+  if (y < 1 || back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return notDate;
+  return { text: dateText(at) };
+}
+
+function validTime(t: RegExpExecArray): boolean {
+  return Number(t[1]) < 24 && Number(t[2]) < 60 && Number(t[3] ?? 0) < 60;
 }
 
 const DAMAGED_HINT =

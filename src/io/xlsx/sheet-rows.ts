@@ -2,7 +2,7 @@
  * A worksheet's rows, streamed from its part: each `<row>` of `<sheetData>` becomes its row number and its cells as
  * text from column A on (a cell left out is empty). A row or cell without its `r` reference follows the one before
  * it, as Excel reads it. Damage that leaves the file's values unknowable refuses the file (InputError): a shared
- * string index past the table's end, rows or cells out of order or twice, a reference beyond Excel's grid. A cell
+ * string index past the table's end or not written in decimal digits, rows or cells out of order or twice, a reference beyond Excel's grid. A cell
  * whose value is unknown (an error cell, a formula with no saved result) makes its row's record invalid.
  */
 import { InputError } from '../../errors.js';
@@ -157,8 +157,10 @@ function cellText(c: OpenCell, context: SheetContext, refuse: (why: string) => I
   if (c.value === undefined) return c.formula ? formulaWithoutValue(c.ref) : { text: '' };
   switch (c.type) {
     case 's': {
-      const index = Number(c.value);
-      const text = Number.isInteger(index) ? context.strings.get(index) : undefined;
+      // only decimal digits, as Excel writes them: Number() would read "" as 0, "0x1" as 1, " 2" as 2
+      if (!/^\d{1,10}$/.test(c.value))
+        throw refuse(`cell ${c.ref} holds "${c.value}" where a shared string index belongs`);
+      const text = context.strings.get(Number(c.value));
       if (text === undefined) {
         throw refuse(
           `cell ${c.ref} refers to shared string ${c.value}, but the workbook's table holds ${context.strings.length}`,
