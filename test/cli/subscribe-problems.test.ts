@@ -23,6 +23,12 @@ describe('subscribe problems in words', () => {
       '--token-handle is empty (the API needs 1 to 255 characters)',
     );
     expect(problemText({ field: 'customerId', kind: 'empty' })).toBe('CUSTOMER_ID is empty');
+    expect(problemText({ field: 'customerId', kind: 'dot-segment', value: '..' })).toBe(
+      'CUSTOMER_ID ".." is only dots or spaces: in the URL path a server may read it as . or .. and reach another resource',
+    );
+    expect(problemsHint([{ field: 'customerId', kind: 'surrounding-space', value: ' c1', trimmed: 'c1' }])).toBe(
+      'without them the id is "c1": pass that',
+    );
   });
 
   it('a pasted token with debris names it, and the hint is the cleaned value', () => {

@@ -191,6 +191,24 @@ describe('checkSubscription', () => {
     });
   });
 
+  it('a customer id of only dots or whitespace is refused: in the URL path it is a dot segment', () => {
+    for (const customerId of ['.', '..', ' ', '. .', '\t'])
+      expect(checkSubscription({ ...draft, customerId })).toEqual({
+        kind: 'invalid',
+        problems: [{ field: 'customerId', kind: 'dot-segment', value: customerId }],
+      });
+    expect(ready({ ...draft, customerId: 'a.b' }).customerId).toBe('a.b');
+    expect(ready({ ...draft, customerId: '...x' }).customerId).toBe('...x');
+  });
+
+  it('a customer id with spaces around it is refused, never trimmed by guesswork', () => {
+    expect(checkSubscription({ ...draft, customerId: ' c1 ' })).toEqual({
+      kind: 'invalid',
+      problems: [{ field: 'customerId', kind: 'surrounding-space', value: ' c1 ', trimmed: 'c1' }],
+    });
+    expect(ready({ ...draft, customerId: 'c 1' }).customerId).toBe('c 1');
+  });
+
   it('missing values are problems of their own', () => {
     expect(checkSubscription({ customerId: 'c1' })).toEqual({
       kind: 'invalid',

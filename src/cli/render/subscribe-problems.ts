@@ -66,6 +66,10 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
       return `${name} is ${problem.length} characters long; the API allows 1 to ${problem.limit}`;
     case 'pasted-debris':
       return `${name} holds spaces, angle brackets or quotes (as pasted from a log); a ${problem.platform} token is not cleaned by guesswork`;
+    case 'dot-segment':
+      return `${name} ${shown(problem.value)} is only dots or spaces: in the URL path a server may read it as . or .. and reach another resource`;
+    case 'surrounding-space':
+      return `${name} ${shown(problem.value)} has spaces around it, which would be sent as part of the id`;
     case 'truncated-description':
       return `${name} is the shortened description iOS 13 and later print for the token ({length=32,bytes=0x…}): its middle is cut out, so it is not the token`;
     case 'implausible-apns-length':
@@ -79,7 +83,10 @@ export function problemText(problem: SubscriptionProblem, source?: ValueSource):
 }
 
 const FIELD_HINTS: Record<keyof SubscriptionDraft, (problem: SubscriptionProblem) => string> = {
-  customerId: () => 'the customer id is the first argument: memberctl subscribe CUSTOMER_ID …',
+  customerId: (problem) =>
+    problem.kind === 'surrounding-space'
+      ? `without them the id is ${shown(problem.trimmed)}: pass that`
+      : 'the customer id is the first argument: memberctl subscribe CUSTOMER_ID …',
   tokenHandle: (problem) =>
     problem.kind === 'pasted-debris'
       ? `without them the token is ${problem.cleaned}: pass that, or add --clean-token to send it cleaned`

@@ -113,6 +113,10 @@ export const FIELD_LIMITS = { tokenHandle: 255, installationId: 50 } as const;
 export type SubscriptionProblem =
   | { field: keyof SubscriptionDraft; kind: 'missing' }
   | { field: 'customerId'; kind: 'empty' }
+  /** Only dots or whitespace: `..` in the URL path (even as %2E%2E) is a dot segment to servers that decode it. */
+  | { field: 'customerId'; kind: 'dot-segment'; value: string }
+  /** Spaces around the id (a paste): sent as written they are part of the id, trimmed they would be a guess. */
+  | { field: 'customerId'; kind: 'surrounding-space'; value: string; trimmed: string }
   | { field: 'tokenHandle' | 'installationId'; kind: 'empty' | 'too-long'; length: number; limit: number }
   | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion }
   /** Spaces, angle brackets or quotes around or in a token memberctl does not clean by itself: `cleaned` is the hint. */
@@ -132,6 +136,14 @@ export function fieldProblem(field: 'tokenHandle' | 'installationId', value: str
   return { field, kind: value.length === 0 ? 'empty' : 'too-long', length: value.length, limit: FIELD_LIMITS[field] };
 }
 
+/** A customer id goes into the URL path: one that would move the path, or carries a paste's spaces, is refused. */
+export function customerIdProblems(value: string): SubscriptionProblem[] {
+  if (value.length === 0) return [{ field: 'customerId', kind: 'empty' }];
+  if (/^[.\s]+$/.test(value)) return [{ field: 'customerId', kind: 'dot-segment', value }];
+  if (value.trim() !== value) return [{ field: 'customerId', kind: 'surrounding-space', value, trimmed: value.trim() }];
+  return [];
+}
+
 /** The platform as the API spells it, or why not (with the nearest platform when the value is a near miss). */
 export function platformProblem(value: string): SubscriptionProblem | undefined {
   if (normalizePlatform(value)) return undefined;
@@ -145,7 +157,7 @@ export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: 
   return DRAFT_FIELDS.flatMap(({ key }): SubscriptionProblem[] => {
     const value = draft[key];
     if (value === undefined) return [{ field: key, kind: 'missing' }];
-    if (key === 'customerId') return value.length === 0 ? [{ field: key, kind: 'empty' }] : [];
+    if (key === 'customerId') return customerIdProblems(value);
     if (key === 'platform') {
       const problem = platformProblem(value);
       return problem ? [problem] : [];
