@@ -266,6 +266,26 @@ describe('map init', () => {
     expect(mapping.columns['Customer ID']).toBe('memberId');
   });
 
+  it("a per-row time-zone column (Mailchimp's TIMEZONE) is named in the time-zone question, with its cells", async () => {
+    const path = file(
+      'mailchimp.csv',
+      'Email Address,OPTIN_TIME,TIMEZONE\nalice@example.com,2021-03-04 10:00:00,America/Los_Angeles\nbob@example.com,2022-01-01 00:00:00,Europe/London\n',
+    );
+    const { mapping, decisions } = await initMapping({ path });
+    const question = decisions.find((d) => d.kind === 'timeZone')?.question;
+    expect(question).toContain(
+      'The file has a time-zone column, "TIMEZONE" (e.g. "America/Los_Angeles", "Europe/London"), one per row',
+    );
+    expect(question).toContain('the mapping language has no zone per row');
+    expect(mapping.decisions?.OPTIN_TIME).toContain('"TIMEZONE"');
+    // a file without one is asked as before
+    const plain = file(
+      'no-zones.csv',
+      'Email Address,OPTIN_TIME,CITY\na@example.com,2021-03-04 10:00:00,Los Angeles\n',
+    );
+    expect((await initMapping({ path: plain })).mapping.decisions?.OPTIN_TIME).not.toContain('time-zone column');
+  });
+
   it('shop exports: an id named with its owner, "Default Address" columns, the customer\'s own phone, "0000-00-00" birthdays', async () => {
     const shopify = file(
       'shopify.csv',

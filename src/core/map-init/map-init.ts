@@ -14,6 +14,7 @@ import { type Proposal, proposeColumn, samplesOf } from './decide.js';
 import { settleLookAlikes } from './look-alikes.js';
 import { metadataKey } from './metadata-key.js';
 import { apostropheDecisions } from './prefixes.js';
+import { mentionZoneColumn } from './zone-column.js';
 import { type Decision, settleRequired } from './required.js';
 
 export type { Decision } from './required.js';
@@ -85,6 +86,7 @@ export async function initMapping(options: SourceOptions): Promise<MapInitResult
     ...apostropheDecisions(proposals),
     ...settleRequired(proposals, fields),
   ];
+  mentionZoneColumn(decisions, proposals);
   const columns: Record<string, unknown> = {};
   for (const p of proposals) if (p.rule !== undefined) columns[p.column] = p.rule;
   const mapping: MapInitResult['mapping'] = { description: '', columns, fields };
