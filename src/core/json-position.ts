@@ -15,3 +15,18 @@ export function jsonErrorReason(error: unknown): string {
     .replace(/\s*\(line \d+ column \d+\)/, '')
     .replace(/, ".*" is not valid JSON$/s, '');
 }
+
+/**
+ * Typographic quotes (“ ” ‘ ’), which notes and chat apps and word processors put where JSON needs straight ones.
+ * They are named, not read as JSON's: which were meant as delimiters and which belong to a value cannot be told
+ * for sure, and a value must land exactly as written.
+ */
+const CURLY_QUOTE = /[\u201C\u201D\u201E\u201F\u2018\u2019]/;
+
+/** Where the first typographic quote in `text` is (1-based line and column), or undefined when there is none. */
+export function firstCurlyQuote(text: string): { line: number; column: number } | undefined {
+  const at = CURLY_QUOTE.exec(text)?.index;
+  if (at === undefined) return undefined;
+  const before = text.slice(0, at);
+  return { line: before.split('\n').length, column: at - before.lastIndexOf('\n') };
+}

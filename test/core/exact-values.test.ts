@@ -3,9 +3,14 @@
  * "onInvalid": "omit"): never rounded, cut or guessed (docs/decisions.md, "Mapping rules: exact or refused").
  */
 import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describe, expect, it, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
+import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
+import { UsageError } from '../../src/errors.js';
 import { survivesAsDouble } from '../../src/schemas/exact-number.js';
 import { issuesOf, usageMessage } from './mapping-helpers.js';
 
@@ -180,5 +185,47 @@ describe('a date format that would make up part of the time is refused when the 
       'yyyy-MM-dd hh:mm a',
     ])
       expect(load(format), format).not.toThrow();
+  });
+});
+
+describe('the mapping file is read as written', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'memberctl-exact-mapping-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const load = async (text: string) => {
+    const file = join(dir, 'm.json');
+    writeFileSync(file, text);
+    return loadMappingFile(file).catch((error: UsageError) => error);
+  };
+
+  it('a key given twice is refused, naming its path and line, every one in one run', async () => {
+    const error = await load('{"columns": {"a": "memberId"},\n "columns": {"b": "memberId"},\n "fields": {}}');
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(
+      `mapping file ${join(dir, 'm.json')}: "columns" is given twice in one object (line 2): only the last would be read`,
+    );
+    const two = (await load(
+      '{"columns": {\n  "N": {"field": "firstName", "field": "lastName"},\n  "S": {"field": "isActive", "values": {"y": true, "y": false}}}}',
+    )) as UsageError;
+    expect(two.problems?.map((p) => p.message)).toEqual([
+      expect.stringContaining('"columns.N.field" is given twice in one object (line 2)'),
+      expect.stringContaining('"columns.S.values.y" is given twice in one object (line 3)'),
+    ]);
+  });
+
+  it('a UTF-8 byte order mark (Notepad) is no part of the JSON', async () => {
+    const mapping = await load('\uFEFF{"columns": {"Id": "memberId"}}');
+    expect(mapping).not.toBeInstanceOf(Error);
+    expect([...(mapping as { columns: Map<string, unknown> }).columns.keys()]).toEqual(['Id']);
+  });
+
+  it('curly quotes are named, with where the first one is', async () => {
+    const error = (await load('{\n  “columns”: {“Id”: “memberId”}}')) as UsageError;
+    expect(error.message).toBe(
+      `mapping file ${join(dir, 'm.json')} is not valid JSON: it has curly quotes (“ ”, first at line 2, column 3) where JSON needs straight ones (")`,
+    );
+    expect(error.hint).toMatch(/retype them as "/);
   });
 });

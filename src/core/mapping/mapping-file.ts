@@ -8,7 +8,8 @@
  *    "fields": {"loyaltyProgram": {"default": "basic"}, "email": {"firstOf": ["Work Email", "Home Email"]}}}
  */
 import { readFile } from 'node:fs/promises';
-import { jsonErrorPosition, jsonErrorReason } from '../json-position.js';
+import { firstCurlyQuote, jsonErrorPosition, jsonErrorReason } from '../json-position.js';
+import { duplicateKeys } from '../../io/json-duplicate-keys.js';
 import { UsageError, type Problem } from '../../errors.js';
 import {
   columnRuleSchema,
@@ -118,17 +119,50 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
             : (error as Error).message;
     throw new UsageError(`mapping file ${path}: ${reason}`, { code: 'mapping-file', hint: FORMAT_HINT });
   }
+  // Notepad and some exports start a UTF-8 file with a byte order mark: it is no part of the JSON
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const where = jsonErrorPosition(text, error);
-    throw new UsageError(
-      `mapping file ${path} is not valid JSON${where ? ` ${where}` : ''}: ${jsonErrorReason(error)}`,
-      { code: 'mapping-file', hint: FORMAT_HINT },
-    );
+    throw notJsonError(path, text, error);
   }
+  refuseDuplicateKeys(path, text, json);
   return parseMapping(json, path);
+}
+
+const CURLY_HINT =
+  'an editor or a chat app turned the quotes typographic: retype them as " in a plain-text editor (JSON takes straight quotes only)';
+
+function notJsonError(path: string, text: string, error: unknown): UsageError {
+  const curly = firstCurlyQuote(text);
+  if (curly)
+    return new UsageError(
+      `mapping file ${path} is not valid JSON: it has curly quotes (“ ”, first at line ${curly.line}, column ${curly.column}) where JSON needs straight ones (")`,
+      { code: 'mapping-file', hint: CURLY_HINT },
+    );
+  const where = jsonErrorPosition(text, error);
+  return new UsageError(
+    `mapping file ${path} is not valid JSON${where ? ` ${where}` : ''}: ${jsonErrorReason(error)}`,
+    {
+      code: 'mapping-file',
+      hint: FORMAT_HINT,
+    },
+  );
+}
+
+/**
+ * A key given twice in one object ("columns" twice, "field" twice in a rule): JSON.parse keeps the last without a
+ * word, so half of the file would be dropped. Each is refused, naming the key's path and its line.
+ */
+function refuseDuplicateKeys(path: string, text: string, json: unknown): void {
+  const problems = new Problems(path);
+  for (const duplicate of duplicateKeys(text, json))
+    problems.add(
+      `${JSON.stringify(duplicate.path)} is given twice in one object (line ${duplicate.line + 1}): only the last would be read`,
+      'keep one of them (merge the two blocks, or delete the one not meant); a JSON reader silently takes the last',
+    );
+  problems.throwIfAny();
 }
 
 export function parseMapping(json: unknown, file: string): Mapping {

@@ -8,6 +8,7 @@
 import type { SubscriptionDraft } from './input.js';
 import { duplicateKeys, type DuplicateKey } from '../../io/json-duplicate-keys.js';
 import { normalizePlatform } from './platforms.js';
+import { firstCurlyQuote } from '../json-position.js';
 
 export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';
 const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'installationId'];
@@ -172,18 +173,9 @@ function repeatedKeys(text: string, root: Record<string, unknown>): DuplicateKey
 
 export const BLOB_LIMIT_BYTES = 1024 * 1024;
 
-/**
- * Typographic quotes are named, not read as JSON's: which of them were meant as delimiters and which belong to a
- * value cannot be told for sure, and a value must land exactly as written.
- */
-const CURLY_QUOTE = /[\u201C\u201D\u201E\u201F\u2018\u2019]/;
-
 function notJson(text: string): BlobProblem {
-  const at = CURLY_QUOTE.exec(text)?.index;
-  if (at === undefined) return { kind: 'not-json' };
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  return { kind: 'curly-quotes', line, column: at - before.lastIndexOf('\n') };
+  const curly = firstCurlyQuote(text);
+  return curly ? { kind: 'curly-quotes', ...curly } : { kind: 'not-json' };
 }
 
 export function parseDeviceBlob(text: string): DeviceBlob {
