@@ -3,6 +3,7 @@
  * a disk fault) is not a permissions problem: the way out is `state reset`, which moves the damaged file aside
  * and starts a new state (every member is sent once more: the import is an upsert, so that is safe).
  */
+import type { Stats } from 'node:fs';
 import { InputError } from '../errors.js';
 
 const DAMAGE_CODES = new Set([
@@ -38,6 +39,27 @@ export function emptyStateError(path: string): InputError {
   });
 }
 
+/** What a path that is not a regular file is, in words. */
+export function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+export function notRegularFileError(path: string, kind: string): InputError {
+  return new InputError(`${path} is ${kind}, not a regular file: it cannot be a memberctl state file`, {
+    code: 'state-file',
+    file: path,
+    details: { reason: 'not-regular-file' },
+    hint: 'Give --state the path of a regular file of its own (memberctl creates it on the first run); `state reset` leaves this one alone.',
+  });
+}
+
+/** Set on the not-a-database error: `state reset` moves such a file aside, as its hint says. */
+export const NOT_A_DATABASE = 'not-a-database';
+
 export function stateError(path: string, error: unknown): InputError {
   if (error instanceof InputError) return error;
   const code = (error as { code?: string }).code;
@@ -47,6 +69,7 @@ export function stateError(path: string, error: unknown): InputError {
     return new InputError(`${path} is not a memberctl state file (not an SQLite database)`, {
       code: 'state-file',
       file: path,
+      details: { reason: NOT_A_DATABASE },
       hint: `Give --state a file of its own; memberctl creates it on the first run. If it was a state file, \`memberctl state reset --state ${path}\` moves it aside and starts anew.`,
       cause: error,
     });

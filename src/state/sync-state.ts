@@ -23,7 +23,7 @@ import { InputError, MemberctlError } from '../errors.js';
 import { refuseOtherTarget } from './target-binding.js';
 import { NightlyState } from './nightly-state.js';
 import { checkSchema, createSchema } from './state-schema.js';
-import { emptyStateError, stateCloseError, stateError } from './state-errors.js';
+import { emptyStateError, fileKind, notRegularFileError, stateCloseError, stateError } from './state-errors.js';
 
 const sqlite = lazy<typeof Database>('better-sqlite3');
 
@@ -93,7 +93,10 @@ export class SyncState {
         });
       }
       created = createStateFile(path);
-    } else refuseEmptyFile(path);
+    } else {
+      refuseNonRegularFile(path);
+      refuseEmptyFile(path);
+    }
     try {
       const state = new SyncState(new (sqlite())(path, { fileMustExist: true, timeout: 30_000 }), path);
       try {
@@ -342,6 +345,12 @@ function placeFile(fresh: string, path: string): void {
     if (existsSync(path)) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
     renameSync(fresh, path);
   }
+}
+
+/** A FIFO, a device or a directory is no state, damaged or not: named as what it is, and never moved aside. */
+function refuseNonRegularFile(path: string): void {
+  const stats = statSync(path);
+  if (!stats.isFile()) throw notRegularFileError(path, fileKind(stats));
 }
 
 /** A 0-byte state (with no -wal that could hold its pages) is damaged: see createStateFile. */

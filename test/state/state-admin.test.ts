@@ -3,7 +3,8 @@
  * correction's own (a full disk, a damaged file), never the close's that followed it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SyncState } from '../../src/state/sync-state.js';
@@ -90,4 +91,39 @@ describe('state init: the empty state a job that always passes --require-state s
     expect(initState(filled)).toEqual({ state: filled, created: false, members: 2 });
     expect(stateOverview(filled)).toMatchObject({ members: 2 });
   });
+});
+
+describe('state reset on a file that is no state', () => {
+  const freshDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-state-admin-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  it('moves aside a file that is not an SQLite database, as the error on opening it promises', () => {
+    const path = join(freshDir(), 'garbage.state');
+    writeFileSync(path, 'garbage');
+    expect(failure(() => SyncState.open(path, { create: false }))).toMatchObject({
+      code: 'state-file',
+      hint: expect.stringContaining('`memberctl state reset'),
+    });
+    const done = resetState(path, new Date('2026-01-02T03:04:05.006Z'));
+    expect(done).toEqual({ state: path, forgotten: null, damagedMovedTo: `${path}.damaged-2026-01-02T03-04-05-006Z` });
+    expect(readFileSync(done.damagedMovedTo!, 'utf8')).toBe('garbage');
+    expect(stateOverview(path)).toMatchObject({ members: 0 });
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'a FIFO is named as one, never called empty, and reset leaves it alone',
+    () => {
+      const path = join(freshDir(), 'fifo.state');
+      execFileSync('mkfifo', [path]);
+      const opened = failure(() => SyncState.open(path, { create: false })) as InputError;
+      expect(opened.message).toBe(
+        `${path} is a FIFO (named pipe), not a regular file: it cannot be a memberctl state file`,
+      );
+      expect(failure(() => resetState(path))).toMatchObject({ code: 'state-file' });
+      expect(statSync(path).isFIFO()).toBe(true);
+    },
+  );
 });

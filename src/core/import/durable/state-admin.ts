@@ -4,6 +4,7 @@ import { InputError } from '../../../errors.js';
 import type { AbsentMember } from '../../../state/nightly-state.js';
 import { SyncState, type MemberStateRow } from '../../../state/sync-state.js';
 import { acquireStateLock } from '../../../state/state-lock.js';
+import { NOT_A_DATABASE } from '../../../state/state-errors.js';
 
 export interface StateOverview {
   state: string;
@@ -53,6 +54,13 @@ function closeAfterFailure(state: SyncState): void {
 
 function isDamagedState(error: unknown): error is InputError {
   return error instanceof InputError && error.code === 'state-damaged';
+}
+
+/** Damaged, or no SQLite database at all (overwritten): both are moved aside by `state reset`, as their hints say. */
+function isMovableState(error: unknown): boolean {
+  if (isDamagedState(error)) return true;
+  const details = error instanceof InputError ? (error.details as { reason?: unknown } | undefined) : undefined;
+  return details?.reason === NOT_A_DATABASE;
 }
 
 export function stateOverview(path: string): StateOverview | DamagedOverview {
@@ -116,7 +124,8 @@ export function initState(path: string): { state: string; created: boolean; memb
 }
 
 /**
- * Forgets every member. A damaged file cannot be emptied through SQLite: it is moved aside (with its -wal;
+ * Forgets every member. A damaged file, or one that is no SQLite database at all, cannot be emptied through
+ * SQLite: it is moved aside (with its -wal;
  * nothing is deleted that could help someone look into the damage) and a new, empty state takes its place.
  */
 export function resetState(
@@ -126,7 +135,7 @@ export function resetState(
   try {
     return withState(path, (state) => ({ state: path, forgotten: state.reset() }));
   } catch (error) {
-    if (!isDamagedState(error)) throw error;
+    if (!isMovableState(error)) throw error;
   }
   const aside = `${path}.damaged-${now.toISOString().replace(/[:.]/g, '-')}`;
   renameSync(path, aside);
