@@ -6,7 +6,7 @@
  * (xlsx/cell-values.ts), so the mapping reads a workbook exactly as it reads a CSV file.
  */
 import { InputError } from '../errors.js';
-import { readDateStyles, readSharedStrings } from './xlsx/shared-parts.js';
+import { readCellFormats, readSharedStrings } from './xlsx/shared-parts.js';
 import { type SheetRow, sheetRows } from './xlsx/sheet-rows.js';
 import { StringTable } from './xlsx/string-table.js';
 import { readWorkbookInfo, type SheetInfo } from './xlsx/workbook-parts.js';
@@ -33,10 +33,10 @@ export async function openXlsx(zip: ZipParts, file: string, sheetName: string | 
     book.sharedStrings && zip.entry(book.sharedStrings)
       ? await readSharedStrings(zip, file, book.sharedStrings)
       : new StringTable();
-  const dateStyles = book.styles ? await readDateStyles(zip, file, book.styles) : [];
+  const formats = book.styles ? await readCellFormats(zip, file, book.styles) : [];
   const entry = zip.entry(part)!;
   let inflated = 0;
-  const context = { file, sheet: sheet.name, part, strings, dateStyles, date1904: book.date1904 };
+  const context = { file, sheet: sheet.name, part, strings, formats, date1904: book.date1904 };
   const rows = flatten(sheetRows(zip, context, (bytes) => (inflated += bytes)));
 
   let headerRow: SheetRow | undefined;

@@ -434,14 +434,92 @@ describe('xlsx reader: values as written, or refused', () => {
         formats: { 164: 'dd.mm.yyyy', 165: '0.0 \\k\\m', 166: '#,##0 "days"' },
       },
     });
-    expect(await raws(path)).toEqual([
+    const read = await readAll({ path });
+    expect(read.records.map((r) => r.error?.message ?? r.raw)).toEqual([
       ['m-2', '2023-03-15'],
       ['m-3', '45000'],
       ['m-4', '45000'],
-      ['m-5', '2023-03-15'],
+      // built-in 47 is mm:ss.0, a time alone: a serial of days is not what it shows
+      'cell B5 holds 45000 in a time-of-day format, which hides its date',
       ['m-6', '45000'],
       ['m-7', '2023-01-05T10:22:00'],
     ]);
+  });
+
+  it('fixed-width code formats (00000, 000-00-0000) show their zeros as Excel does; other formats read the number', async () => {
+    const cells: [string, number][] = [
+      ['7030', 1],
+      ['123456789', 2],
+      ['1234567890', 2],
+      ['-42', 1],
+      ['7030.5', 1],
+      ['1234.5', 3],
+      ['0.125', 4],
+      ['7030', 5],
+      ['30', 6],
+      ['7', 7],
+    ];
+    const path = book('codes.xlsx', {
+      sheets: [
+        {
+          name: 'S',
+          rows: HEAD + cells.map(([v, s], i) => row(i + 2, `<c r="B${i + 2}" s="${s}"><v>${v}</v></c>`)).join(''),
+        },
+      ],
+      styles: {
+        cellFormats: [0, 164, 165, 4, 10, 166, 167, 1],
+        formats: { 164: '00000', 165: '000-00-0000', 166: '"("000") "000\\.0000', 167: '0" days"' },
+      },
+    });
+    const read = await readAll({ path });
+    expect(read.records.map((r) => r.error?.message ?? (r.raw as string[])[1])).toEqual([
+      '07030',
+      '123-45-6789',
+      '1234-56-7890',
+      '-00042',
+      'cell B6 holds 7030.5 in the format 00000, which shows it rounded to a whole number',
+      '1234.5',
+      '0.125',
+      '(000) 000.7030',
+      '30',
+      '7',
+    ]);
+  });
+
+  it('time-only and duration formats are not dates: a time of day below one day, a duration refused naming the cell', async () => {
+    const cells: [string, number][] = [
+      ['1.25', 1],
+      ['0.0208333333333333', 2],
+      ['0.5', 3],
+      ['29.5', 3],
+      ['0.0034722222222222', 4],
+      ['30', 4],
+      ['0.5', 5],
+    ];
+    const path = book('durations.xlsx', {
+      sheets: [
+        {
+          name: 'S',
+          rows: HEAD + cells.map(([v, s], i) => row(i + 2, `<c r="B${i + 2}" s="${s}"><v>${v}</v></c>`)).join(''),
+        },
+      ],
+      styles: {
+        cellFormats: [0, 164, 165, 166, 45, 46],
+        formats: { 164: '[h]:mm', 165: '[mm]:ss', 166: 'hh:mm AM/PM' },
+      },
+    });
+    const read = await readAll({ path });
+    expect(read.records.map((r) => r.error?.message ?? (r.raw as string[])[1])).toEqual([
+      'cell B2 holds 1.25 in the duration format [h]:mm, which is no date or time of day',
+      'cell B3 holds 0.0208333333333333 in the duration format [mm]:ss, which is no date or time of day',
+      '12:00:00',
+      'cell B5 holds 29.5 in a time-of-day format, which hides its date',
+      '00:05:00',
+      'cell B7 holds 30 in a time-of-day format, which hides its date',
+      'cell B8 holds 0.5 in the duration format [h]:mm:ss, which is no date or time of day',
+    ]);
+    expect(read.records[0]!.error!.hint).toContain('no durations');
+    expect(JSON.stringify(read.records)).not.toContain('1900-');
   });
 
   it('inline strings, rich text runs, phonetic runs, xml:space, escapes, prefixes, sparse cells and rows without "r"', async () => {

@@ -1,11 +1,14 @@
 /**
  * A cell's value as the text a CSV export of the sheet would hold, or the problem that makes its record invalid:
  * - a number in a date format: "2023-01-05" at midnight, else "2023-01-05T10:22:00" (Excel stores no zone); a time
- *   of day alone (1900 system, serial below 1) "10:22:00";
+ *   of day alone (1900 system, serial below 1) "10:22:00"; in a time-only format, a time of day (a serial of a day
+ *   or more is a problem: the format hides its date); in a duration format ([h]:mm): a problem;
+ * - a number in a fixed-width code format (00000, 000-00-0000): as Excel shows it, "07030";
  * - a boolean: "true" / "false"; a number: its digits (15 significant, as Excel shows them; a phone number stored as
  *   a number keeps its digits, never 4.79e9; a whole number longer than 15 digits is a problem: number-text.ts);
  * - a formula: its saved result (none saved: a problem); an error cell (#N/A): a problem holding its code.
  */
+import { type NumberFormat, showDigits } from './number-formats.js';
 import { readNumber, SHOWN_DIGITS } from './number-text.js';
 
 export interface CellProblem {
@@ -23,14 +26,52 @@ const EPOCH_1900 = Date.UTC(1899, 11, 30);
 const EPOCH_1904 = Date.UTC(1904, 0, 1);
 const LAST_DAY = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-export function numberCell(ref: string, value: string, isDate: boolean, date1904: boolean): CellText {
+export function numberCell(ref: string, value: string, format: NumberFormat, date1904: boolean): CellText {
   const number = readNumber(value);
   if (number.kind === 'not-a-number') {
     return { text: value, problem: { message: `cell ${ref} holds "${value}", not a number`, hint: DAMAGED_HINT } };
   }
-  if (isDate) return serialDate(ref, Number(value), date1904);
+  if (format.kind === 'date') return serialDate(ref, Number(value), date1904);
+  if (format.kind === 'time') return timeOfDay(ref, Number(value));
+  if (format.kind === 'elapsed') {
+    return refused(
+      ref,
+      value,
+      `holds ${value} in the duration format ${format.code}, which is no date or time of day`,
+      {
+        hint: 'memberctl reads no durations: give the cell the General format (a number of days) or store it as text.',
+      },
+    );
+  }
   if (number.kind === 'too-long') return tooLong(ref, value, number.digits);
-  return { text: number.text };
+  if (format.kind !== 'digits') return { text: number.text };
+  if (!number.integer) {
+    return refused(
+      ref,
+      value,
+      `holds ${value} in the format ${format.code}, which shows it rounded to a whole number`,
+      {
+        hint: 'Correct the value in Excel, or give the cell the General format.',
+      },
+    );
+  }
+  return { text: showDigits(number.text, format.parts) };
+}
+
+/** A time-only format (`h:mm`, `mm:ss`) hides the date: only a serial below 1 (a day's fraction) is what it shows. */
+function timeOfDay(ref: string, serial: number): CellText {
+  const ms = snapToSecond(Math.round(serial * DAY_MS));
+  if (serial < 0 || ms >= DAY_MS) {
+    return refused(ref, String(serial), `holds ${serial} in a time-of-day format, which hides its date`, {
+      hint: 'Give the cell a date-and-time format (or General for a number) in Excel, so what it holds is shown.',
+    });
+  }
+  return { text: isoText(EPOCH_1900 + ms).slice(11) };
+}
+
+/** The cell's own value stays its text (for the rejects file), with the problem that keeps it from landing. */
+function refused(ref: string, value: string, why: string, { hint }: { hint: string }): CellText {
+  return { text: value, problem: { message: `cell ${ref} ${why}`, hint } };
 }
 
 function tooLong(ref: string, value: string, digits: number): CellText {

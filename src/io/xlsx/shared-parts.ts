@@ -1,9 +1,10 @@
 /**
  * The two parts a sheet's cells point into: the shared strings table (held whole while the sheet is read: a cell
  * holds only an index into it; bounded by MAX_SHARED_STRINGS_BYTES) and, from the styles, which cell styles show
- * a date (a date is a number that its format shows as a date).
+ * a date, a code of fixed width or a duration.
  */
 import { MAX_SHARED_STRINGS_BYTES, MAX_SMALL_PART_BYTES, type ZipParts } from './zip-parts.js';
+import { builtInFormat, formatOf, type NumberFormat } from './number-formats.js';
 import { StringTable } from './string-table.js';
 import { parseXml, xmlFeed } from './xml-stream.js';
 
@@ -45,17 +46,8 @@ export function decodeEscapes(text: string): string {
   return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
-/**
- * Excel's built-in formats that show dates or times (ECMA-376 §18.8.30): 14–22, the East Asian dates 27–36 and
- * 50–58, the times 45–47, and the Thai dates and times 71–81.
- */
-const BUILT_IN_DATES = new Set([
-  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56,
-  57, 58, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
-]);
-
-/** For each cell style (a cell's `s`), whether its number format shows a date or time. */
-export async function readDateStyles(zip: ZipParts, file: string, part: string): Promise<boolean[]> {
+/** For each cell style (a cell's `s`), what its number format makes of a number (number-formats.ts). */
+export async function readCellFormats(zip: ZipParts, file: string, part: string): Promise<NumberFormat[]> {
   if (!zip.entry(part)) return [];
   const formats = new Map<number, string>();
   const styleFormats: number[] = [];
@@ -74,20 +66,6 @@ export async function readDateStyles(zip: ZipParts, file: string, part: string):
   });
   return styleFormats.map((id) => {
     const code = formats.get(id);
-    return code === undefined ? BUILT_IN_DATES.has(id) : isDateFormat(code);
+    return code === undefined ? builtInFormat(id) : formatOf(code);
   });
-}
-
-/**
- * A format code shows a date when a date or time token (y m d h s, b for Buddhist years) remains once quoted text,
- * escaped characters, `[…]` (colours, locales, conditions) and padding/fill characters are taken out: exceljs' rule,
- * with escapes (`0.0 \k\m`) read as the text they are.
- */
-export function isDateFormat(code: string): boolean {
-  const bare = code
-    .replace(/"[^"]*"/g, '')
-    .replace(/\\./g, '')
-    .replace(/[_*]./g, '')
-    .replace(/\[[^\]]*]/g, '');
-  return /[ymdhsb]/i.test(bare.replace(/General/gi, ''));
 }

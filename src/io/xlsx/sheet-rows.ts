@@ -16,6 +16,7 @@ import {
   isoDateCell,
   numberCell,
 } from './cell-values.js';
+import { GENERAL, type NumberFormat } from './number-formats.js';
 import { decodeEscapes } from './shared-parts.js';
 import type { StringTable } from './string-table.js';
 import { type XmlFeed, xmlFeed } from './xml-stream.js';
@@ -38,7 +39,8 @@ export interface SheetContext {
   sheet: string;
   part: string;
   strings: Pick<StringTable, 'get' | 'length'>;
-  dateStyles: readonly boolean[];
+  /** Each cell style's number format; a style past the list is General. */
+  formats: readonly NumberFormat[];
   date1904: boolean;
 }
 
@@ -177,7 +179,7 @@ function cellText(c: OpenCell, context: SheetContext, refuse: (why: string) => I
     case 'd':
       return isoDateCell(c.ref, c.value);
     default:
-      return numberCell(c.ref, c.value, context.dateStyles[c.style] === true, context.date1904);
+      return numberCell(c.ref, c.value, context.formats[c.style] ?? GENERAL, context.date1904);
   }
 }
 
