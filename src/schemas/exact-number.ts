@@ -29,8 +29,12 @@ export function survivesAsDouble(text: string): boolean {
   return canonical(text) === canonical(String(value));
 }
 
-/** Where text may hold a number that does not survive: 16 or more digits in a row (a dot may split them), or an exponent. */
-const MAY_LOSE = /\d[\d.]{15}|\d[eE]/;
+/**
+ * Where text may hold a number that does not survive: a number token (at the start, or after : , or [) of 16 or
+ * more digits (a dot may split them) or with an exponent. Digits inside a string (a token, a phone number) are
+ * preceded by other characters and pass; a string holding ", 1e5" only costs the exact scan.
+ */
+const MAY_LOSE = /(?:^|[:,[])\s*-?(?:\d[\d.]{15}|\d[\d.]*[eE])/;
 
 export interface LossyNumber {
   /** The dotted path of the value ("customProperties.cardNo", "tags[2]"); '' for a bare number. */
@@ -44,7 +48,7 @@ export interface LossyNumber {
 
 /**
  * The first number in `text` (valid JSON) that a double cannot hold as written, with where it is; undefined when
- * every number survives. Text without 16 digits in a row or an exponent is passed at the cost of one regex test.
+ * every number survives. Text without a number token of 16 digits or an exponent is passed after one regex test.
  */
 export function firstLossyNumber(text: string): LossyNumber | undefined {
   if (!MAY_LOSE.test(text)) return undefined;

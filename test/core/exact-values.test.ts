@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
 import { UsageError } from '../../src/errors.js';
-import { survivesAsDouble } from '../../src/schemas/exact-number.js';
+import { firstLossyNumber, survivesAsDouble } from '../../src/schemas/exact-number.js';
 import { issuesOf, usageMessage } from './mapping-helpers.js';
 
 /** What a cell of column X becomes under `rule`: the item, or the record's issues. */
@@ -75,6 +75,30 @@ describe('numbers a double cannot hold as written', () => {
   });
 });
 
+describe("firstLossyNumber (the check of a JSON record's text)", () => {
+  it('finds a number that does not survive wherever it is, and only then; strings holding digits are not numbers', () => {
+    const literal = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => JSON.stringify(x)),
+      fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String),
+      fc.constantFrom('1e-400', '0.1000000000000000055511151231257827', '1E2', '-0', '9007199254740993'),
+    );
+    const space = fc.constantFrom('', ' ', '\n  ');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string(), literal, space), { maxLength: 6 }), (entries) => {
+        const items = entries.map(([key, n, ws], i) =>
+          i % 2 === 0
+            ? `${JSON.stringify(`${key}${i}`)}:${ws}${n}`
+            : `"k${i}":${ws}[${JSON.stringify(`${n},${n}`)},${ws}${n}]`,
+        );
+        const text = `{${items.join(',')}}`;
+        JSON.parse(text);
+        const lossy = entries.some(([, n]) => !survivesAsDouble(n));
+        expect(firstLossyNumber(text) !== undefined).toBe(lossy);
+      }),
+    );
+  });
+});
+
 describe('convert e164 refuses a cell it would cut', () => {
   const read = reader({ field: 'phone', convert: 'e164', defaultRegion: 'NO' });
   const omitting = reader({ field: 'phone', convert: 'e164', defaultRegion: 'NO', onInvalid: 'omit' });
@@ -99,7 +123,14 @@ describe('convert e164 refuses a cell it would cut', () => {
   });
 
   it('a number written with spaces, dashes, dots, brackets or a slash alone is read', () => {
-    for (const cell of ['+47 912 34 567', '912-34-567', '+47 912.34.567', '(+47) 912 34 567', '912 34/567'])
+    for (const cell of [
+      '+47 912 34 567',
+      '912-34-567',
+      '+47 912.34.567',
+      '(+47) 912 34 567',
+      '912 34/567',
+      '912–34–567',
+    ])
       expect(read(cell)).toMatchObject({ phone: '+4791234567' });
   });
 });

@@ -55,8 +55,8 @@ export function toE164(cell: string, defaultRegion: string | undefined): string 
   }
 }
 
-/** What a phone number is written with; any other character is text beside it (a label, a note, a second number). */
-const PHONE_CHARACTERS = /[^\d\s+\-.()/]+/g;
+/** What a phone number is written with (dashes as word processors make them too); any other character is text beside it (a label, a note, a second number). */
+const PHONE_CHARACTERS = /[^\d\s+\-\u2010-\u2015\u2212.()/]+/g;
 
 /**
  * The library reads a number out of text around it and keeps an extension apart: E.164 has room for neither, so a
