@@ -246,6 +246,15 @@ describe('the mapping file is read as written', () => {
     ]);
   });
 
+  it('a number a double cannot hold is refused, naming its path and line, not rounded', async () => {
+    const error = (await load(
+      '{"columns": {"Id": "memberId"},\n "fields": {"customProperties.card": {"value": 9007199254740993}}}',
+    )) as UsageError;
+    expect(error.message).toBe(
+      `mapping file ${join(dir, 'm.json')}: the number 9007199254740993 at "fields.customProperties.card.value" cannot be held exactly: it would be sent as 9007199254740992 (line 2)`,
+    );
+  });
+
   it('a UTF-8 byte order mark (Notepad) is no part of the JSON', async () => {
     const mapping = await load('\uFEFF{"columns": {"Id": "memberId"}}');
     expect(mapping).not.toBeInstanceOf(Error);

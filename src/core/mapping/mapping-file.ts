@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { firstCurlyQuote, jsonErrorPosition, jsonErrorReason } from '../json-position.js';
 import { duplicateKeys } from '../../io/json-duplicate-keys.js';
+import { firstLossyNumber } from '../../schemas/exact-number.js';
 import { UsageError, type Problem } from '../../errors.js';
 import {
   columnRuleSchema,
@@ -127,7 +128,7 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
   } catch (error) {
     throw notJsonError(path, text, error);
   }
-  refuseDuplicateKeys(path, text, json);
+  refuseSilentChanges(path, text, json);
   return parseMapping(json, path);
 }
 
@@ -152,11 +153,18 @@ function notJsonError(path: string, text: string, error: unknown): UsageError {
 }
 
 /**
- * A key given twice in one object ("columns" twice, "field" twice in a rule): JSON.parse keeps the last without a
- * word, so half of the file would be dropped. Each is refused, naming the key's path and its line.
+ * What JSON.parse changes without a word: a key given twice in one object ("columns" twice, "field" twice in a
+ * rule) keeps only the last, so half of the file would be dropped; a number a double cannot hold ("value":
+ * 9007199254740993) is rounded. Each is refused, naming the key's path and its line.
  */
-function refuseDuplicateKeys(path: string, text: string, json: unknown): void {
+function refuseSilentChanges(path: string, text: string, json: unknown): void {
   const problems = new Problems(path);
+  const lossy = firstLossyNumber(text);
+  if (lossy)
+    problems.add(
+      `the number ${lossy.written}${lossy.path ? ` at ${JSON.stringify(lossy.path)}` : ''} cannot be held exactly: it would be sent as ${lossy.sent} (line ${lossy.line + 1})`,
+      `write it in quotes ("${lossy.written}") to send it as text; a JSON number keeps about 15–17 significant digits`,
+    );
   for (const duplicate of duplicateKeys(text, json))
     problems.add(
       `${JSON.stringify(duplicate.path)} is given twice in one object (line ${duplicate.line + 1}): only the last would be read`,
