@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, ReaderFailure } from '../errors.js';
-import { keepHeapFlagsAcross } from '../heap-flags.js';
+import { keepV8FlagsAcross } from '../v8-flags.js';
 import type { InputBytes } from './input-bytes.js';
 import { unpackRecords } from './csv-packing.js';
 import { checkHeaderLine } from './csv-record-core.js';
@@ -55,7 +55,7 @@ export class WorkerCsvParser {
       workerData: { file, delimiter, padShortRows: input.padShortRows === true },
       resourceLimits: workerLimits(),
     });
-    keepHeapFlagsAcross(this.#worker);
+    keepV8FlagsAcross(this.#worker);
     // only a pending reply keeps the process alive: an abandoned parser never holds it
     this.#worker.unref();
     this.#worker.on('message', (reply: FromWorker) => this.#arrived(reply));

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { UsageError } from '../errors.js';
-import { keepHeapFlagsAcross } from '../heap-flags.js';
+import { keepV8FlagsAcross } from '../v8-flags.js';
 
 export const LEASE_ENV = 'MEMBERCTL_LOCK_LEASE_SECONDS';
 export const DEFAULT_LEASE_SECONDS = 60;
@@ -128,7 +128,7 @@ function startRenewer(renewMs: number): Renewer {
   // (one worker per process; a shorter lease than the running worker's, in tests only, gets its own)
   // (execArgv: none of the run's own node flags; --input-type=module, say, would make this script a module)
   const worker = new Worker(RENEWER, { eval: true, workerData: { renewMs }, execArgv: [] });
-  keepHeapFlagsAcross(worker);
+  keepV8FlagsAcross(worker);
   const started: Renewer = { worker, renewMs, alive: true };
   worker.on('message', (message: { type: 'lost'; id: string }) => onLost.get(message.id)?.());
   const gone = () => {

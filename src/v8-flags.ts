@@ -1,6 +1,6 @@
 /**
- * The V8 heap settings every memberctl process runs with, set at run time (the heap-size flags can only be given
- * on node's command line, which `node bin/memberctl.js` and an npm shim do not carry):
+ * The V8 settings every memberctl process runs with, set at run time (the heap-size flags can only be given on
+ * node's command line, which `node bin/memberctl.js` and an npm shim do not carry):
  *
  * - `--heap-growing-percent=100`: V8 lets the old generation grow to ~4× its live size before a full GC; records in
  *   flight at each young-generation GC are promoted and pile up as garbage. Growing by 100% between full GCs keeps
@@ -9,9 +9,14 @@
  *   in a worker) once as many bytes have survived scavenges as it holds, which a pipeline of records in flight
  *   always reaches; its 32 MB were a quarter of import's peak RSS. The growth factor is read at every growth, so
  *   setting it to 1 once the cap is reached holds the size there.
+ * - WebAssembly stays on its baseline compiler (Liftoff): undici parses HTTP responses with llhttp compiled to
+ *   WebAssembly, and its tier-up to TurboFan (V8's optimizing compiler, on a background thread, shortly after the
+ *   first answers) took ~30 MB for ~100 ms, the peak RSS of any import under ~1M rows (20k rows: 150 → 118 MB).
+ *   The budget is read when a module is instantiated; TurboFan still compiles what Liftoff cannot. Liftoff code
+ *   parses a few hundred bytes per request, a batch of 500 rows: nothing to optimize.
  *
- * Starting a worker thread resets V8's flags to the command line's (measured on Node 20): whoever starts one
- * passes it to `keepHeapFlagsAcross`.
+ * Starting a worker thread sets the growth factor back to V8's default (measured on Node 20: a new isolate's heap
+ * is configured with it): whoever starts one passes it to `keepV8FlagsAcross`, which sets every flag again.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
@@ -38,8 +43,12 @@ function capWhenReached(): boolean {
   return true;
 }
 
-export function applyHeapFlags(): void {
+/** Bytes of WebAssembly executed before a function is optimized (V8's default 1,800,000): in practice never. */
+const WASM_TIERING_BUDGET = 2_000_000_000;
+
+export function applyV8Flags(): void {
   setFlagsFromString('--heap-growing-percent=100');
+  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   if (capped) {
     setFlagsFromString('--semi-space-growth-factor=1');
     return;
@@ -54,7 +63,7 @@ export function applyHeapFlags(): void {
   watch.observe({ entryTypes: ['gc'] });
 }
 
-/** Sets the flags again once `worker` runs: its start reset them. */
-export function keepHeapFlagsAcross(worker: Worker): void {
-  worker.once('online', applyHeapFlags);
+/** Sets the flags again once `worker` runs: its start reset the growth factor. */
+export function keepV8FlagsAcross(worker: Worker): void {
+  worker.once('online', applyV8Flags);
 }

@@ -1,0 +1,92 @@
+/**
+ * The V8 settings hold for the whole run: a worker thread's start sets the young generation's growth factor back
+ * to V8's default, so its cap would be lost the moment the CSV worker or the lock renewer starts. WebAssembly (undici's
+ * HTTP parser) stays on its baseline compiler. Run in a
+ * fresh node process (a test worker's heap has grown already), on the built module the launcher loads.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { YOUNG_CAP_BYTES } from '../../src/v8-flags.js';
+
+const V8_FLAGS = join(import.meta.dirname, '..', '..', 'dist', 'v8-flags.js');
+
+/** Allocates records that survive a few scavenges, before and after a worker starts; prints the largest young generation seen. */
+const script = (keep: boolean) => `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { Worker } from 'node:worker_threads';
+const { applyV8Flags, keepV8FlagsAcross } = await import(${JSON.stringify(V8_FLAGS)});
+applyV8Flags();
+const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
+const window = [];
+let largest = 0;
+async function allocate(steps) {
+  for (let step = 0; step < steps; step++) {
+    for (let i = 0; i < 20000; i++) window.push({ n: i, text: 'row ' + i });
+    if (window.length > 120000) window.splice(0, 20000);
+    largest = Math.max(largest, young());
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+// the cap is reached first, as in a run (its modules and first records), and seen; then the worker starts
+while (young() < ${YOUNG_CAP_BYTES}) await allocate(1);
+await new Promise((resolve) => setTimeout(resolve, 20));
+largest = 0;
+const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+${keep ? 'keepV8FlagsAcross(worker);' : ''}
+await new Promise((resolve) => worker.once('online', resolve));
+worker.unref();
+await allocate(300);
+console.log(largest);
+`;
+
+async function largestYoung(keep: boolean): Promise<number> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script(keep)]);
+  return Number(stdout.trim());
+}
+
+/** After a worker's start, runs a small WebAssembly function hot; prints whether V8 optimized it (TurboFan). */
+const wasmScript = (keep: boolean) => `
+import { Worker } from 'node:worker_threads';
+const { applyV8Flags, keepV8FlagsAcross } = await import(${JSON.stringify(V8_FLAGS)});
+applyV8Flags();
+const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+${keep ? 'keepV8FlagsAcross(worker);' : ''}
+await new Promise((resolve) => worker.once('online', resolve));
+worker.unref();
+// (func (param i32) (result i32) local.get 0 i32.const 1 i32.add)
+const bytes = new Uint8Array([0,97,115,109,1,0,0,0,1,6,1,96,1,127,1,127,3,2,1,0,7,5,1,1,102,0,0,10,9,1,7,0,32,0,65,1,106,11]);
+const { instance } = await WebAssembly.instantiate(bytes);
+const f = instance.exports.f;
+let x = 0;
+for (let round = 0; round < 20 && !%IsTurboFanFunction(f); round++) {
+  for (let i = 0; i < 2e6; i++) x = f(x);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+console.log(%IsTurboFanFunction(f));
+`;
+
+async function wasmOptimized(keep: boolean): Promise<boolean> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    '--allow-natives-syntax',
+    '--input-type=module',
+    '-e',
+    wasmScript(keep),
+  ]);
+  return stdout.trim() === 'true';
+}
+
+describe('V8 flags across a worker start', () => {
+  it("keep WebAssembly (undici's HTTP parser) on its baseline compiler", async () => {
+    expect(await wasmOptimized(true)).toBe(false);
+  });
+
+  it('keep the young generation at its cap after a worker thread starts', async () => {
+    expect(await largestYoung(true)).toBeLessThanOrEqual(YOUNG_CAP_BYTES);
+  });
+
+  it('(the reason: without them set again, it grows past the cap)', async () => {
+    expect(await largestYoung(false)).toBeGreaterThan(YOUNG_CAP_BYTES);
+  });
+});
