@@ -6,35 +6,37 @@
  * exactly, so it is refused rather than rounded or padded with invented digits.
  */
 
-/** XML Schema double syntax, without whitespace (Excel never writes any), hex, or a leading dot-less exponent. */
-const DOUBLE = /^([+-]?)(\d+)?(?:\.(\d*))?(?:[eE]([+-]?\d{1,6}))?$/;
+/**
+ * XML Schema double syntax (`-1.5E-3`, `+7`, `.5`, `5.`), less what Excel never writes and Number() would accept
+ * or read otherwise: whitespace, hex (`0x10`), `INF`, `NaN`, an empty text.
+ */
+const DOUBLE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,6}))?$/;
 
 export const SHOWN_DIGITS = 15;
 
 export type NumberReading =
-  | { kind: 'number'; text: string; negative: boolean; integer: boolean }
+  | { kind: 'number'; text: string; integer: boolean }
   | { kind: 'not-a-number' }
   | { kind: 'too-long'; digits: number };
 
 export function readNumber(value: string): NumberReading {
   const m = DOUBLE.exec(value);
-  if (!m || (m[2] === undefined && !m[3])) return { kind: 'not-a-number' };
+  if (!m || (m[2] === '' && !m[3])) return { kind: 'not-a-number' };
   const negative = m[1] === '-';
-  const whole = m[2] ?? '';
+  const whole = m[2]!.replace(/^0+/, '');
   const fraction = m[3] ?? '';
-  let digits = (whole + fraction).replace(/^0+/, '');
-  // the position of the decimal point counted from the start of `digits`
-  let point = whole.replace(/^0+/, '').length + Number(m[4] ?? 0);
-  if (whole.replace(/^0+/, '') === '')
-    point = -(fraction.length - fraction.replace(/^0+/, '').length) + Number(m[4] ?? 0);
-  digits = digits.replace(/0+$/, '');
-  if (digits === '') return { kind: 'number', text: '0', negative: false, integer: true };
+  const exponent = Number(m[4] ?? 0);
+  // significant digits, and where the decimal point falls counted from their start (negative: zeros before them)
+  const leadingZeros = whole === '' ? fraction.length - fraction.replace(/^0+/, '').length : 0;
+  let digits = (whole + fraction).replace(/^0+/, '').replace(/0+$/, '');
+  let point = (whole === '' ? -leadingZeros : whole.length) + exponent;
+  if (digits === '') return { kind: 'number', text: '0', integer: true };
   if (point > 309 || point < -323) return { kind: 'not-a-number' }; // past a double's range: Excel never writes it
   const wholeDigits = Math.max(0, Math.min(point, digits.length));
   if (wholeDigits > SHOWN_DIGITS) return { kind: 'too-long', digits: wholeDigits };
   if (digits.length > SHOWN_DIGITS) ({ digits, point } = roundTo(digits, point, SHOWN_DIGITS));
   const text = plainText(digits, point);
-  return { kind: 'number', text: negative && text !== '0' ? `-${text}` : text, negative, integer: !text.includes('.') };
+  return { kind: 'number', text: negative && text !== '0' ? `-${text}` : text, integer: !text.includes('.') };
 }
 
 /** Round half away from zero, as Excel shows a number, to `keep` significant digits. */
