@@ -145,6 +145,11 @@ describe('convert countryCode does not guess', () => {
     expect(read('NA')).toEqual([
       'address.countryCode: "NA" is Namibia\'s code and also "not available": write "NAM" or "Namibia" for the country (column "X")',
     ]);
+    expect(read('n/a')).toEqual([
+      'address.countryCode: "n/a" means no value, not a country: leave the cell empty, or list it in "treatAsEmpty" (column "X")',
+    ]);
+    const empty = reader({ field: 'address.countryCode', convert: 'countryCode', treatAsEmpty: ['n/a'] });
+    expect(empty('n/a')).not.toHaveProperty('address');
     expect(code('NO')).toBe('NO');
     expect(code('NAM')).toBe('NA');
     expect(code('Namibia')).toBe('NA');

@@ -105,7 +105,10 @@ function lookUp(cell: string): string | CountryRefusal | undefined {
       message: 'is Namibia\'s code and also "not available": write "NAM" or "Namibia" for the country',
     };
   if (NO_COUNTRY.has(lower) && cell !== 'NO')
-    return { rule: 'not a country', message: 'means no value, not a country (leave the cell empty)' };
+    return {
+      rule: 'not a country',
+      message: 'means no value, not a country: leave the cell empty, or list it in "treatAsEmpty"',
+    };
   if (/^[A-Z]{2}$/.test(upper) && oneCase(cell) && lib.isValid(upper)) return upper;
   if (/^[A-Z]{3}$/.test(upper) && oneCase(cell)) {
     const alpha2 = lib.alpha3ToAlpha2(upper);
