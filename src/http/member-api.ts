@@ -87,6 +87,11 @@ export class MemberApiClient {
     await this.#transport.close();
   }
 
+  /** Ends waiting retries and pauses now, leaving requests on the wire to be answered (a graceful stop). */
+  stopWaiting(): void {
+    this.#transport.stopWaiting();
+  }
+
   /** Fails requests in flight and wakes waiting retries at once (second Ctrl-C). */
   async destroy(): Promise<void> {
     await this.#transport.destroy();

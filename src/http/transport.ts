@@ -94,6 +94,8 @@ export class RetryingTransport {
   readonly #pool: Pool;
   readonly #options: TransportOptions;
   readonly #destroyed = new AbortController();
+  /** Ends every wait (pause gate, backoff) but no request on the wire: a graceful stop sends nothing new. */
+  readonly #waitsStopped = new AbortController();
   /** Applied to everything the server sent (body, every header) and to network errors, before anyone reads it. */
   readonly #mask: Redactor;
   /** True once any response came back: from then on a refused connection is a server restarting, worth the backoff. */
@@ -125,11 +127,14 @@ export class RetryingTransport {
     const basePath = this.#options.baseUrl.pathname;
     const path = `${basePath.endsWith('/') ? basePath : `${basePath}/`}${relativePath}`;
     const stop = anySignal(signal, this.#destroyed.signal);
+    const waits = anySignal(stop, this.#waitsStopped.signal);
     const policy = this.#options.retry;
     const maxRetryAfter = policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
     let last: Extract<SendResult, { type: 'failed' }> | undefined;
     for (let attempt = 0; ; attempt++) {
-      if (!(await this.gate.wait(stop))) return this.#stopped(last, attempt);
+      // a first attempt through an open gate was already dispatched: it goes, like one on the wire
+      const gateSignal = attempt === 0 && this.gate.remainingMs() === 0 ? stop : waits;
+      if (!(await this.gate.wait(gateSignal))) return this.#stopped(last, attempt);
       let delay: number;
       this.stats.requests++;
       if (attempt > 0) this.stats.retries++;
@@ -213,15 +218,23 @@ export class RetryingTransport {
       if (attempt >= limit) {
         return { ...last, cause: { ...last.cause, gaveUp: true }, message: `${last.message} (${gaveUpText(attempt)})` };
       }
-      if (stop.aborted) return this.#stopped(last, attempt);
+      if (waits.aborted) return this.#stopped(last, attempt);
       this.#options.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason: last.reason });
-      if (!(await sleep(delay, stop))) return this.#stopped(last, attempt);
+      if (!(await sleep(delay, waits))) return this.#stopped(last, attempt);
     }
   }
 
   /** Graceful: waits for requests in flight, then closes the sockets. */
   async close(): Promise<void> {
     await this.#pool.close();
+  }
+
+  /**
+   * A graceful stop: every request waiting (at the pause gate, in a backoff) ends now as not sent, and none
+   * waits or retries from here on; requests on the wire are left to be answered.
+   */
+  stopWaiting(): void {
+    this.#waitsStopped.abort();
   }
 
   /** At once: wakes every waiting retry and fails requests in flight (a second Ctrl-C). */

@@ -293,3 +293,34 @@ describe('import pipeline: a server that asks for a long pause', () => {
     expect(summary.topReasons.failed[0]?.reason).toContain('the server asked to wait 1 d 3 h');
   });
 });
+
+describe('import pipeline: Ctrl-C during a Retry-After pause', () => {
+  it('ends at once when nothing is on the wire, instead of waiting out the pause or the grace period', async () => {
+    // every request gets a 429 asking for 60 s (under --max-retry-after's 5 min): the run pauses at the gate
+    scripted = await startScriptedServer([], reply(429, '', { 'retry-after': '60' }));
+    const stop = new AbortController();
+    const api = new MemberApiClient({
+      baseUrl: scripted.url,
+      token: 't',
+      connections: 1,
+      timeoutMs: 5_000,
+      retry: memberRetryPolicy(5),
+      onRetry: () => stop.abort(), // the pause has begun
+    });
+    const summary = await runImport({
+      candidates: candidates(30),
+      transport: api,
+      batchSize: 10,
+      concurrency: 1,
+      graceMs: 600_000,
+      stopSignal: stop.signal,
+    });
+    await api.close();
+    expect(summary.stopReason).toBe('interrupted');
+    expect(summary.importedCount).toBe(0);
+    expect(summary.failed).toBe(summary.rows);
+    expect(bucketSum(summary)).toBe(summary.rows);
+    // nothing went out after the stop: the one request that got the 429 is all the server saw
+    expect(scripted.received).toHaveLength(1);
+  });
+});

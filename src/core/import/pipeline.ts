@@ -95,6 +95,7 @@ function assemble(options: ImportOptions): Run {
     emit,
     notify,
     hardStop,
+    stopWaits: () => options.transport.stopWaiting?.(),
   });
   const ledger: Ledger = new Ledger(
     order,

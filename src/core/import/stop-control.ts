@@ -19,6 +19,8 @@ export interface StopControlOptions {
   notify: () => void;
   /** Ends requests on the wire (the transport's destroy). */
   hardStop?: () => void;
+  /** Ends the waits of requests not on the wire (a Retry-After pause, a backoff): nothing new is sent anyway. */
+  stopWaits?: () => void;
 }
 
 export class StopControl {
@@ -76,6 +78,7 @@ export class StopControl {
   interrupt(): void {
     if (this.stopping) return;
     this.begin('interrupted');
+    this.o.stopWaits?.(); // only requests on the wire have something to settle
     this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
     this.graceTimer.unref();
     this.o.emit({ type: 'stopping', reason: 'interrupted', graceMs: this.o.graceMs });
@@ -129,6 +132,7 @@ export class StopControl {
     if (this.stopping) return;
     this.message = message;
     this.begin('output');
+    this.o.stopWaits?.(); // only requests on the wire have something to settle
     this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
     this.graceTimer.unref();
     this.o.emit({ type: 'stopping', reason: 'output', graceMs: this.o.graceMs });
@@ -142,6 +146,7 @@ export class StopControl {
     if (this.stopping) return;
     this.message = message;
     this.begin('reader');
+    this.o.stopWaits?.(); // only requests on the wire have something to settle
     this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
     this.graceTimer.unref();
     this.o.emit({ type: 'stopping', reason: 'reader', graceMs: this.o.graceMs });

@@ -29,6 +29,11 @@ export interface ImportTransport {
    * waiting is over (grace period spent, second Ctrl-C).
    */
   destroy?(): Promise<void>;
+  /**
+   * A graceful stop: requests waiting (a Retry-After pause, a backoff) end now as not sent and none retries; those
+   * on the wire are left to be answered. Without it, a stop waits out the pause or the grace period.
+   */
+  stopWaiting?(): void;
 }
 
 /** Where a record ended. `confirmed`: the server counted it as imported or updated (it does not say which). */
