@@ -48,3 +48,11 @@ export function formatDuration(ms: number): string {
   }
   return parts.join(' ');
 }
+
+/** Beyond a year a Retry-After is no pause anyone waits out; its exact length and end date would only read as absurd. */
+export const YEAR_MS = 365 * 86_400_000;
+
+/** A wait the server asked for: its length, or "more than a year" ("104,249,991 d" helps no one). */
+export function formatWait(ms: number): string {
+  return ms > YEAR_MS ? 'more than a year' : formatDuration(ms);
+}

@@ -4,7 +4,7 @@
  * or with why there is none; the clients map that to their own outcome types.
  */
 import type { Pool } from 'undici';
-import { formatDuration } from '../duration.js';
+import { formatDuration, formatWait } from '../duration.js';
 import { lazy } from '../lazy.js';
 import { PauseGate } from './pause-gate.js';
 import {
@@ -177,7 +177,7 @@ export class RetryingTransport {
           // nothing else of this client goes out during the wait asked for (429 or 503 alike): the caller decides
           // whether to stop (the import does) rather than requests slipping out as soon as this one failed
           this.gate.pauseFor(retryAfter);
-          const wait = `the server asked to wait ${formatDuration(retryAfter)} (Retry-After), longer than the ${formatDuration(maxRetryAfter)} memberctl waits; ${detail}`;
+          const wait = `the server asked to wait ${formatWait(retryAfter)} (Retry-After), longer than the ${formatDuration(maxRetryAfter)} memberctl waits; ${detail}`;
           return {
             ...last,
             cause: { ...cause, retryAfterMs: retryAfter, maxRetryAfterMs: maxRetryAfter },

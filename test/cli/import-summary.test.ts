@@ -3,6 +3,8 @@ import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { ImportSummary } from '../../src/core/import/index.js';
 import { renderImportSummary } from '../../src/cli/render/import-summary.js';
+import { importRunError } from '../../src/cli/render/import-view.js';
+import { formatWait } from '../../src/duration.js';
 import type { Output } from '../../src/cli/output.js';
 
 function summary(fields: Partial<ImportSummary>): ImportSummary {
@@ -104,5 +106,35 @@ describe('the import summary', () => {
       /  1 row padded \(--pad-short-rows\)/,
     );
     expect(render(padded).stdout.join('\n')).not.toMatch(/padded/);
+  });
+});
+
+describe('a Retry-After beyond a year', () => {
+  const year = 365 * 86_400_000;
+  const wait = (retryAfterMs: number) =>
+    summary({
+      rows: 3,
+      failed: 3,
+      stopReason: 'server-wait',
+      stopMessage: 'the server asked to wait more than a year (Retry-After)',
+      serverWait: { retryAfterMs, maxRetryAfterMs: 300_000, status: 429 },
+    });
+
+  it('is "more than a year", with no date and no absurd count of days', () => {
+    const absurd = Number.MAX_SAFE_INTEGER; // what Retry-After: 99999999999999999999 is read as
+    const error = importRunError(wait(absurd), undefined, 'memberctl import f.csv --no-journal')!;
+    expect(error.hint).toBe(
+      "No run should wait that long: ask the API's operators why the server answers so, then run: memberctl import f.csv --no-journal",
+    );
+    expect(error.details).toMatchObject({ retryAfter: 'more than a year', until: null });
+    const words = render(wait(absurd)).stdout.join('\n') + render(wait(absurd)).stderr.join('\n');
+    expect(words).toContain('the server asked to wait more than a year (Retry-After)');
+    expect(words).not.toMatch(/ d\b|\+2757/);
+    expect(formatWait(year + 1000)).toBe('more than a year');
+    expect(formatWait(year)).toBe('365 d');
+  });
+
+  it('a wait within a year keeps its date', () => {
+    expect(importRunError(wait(99_999_000), undefined, 'again')!.hint).toMatch(/^Run again after \d{4}-\d\d-\d\dT/);
   });
 });

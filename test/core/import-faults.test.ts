@@ -291,6 +291,8 @@ describe('import pipeline: a server that asks for a long pause', () => {
     expect(summary.importedCount).toBe(30);
     expect(bucketSum(summary)).toBe(summary.rows);
     expect(summary.topReasons.failed[0]?.reason).toContain('the server asked to wait 1 d 3 h');
+    // the command that sends them again is the summary's last line: --resume is wrong advice with --no-journal
+    expect(summary.topReasons.failed[0]?.reason).toMatch(/; safe to send again$/);
   });
 });
 

@@ -5,7 +5,7 @@
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 import { paddedRowsText } from './validate-table.js';
-import { formatDuration } from '../../duration.js';
+import { formatDuration, formatWait } from '../../duration.js';
 import { duplicatesLine } from './duplicates-line.js';
 import { omittedCellsLines } from './omitted-cells-lines.js';
 
@@ -133,7 +133,7 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (summary.stopReason === 'server-wait' && summary.serverWait) {
     const { retryAfterMs, maxRetryAfterMs } = summary.serverWait;
     return color.red(
-      `Stopped: the server asked to wait ${formatDuration(retryAfterMs)} (Retry-After), longer than the ${formatDuration(maxRetryAfterMs)} this run may wait; ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`,
+      `Stopped: the server asked to wait ${formatWait(retryAfterMs)} (Retry-After), longer than the ${formatDuration(maxRetryAfterMs)} this run may wait; ${plural(summary.failed, 'record', 'records')} not confirmed, nothing more was sent.`,
     );
   }
   if (summary.stopReason === 'reader') {

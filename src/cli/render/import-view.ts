@@ -13,7 +13,7 @@ import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../l
 import { packageVersion } from '../../version.js';
 import { createOutput, renderError, type Output } from '../output.js';
 import { exitCodeFor } from '../exit-codes.js';
-import { formatDuration } from '../../duration.js';
+import { formatWait, YEAR_MS } from '../../duration.js';
 import { createImportProgress, type ImportProgress } from '../progress.js';
 import { renderImportSummary } from './import-summary.js';
 
@@ -73,11 +73,15 @@ export function importRunError(
   }
   if (summary.stopReason === 'server-wait' && summary.serverWait) {
     const { retryAfterMs, maxRetryAfterMs } = summary.serverWait;
-    const until = new Date(Date.now() + Math.min(retryAfterMs, 8.64e15 - Date.now())).toISOString();
+    // beyond a year no date is worth printing (Retry-After: 99999999999999999999 would give year +275760)
+    const until = retryAfterMs > YEAR_MS ? null : new Date(Date.now() + retryAfterMs).toISOString();
     return new NotConfirmedError(summary.stopMessage ?? 'the server asked to wait', {
       code: 'server-wait',
-      details: { retryAfterMs, maxRetryAfterMs, retryAfter: formatDuration(retryAfterMs), until },
-      hint: `Run again after ${until}: ${again}. To let a run wait that long instead, raise --max-retry-after (at most 7d).`,
+      details: { retryAfterMs, maxRetryAfterMs, retryAfter: formatWait(retryAfterMs), until },
+      hint:
+        until === null
+          ? `No run should wait that long: ask the API's operators why the server answers so, then run: ${again}`
+          : `Run again after ${until}: ${again}. To let a run wait that long instead, raise --max-retry-after (at most 7d).`,
     });
   }
   if (summary.stopReason === 'reader') {

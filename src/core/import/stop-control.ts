@@ -6,7 +6,7 @@
  */
 import type { ImportEvent } from './events.js';
 import type { Diagnosis } from './fail-fast.js';
-import { formatDuration } from '../../duration.js';
+import { formatDuration, formatWait } from '../../duration.js';
 import type { ServerWait, StopReason } from './types.js';
 
 export interface StopControlOptions {
@@ -65,13 +65,13 @@ export class StopControl {
       case 'credentials':
         return `not sent: the server refused the credentials${this.message ? ` (${this.message})` : ''}; nothing more was sent`;
       case 'output':
-        return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
+        return `not sent: the run stopped, ${this.message}; safe to send again`;
       case 'unreachable':
         return `not sent: the run stopped early, the first batches all failed the same way (${this.short}); safe to send again`;
       case 'reader':
-        return `not sent: the run stopped, ${this.message}; safe to re-run with --resume`;
+        return `not sent: the run stopped, ${this.message}; safe to send again`;
       case 'server-wait':
-        return `not confirmed: the run stopped, the server asked to wait ${this.short} (Retry-After); nothing more was sent; safe to re-run with --resume`;
+        return `not confirmed: the run stopped, the server asked to wait ${this.short} (Retry-After); nothing more was sent; safe to send again`;
     }
   }
 
@@ -120,7 +120,7 @@ export class StopControl {
   serverAskedToWait(wait: ServerWait): void {
     if (this.stopping) return;
     this.serverWait = wait;
-    this.short = formatDuration(wait.retryAfterMs);
+    this.short = formatWait(wait.retryAfterMs);
     this.message = `the server asked to wait ${this.short} (${wait.status ? `HTTP ${wait.status} with ` : ''}Retry-After), longer than the ${formatDuration(wait.maxRetryAfterMs)} this run may wait (--max-retry-after)`;
     this.begin('server-wait');
     this.requests.abort();
