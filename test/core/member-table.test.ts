@@ -80,6 +80,27 @@ describe('the hashes', () => {
     expect(contentHash({ memberId: 'x', a: 1 })).not.toBe(contentHash({ memberId: 'x', a: 2 }));
   });
 
+  it("a JSON object's keys in another order are the same content, nested objects too; other values are not", () => {
+    const first = { memberId: 'k1', isActive: true, firstName: 'A', custom: { x: 1, y: [1, { b: 2, a: 3 }] } };
+    const reordered = { custom: { y: [1, { a: 3, b: 2 }], x: 1 }, firstName: 'A', isActive: true, memberId: 'k1' };
+    expect(contentHash(reordered)).toBe(contentHash(first));
+    expect(contentHash({ ...first, email: null })).not.toBe(contentHash(first));
+    expect(contentHash({ a: 1 })).not.toBe(contentHash({ a: '1' }));
+    expect(contentHash({ a: 1, b: 2 })).not.toBe(contentHash({ a: 2, b: 1 }));
+    expect(contentHash({ a: { b: 1 } })).not.toBe(contentHash({ a: 1, b: 1 }));
+    // array order still matters: it is part of the value
+    expect(contentHash({ a: [1, 2] })).not.toBe(contentHash({ a: [2, 1] }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.nat(), (object, seed) => {
+        const keys = Object.keys(object);
+        const shuffled = Object.fromEntries(
+          keys.map((_, i) => keys[(i + seed) % keys.length]!).map((key) => [key, object[key]]),
+        );
+        expect(contentHash(shuffled)).toBe(contentHash(object));
+      }),
+    );
+  });
+
   it('rows that differ in one character never hash alike (each step is a bijection)', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 6 }), fc.nat(), fc.nat(), (cells, which, code) => {

@@ -50,7 +50,7 @@ const floatWords = new Int32Array(float.buffer);
 
 /**
  * 32 bits of a record as read: a CSV or workbook row's cells (every column, in order), or a JSON record's keys and
- * values in order (what its JSON text says, whitespace aside; walked, not stringified: JSON.stringify per record
+ * values in any order (what its JSON text says, whitespace and the order of an object's keys aside; walked, not stringified: JSON.stringify per record
  * cost NDJSON's validate 88% more CPU); an unreadable record's raw text as it is. One multiply-xor lane over the
  * UTF-16 code units (each step a bijection, so rows that differ in one character never collide) and murmur3's
  * final mix.
@@ -99,11 +99,26 @@ function mixValue(start: number, value: unknown): number {
     for (let i = 0; i < value.length; i++) h = mixValue(h, value[i]);
     return Math.imul(h ^ END, M);
   }
-  h = Math.imul(h ^ OBJECT, M);
+  // an object's members in any order are one object: each key-value pair is hashed on its own and the pairs are
+  // summed (addition is commutative), so {"a":1,"b":2} and {"b":2,"a":1} hash the same
   const object = value as Record<string, unknown>;
+  let sum = 0;
+  let pairs = 0;
   for (const key in object) {
     if (!Object.hasOwn(object, key)) continue;
-    h = mixValue(Math.imul(mix(h, key) ^ END, M), object[key]);
+    sum = (sum + avalanche(mixValue(Math.imul(mix(PAIR_SEED, key) ^ END, M), object[key]))) | 0;
+    pairs++;
   }
-  return Math.imul(h ^ END, M);
+  h = Math.imul(h ^ OBJECT, M);
+  h = Math.imul(h ^ pairs, M);
+  return Math.imul(Math.imul(h ^ sum, M) ^ END, M);
+}
+
+const PAIR_SEED = 0x7f4a7c15;
+
+/** murmur3's final mix: a pair's hash spread over all 32 bits before it is summed with the others. */
+function avalanche(start: number): number {
+  let h = Math.imul(start ^ (start >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
