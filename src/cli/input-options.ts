@@ -59,7 +59,7 @@ export function addInputOptions(command: Command): Command {
     .addOption(
       new Option(
         '--duplicates <rule>',
-        'a memberId on rows with different content: last-wins (the last row in file order is what the server keeps; reported) or refuse (every later such row is invalid); identical repeats pass either way',
+        'a memberId on rows with different content: last-wins (the last row in file order is what the server keeps; reported) refuse (every later such row is invalid), or off (not checked: no memory per member); identical repeats pass',
       )
         .choices(DUPLICATE_RULES)
         .default('last-wins'),

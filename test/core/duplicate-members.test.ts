@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { importFile, type ImportFileEvent, type ImportRequest } from '../../src/core/import/index.js';
 import { validateFile } from '../../src/core/validate/validate-file.js';
 import { MemoryTransport } from './memory-transport.js';
+import { DuplicateMembers } from '../../src/core/duplicates/duplicate-members.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memberctl-duplicates-'));
 const target = { baseUrl: new URL('http://127.0.0.1:9/'), token: 't', name: 'http://127.0.0.1:9/', warnings: [] };
@@ -188,5 +189,13 @@ describe('import', () => {
     expect(refused.summary.topReasons.invalid.map((r) => r.reason)).toContain(
       'memberId also on an earlier line, with other content',
     );
+  });
+});
+
+describe('--duplicates off', () => {
+  it('checks nothing and keeps no table: every row passes, nothing is counted', () => {
+    const off = new DuplicateMembers('off');
+    for (let line = 2; line < 2000; line++) expect(off.observe({ line, raw: [`x${line}`] }, `m${line % 7}`)).toBe(0);
+    expect(off.report()).toEqual({ rule: 'off', count: 0, sample: [], laterRows: 0, identicalRows: 0 });
   });
 });

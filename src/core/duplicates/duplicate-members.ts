@@ -7,14 +7,16 @@
  *
  * Rows are compared as read (a CSV row's cells, a JSON record's text), valid or not, so the verdicts do not depend
  * on --changed-only finding a row unchanged before it is mapped, nor on --resume restoring it from the journal:
- * a resumed run or a shard reaches the verdicts a whole run reaches. Memory: MemberTable's ~20 bytes per memberId.
+ * a resumed run or a shard reaches the verdicts a whole run reaches. Memory: MemberTable's ~25 bytes per memberId,
+ * the one part of a run that grows with the file; `--duplicates off` keeps no table (for a file of many millions of
+ * members in a small pod, or shards run one process each).
  */
 import type { Candidate, RecordIssue } from '../candidate.js';
 import { contentHash, idHash, idHashHigh } from './member-hash.js';
 import { MemberTable, Seen } from './member-table.js';
 
 /** --duplicates: what a later row of a memberId with other content does. */
-export const DUPLICATE_RULES = ['last-wins', 'refuse'] as const;
+export const DUPLICATE_RULES = ['last-wins', 'refuse', 'off'] as const;
 export type DuplicateRule = (typeof DUPLICATE_RULES)[number];
 
 /** The memberIds named in reports, and the lines named for each. */
@@ -64,7 +66,7 @@ export class DuplicateMembers {
    * makes this row invalid, else 0. For rows settled without mapping (--changed-only's unchanged rows).
    */
   observe(record: RecordAsRead, memberId: string | undefined): number {
-    if (memberId === undefined || memberId.trim() === '') return 0;
+    if (this.rule === 'off' || memberId === undefined || memberId.trim() === '') return 0;
     const low = idHash(memberId);
     const seen = this.#table.observe(idHashHigh, low, contentHash(record.raw), record.line);
     if (seen === Seen.first) return 0;
