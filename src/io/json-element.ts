@@ -41,10 +41,18 @@ export function parseJsonRecord(record: number, line: number, bytes: Buffer): So
       error: { message: TOO_DEEP_MESSAGE, hint: 'a member nests 3 levels at most; check how the file was made' },
     };
   const duplicate = firstDuplicateKey(text, value);
-  if (duplicate) return { record, line, raw: text, error: duplicateKeyError(duplicate, line) };
+  if (duplicate)
+    return { record, line, raw: text, error: duplicateKeyError(duplicate, line), ...readableId(value, duplicate.path) };
   const lossy = firstLossyNumber(text);
-  if (lossy) return { record, line, raw: text, error: lossyNumberError(lossy, line) };
+  if (lossy) return { record, line, raw: text, error: lossyNumberError(lossy, line), ...readableId(value, lossy.path) };
   return { record, line, raw: value };
+}
+
+/** The memberId of a record refused at `refusedPath`, when it is text and not itself the refused value. */
+function readableId(value: unknown, refusedPath: string): { memberId?: string } {
+  if (refusedPath === 'memberId' || typeof value !== 'object' || value === null) return {};
+  const memberId = (value as { memberId?: unknown }).memberId;
+  return typeof memberId === 'string' ? { memberId } : {};
 }
 
 /** A key given twice: refused rather than the last value taken (JSON.parse's way), naming the key and its line. */

@@ -26,6 +26,12 @@ export interface SourceRecord {
    */
   error?: { message: string; hint?: string; cause?: 'invalid-utf8' };
   /**
+   * JSON / NDJSON with `error`: the record's top-level memberId when it parsed and was refused for something else
+   * (a key given twice, a number a double cannot hold), so reports name the member. Never set when the memberId
+   * itself is what was wrong.
+   */
+  memberId?: string;
+  /**
    * CSV: set on the input's last record when no line break follows it. An export cut short (a full disk, a
    * transfer that stopped) ends this way, mid-record, and its last cell may be cut ("Gold" read as "Go").
    */

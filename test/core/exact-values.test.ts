@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
 import { UsageError } from '../../src/errors.js';
+import { parseJsonRecord } from '../../src/io/json-element.js';
 import { firstLossyNumber, survivesAsDouble } from '../../src/schemas/exact-number.js';
 import { issuesOf, usageMessage } from './mapping-helpers.js';
 
@@ -272,5 +273,25 @@ describe('the mapping file is read as written', () => {
       `mapping file ${join(dir, 'm.json')} is not valid JSON: it has curly quotes (“ ”, first at line 2, column 3) where JSON needs straight ones (")`,
     );
     expect(error.hint).toMatch(/retype them as "/);
+  });
+});
+
+describe('a JSON record refused as read still names its member', () => {
+  const mapper = createRecordMapper('ndjson', undefined, { file: 'x.ndjson' });
+  const candidate = (text: string) => mapper.toCandidate(parseJsonRecord(1, 1, Buffer.from(text)));
+
+  it('a key given twice, or a number a double cannot hold: the memberId is shown', () => {
+    expect(candidate('{"memberId": "j1", "firstName": "A", "firstName": "B"}')).toMatchObject({
+      valid: false,
+      memberId: 'j1',
+    });
+    expect(candidate('{"memberId": "j2", "customProperties": {"card": 9007199254740993}}')).toMatchObject({
+      valid: false,
+      memberId: 'j2',
+    });
+  });
+
+  it('not when the memberId is the key given twice (which one is meant cannot be told)', () => {
+    expect(candidate('{"memberId": "a", "memberId": "b"}').memberId).toBeUndefined();
   });
 });

@@ -78,7 +78,9 @@ export function createRecordMapper(
         // counted here, where a record becomes a candidate: a reader reads ahead of a run that stops early
         if (source.error.cause === 'invalid-utf8') notUtf8++;
         const rule = source.error.cause === 'invalid-utf8' ? 'not valid UTF-8' : 'unreadable record';
-        return { record, line, raw, memberId: memberIdOf(raw), valid: false, issues: [{ path: '', message, rule }] };
+        // a refused JSON record's own memberId key names it only when no --map says where the memberId is
+        const memberId = options.mapping ? memberIdOf(raw) : (source.memberId ?? memberIdOf(raw));
+        return { record, line, raw, memberId, valid: false, issues: [{ path: '', message, rule }] };
       }
       return map(source);
     },
