@@ -113,6 +113,9 @@ describe('CSV parsed in a worker', () => {
         examples: [
           [Buffer.from([9, 10, 34]), 1],
           [Buffer.from([97, 34, 13, 10, 34, 255, 195, 97, 34, 13, 10, 34]), 1],
+          [Buffer.from('a;\ra'), 1],
+          [Buffer.from('a;\ra'), 3],
+          [Buffer.from('a;\ra'), 16],
         ],
       },
     );
