@@ -3,7 +3,7 @@
  * Retried on 429/502/503/504 and connection errors: a subscription is idempotent by installationId.
  * A 500 is not retried: it is reported with the server's problem details.
  */
-import { problemSchema, type Problem, type SubscriptionRequest } from '../schemas/index.js';
+import { problemSchema, type ProblemDetails, type SubscriptionRequest } from '../schemas/index.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
 import { cleanMessage, headerValue, tryParseJson, type ReadBody } from './response-body.js';
 import { pushRetryPolicy, type RetryPolicy } from './retry-policy.js';
@@ -21,8 +21,8 @@ export interface PushApiOptions {
 
 export type SubscribeResponse =
   | { kind: 'ok'; status: number }
-  | { kind: 'problem'; status: number; problem: Problem }
-  | { kind: 'auth'; status: 401 | 403; message: string; problem?: Problem }
+  | { kind: 'problem'; status: number; problem: ProblemDetails }
+  | { kind: 'auth'; status: 401 | 403; message: string; problem?: ProblemDetails }
   | {
       kind: 'failed';
       status?: number;
@@ -30,7 +30,7 @@ export type SubscribeResponse =
       retries: number;
       cause: FailureCause /** the message without status or retries */;
       detail: string;
-      problem?: Problem;
+      problem?: ProblemDetails;
     };
 
 /** The path for a customer: the id is percent-encoded, so "/", "?", "#" and spaces stay inside the segment. */
@@ -101,7 +101,7 @@ export class PushApiClient {
 }
 
 /** A JSON body with at least a title or detail, parsed as RFC 7807 problem details (content-type aside). */
-function parseProblem(body: ReadBody, status: number | undefined): Problem | undefined {
+function parseProblem(body: ReadBody, status: number | undefined): ProblemDetails | undefined {
   const parsed = problemSchema.safeParse(tryParseJson(body.text));
   if (!parsed.success || (!parsed.data.title && !parsed.data.detail)) return undefined;
   const clean = (v: string | undefined) => (v === undefined ? undefined : cleanMessage(v));
@@ -120,12 +120,12 @@ function synthesizedProblem(
   contentType: string | undefined,
   status: number,
   headers: Record<string, string | string[] | undefined>,
-): Problem {
+): ProblemDetails {
   return { title: unexpected(status, headers), status, detail: describeErrorBody(body, contentType) };
 }
 
 /** "title: detail (status)", the form the CLI shows. */
-export function formatProblem(problem: Problem): string {
+export function formatProblem(problem: ProblemDetails): string {
   const text = [problem.title, problem.detail].filter(Boolean).join(': ') || 'no details';
   // A synthesized title already names the status ("HTTP 502"); saying it twice reads like a stutter.
   if (problem.status === undefined || problem.title?.startsWith(`HTTP ${problem.status}`)) return text;

@@ -30,4 +30,4 @@ export const problemSchema = z.object({
 });
 
 export type SubscriptionRequest = z.infer<typeof subscriptionRequestSchema>;
-export type Problem = z.infer<typeof problemSchema>;
+export type ProblemDetails = z.infer<typeof problemSchema>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { Problem, toDateTime } from '../../src/core/mapping/coerce.js';
+import { CellProblem, toDateTime } from '../../src/core/mapping/coerce.js';
 
 const schemaDateTime = z.iso.datetime({ offset: true });
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -17,7 +17,7 @@ describe('toDateTime on a plain date (yyyy-mm-dd)', () => {
           const cell = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
           const schemaSays = schemaDateTime.safeParse(`${cell}T00:00:00.000Z`).success;
           const result = toDateTime(cell);
-          expect(result instanceof Problem).toBe(!schemaSays);
+          expect(result instanceof CellProblem).toBe(!schemaSays);
           if (schemaSays) expect(result).toBe(`${cell}T00:00:00.000Z`);
         },
       ),
@@ -28,9 +28,9 @@ describe('toDateTime on a plain date (yyyy-mm-dd)', () => {
   it('knows the edges of February', () => {
     expect(toDateTime('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
     expect(toDateTime('2000-02-29')).toBe('2000-02-29T00:00:00.000Z');
-    expect(toDateTime('1900-02-29')).toBeInstanceOf(Problem);
-    expect(toDateTime('2023-02-29')).toBeInstanceOf(Problem);
-    expect(toDateTime('1985-13-01')).toBeInstanceOf(Problem);
+    expect(toDateTime('1900-02-29')).toBeInstanceOf(CellProblem);
+    expect(toDateTime('2023-02-29')).toBeInstanceOf(CellProblem);
+    expect(toDateTime('1985-13-01')).toBeInstanceOf(CellProblem);
   });
 
   it('passes anything else to the schema as written', () => {

@@ -1,6 +1,6 @@
 /** The adaptive concurrency limit in a real run, against the sandbox's capacity model (real HTTP, real undici). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runImport, type ImportEvent } from '../../src/core/import/index.js';
+import { runPipeline, type ImportEvent } from '../../src/core/import/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bucketSum, candidates, client, OrderingWatch, sandbox } from './import-helper.js';
 
@@ -19,7 +19,7 @@ describe('import: adaptive concurrency against a server of limited capacity', ()
     const limits: number[] = [];
     const onEvent = (event: ImportEvent) => void (event.type === 'progress' && limits.push(event.progress.concurrency));
     // every member twice: the second row waits for the first, whatever the limit does
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(1600, { memberOf: (r) => `m${((r - 1) % 800) + 1}` }),
       transport: watch,
       batchSize: 50,
@@ -47,7 +47,7 @@ describe('import: adaptive concurrency against a server of limited capacity', ()
   it('keeps a fixed --concurrency fixed, 503s or not', async () => {
     box = await sandbox({ faults: { capacity: 1, queueLimit: 0 } });
     const api = client(box, { retries: 10 });
-    const summary = await runImport({ candidates: candidates(300), transport: api, batchSize: 50, concurrency: 3 });
+    const summary = await runPipeline({ candidates: candidates(300), transport: api, batchSize: 50, concurrency: 3 });
     await api.close();
     expect(summary.importedCount).toBe(300);
     expect(summary.concurrency).toEqual({ final: 3, max: 3 });

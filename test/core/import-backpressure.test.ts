@@ -5,7 +5,7 @@
  * response order, before that next row is sent: a journal appending in call order stays a valid prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { runImport, type ImportResponse, type ImportTransport } from '../../src/core/import/index.js';
+import { runPipeline, type ImportResponse, type ImportTransport } from '../../src/core/import/index.js';
 import type { Candidate } from '../../src/core/candidate.js';
 
 async function* rows(n: number): AsyncGenerator<Candidate> {
@@ -56,7 +56,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
         settled++;
       },
     };
-    const summary = await runImport({ candidates: rows(count), transport, batchSize: 10, ...concurrency, hooks });
+    const summary = await runPipeline({ candidates: rows(count), transport, batchSize: 10, ...concurrency, hooks });
     return { summary, settled, worst };
   }
 
@@ -97,7 +97,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     let running = 0;
     let overlap = 0;
     const transport = answeringAtOnce();
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: repeated(),
       transport,
       batchSize: 10,
@@ -129,7 +129,7 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
   it('a hook that fails (a journal that cannot write) stops the run with its error, and nothing more is sent', async () => {
     let calls = 0;
     const transport = answeringAtOnce();
-    const run = runImport({
+    const run = runPipeline({
       candidates: rows(2000),
       transport,
       batchSize: 10,

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runImport, type ImportEvent } from '../../src/core/import/index.js';
+import { runPipeline, type ImportEvent } from '../../src/core/import/index.js';
 import type { ImportTransport } from '../../src/core/import/types.js';
 import { MemberApiClient } from '../../src/http/member-api.js';
 import { memberRetryPolicy } from '../../src/http/retry-policy.js';
@@ -30,7 +30,7 @@ describe('import pipeline: refusals and stops', () => {
     box = await sandbox({ faults: { rejectMemberIds: bad } });
     const api = client(box);
     const written: { record: number; stage: string; reason: string }[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(1000),
       transport: api,
       batchSize: 100,
@@ -56,7 +56,7 @@ describe('import pipeline: refusals and stops', () => {
     box = await sandbox({ maxItems: 40 });
     const api = client(box);
     const events: ImportEvent[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(1000),
       transport: api,
       batchSize: 100,
@@ -78,7 +78,7 @@ describe('import pipeline: refusals and stops', () => {
     box = await sandbox({ maxBodyBytes: 2000 });
     const api = client(box);
     const written: { record: number; reason: string }[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(30, { extra: (r) => (r === 12 ? { customProperties: { blob: 'x'.repeat(3000) } } : {}) }),
       transport: api,
       batchSize: 10,
@@ -94,7 +94,7 @@ describe('import pipeline: refusals and stops', () => {
   it('stops at once on 401: nothing further is sent, and the records count failed', async () => {
     box = await sandbox({ strictTokens: true });
     const api = client(box, { token: 'not-the-sandbox-token' });
-    const summary = await runImport({ candidates: candidates(5000), transport: api, batchSize: 50, concurrency: 4 });
+    const summary = await runPipeline({ candidates: candidates(5000), transport: api, batchSize: 50, concurrency: 4 });
     await api.close();
     expect(summary.stopReason).toBe('credentials');
     expect(summary.stopMessage).toContain('401');
@@ -111,7 +111,7 @@ describe('import pipeline: refusals and stops', () => {
   it('counts failures by their cause, with the real retry count: "gave up after 1 retry", never "N"', async () => {
     box = await sandbox({ faults: { failRate: 1 } });
     const api = client(box, { retries: 1 });
-    const summary = await runImport({ candidates: candidates(30), transport: api, batchSize: 10, concurrency: 2 });
+    const summary = await runPipeline({ candidates: candidates(30), transport: api, batchSize: 10, concurrency: 2 });
     await api.close();
     expect(summary.failed).toBe(30);
     expect(summary.topReasons.failed).toEqual([
@@ -138,7 +138,7 @@ describe('import pipeline: refusals and stops', () => {
           };
         }),
     };
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(400),
       transport,
       batchSize: 20,
@@ -177,7 +177,7 @@ describe('import pipeline: refusals and stops', () => {
       retry: memberRetryPolicy(0),
     });
     const events: ImportEvent[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(10),
       transport: api,
       batchSize: 5,
@@ -196,7 +196,7 @@ describe('import pipeline: refusals and stops', () => {
     const api = client(box);
     const stop = new AbortController();
     const events: ImportEvent[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(2000),
       transport: api,
       batchSize: 50,
@@ -221,7 +221,7 @@ describe('import pipeline: refusals and stops', () => {
     box = await sandbox({ faults: { latencyMs: 2000 } });
     const api = client(box);
     const abort = new AbortController();
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(500),
       transport: api,
       batchSize: 50,
@@ -244,7 +244,7 @@ describe('import pipeline: the reader breaks', () => {
       throw new ReaderFailure('the CSV parsing worker ran out of memory while reading', 'out-of-memory');
     }
     const events: ImportEvent[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: dies(),
       transport: new MemoryTransport(),
       batchSize: 100,
@@ -282,7 +282,7 @@ describe('import pipeline: a server that asks for a long pause', () => {
       timeoutMs: 5_000,
       retry: memberRetryPolicy(5),
     });
-    const summary = await runImport({ candidates: candidates(500), transport: api, batchSize: 10, concurrency: 1 });
+    const summary = await runPipeline({ candidates: candidates(500), transport: api, batchSize: 10, concurrency: 1 });
     await api.close();
     expect(summary.stopReason).toBe('server-wait');
     expect(summary.serverWait).toEqual({ retryAfterMs: 99_999_000, maxRetryAfterMs: 300_000, status: 429 });
@@ -309,7 +309,7 @@ describe('import pipeline: Ctrl-C during a Retry-After pause', () => {
       retry: memberRetryPolicy(5),
       onRetry: () => stop.abort(), // the pause has begun
     });
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(30),
       transport: api,
       batchSize: 10,

@@ -1,7 +1,7 @@
 /** The pipeline against a real sandbox on loopback: conservation under faults, per-member order, hooks, --limit. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/core/candidate.js';
-import { runImport, type CandidateChunks, type ImportEvent, type SettledBatch } from '../../src/core/import/index.js';
+import { runPipeline, type CandidateChunks, type ImportEvent, type SettledBatch } from '../../src/core/import/index.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bucketSum, candidates, client, collect, OrderingWatch, sandbox } from './import-helper.js';
 
@@ -19,7 +19,7 @@ describe('import pipeline against the sandbox', () => {
     });
     const api = client(box, { retries: 10 });
     const written: { stage: string; record: number }[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(3000, { invalidEvery: 97 }),
       transport: api,
       batchSize: 100,
@@ -51,7 +51,7 @@ describe('import pipeline against the sandbox', () => {
     const watch = new OrderingWatch(client(box));
     // 200 members, each appearing ~10 times at scattered places; a few rows invalid
     const memberOf = (r: number) => `m${(r * 7919) % 200}`;
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(2000, { memberOf, invalidEvery: 53 }),
       transport: watch,
       batchSize: 50,
@@ -76,7 +76,7 @@ describe('import pipeline against the sandbox', () => {
     box = await sandbox();
     const watch = new OrderingWatch(client(box));
     const memberOf = (r: number) => (r % 3 === 0 ? `m${r}` : 'same');
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(600, { memberOf }),
       transport: watch,
       batchSize: 100,
@@ -99,7 +99,7 @@ describe('import pipeline against the sandbox', () => {
     box.setFaults({ failNext: [{ status: 503 }] });
     const memberOf = (r: number) => `m${r % 10}`;
     const written: { record: number; stage: string; reason: string }[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(30, { memberOf }),
       transport: api,
       batchSize: 10,
@@ -124,7 +124,7 @@ describe('import pipeline against the sandbox', () => {
         yield c;
       }
     }
-    const summary = await runImport({ candidates: counted(), transport: api, limit: 25, batchSize: 10 });
+    const summary = await runPipeline({ candidates: counted(), transport: api, limit: 25, batchSize: 10 });
     await api.close();
     expect(summary.rows).toBe(25);
     expect(summary.importedCount).toBe(25);
@@ -138,7 +138,7 @@ describe('import pipeline against the sandbox', () => {
     const api = client(box);
     const settledBatches: SettledBatch[] = [];
     const events: ImportEvent[] = [];
-    const summary = await runImport({
+    const summary = await runPipeline({
       candidates: candidates(40),
       transport: api,
       batchSize: 8,
@@ -187,7 +187,7 @@ describe('import pipeline against the sandbox', () => {
     }
     const mapped: number[] = [];
     const toCandidate = (record: Candidate) => (mapped.push(record.record), record);
-    const summary = await runImport({
+    const summary = await runPipeline({
       chunks: {
         batches: batches() as unknown as CandidateChunks['batches'],
         toCandidate: toCandidate as unknown as CandidateChunks['toCandidate'],

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/core/candidate.js';
-import { runImport, type ImportSummary } from '../../src/core/import/index.js';
+import { runPipeline, type ImportSummary } from '../../src/core/import/index.js';
 import type { PendingRecord } from '../../src/core/import/batcher.js';
 import { Ledger } from '../../src/core/import/ledger.js';
 import { MemberOrder } from '../../src/core/import/member-order.js';
@@ -137,7 +137,7 @@ async function run(
   sending: { batchSize: number; concurrency: number },
 ) {
   const written: RejectEntry[] = [];
-  const summary: ImportSummary = await runImport({
+  const summary: ImportSummary = await runPipeline({
     candidates: rowsAsCandidates(rows),
     transport,
     ...sending,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
-import { closestField, editDistance, resolveTarget } from '../../src/core/mapping/targets.js';
+import { closestField, editDistance, resolveFieldTarget } from '../../src/core/mapping/targets.js';
 import { issuesOf, itemOf, usageMessage } from './mapping-helpers.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -21,25 +21,28 @@ const okRow = ['m-1', 'yes', '2024-05-01T12:00:00Z'];
 describe('header resolution', () => {
   it('ignores case, spaces, _ and - in field names', () => {
     for (const header of ['Member ID', 'member_id', 'MEMBERID', 'member-id', ' memberId ']) {
-      expect(resolveTarget(header), header).toEqual({ kind: 'field', field: 'memberId', type: 'string' });
+      expect(resolveFieldTarget(header), header).toEqual({ kind: 'field', field: 'memberId', type: 'string' });
     }
-    expect(resolveTarget('Is Membership Fee Paid')).toMatchObject({ field: 'isMembershipFeePaid', type: 'boolean' });
-    expect(resolveTarget('birth_date')).toMatchObject({ field: 'birthdate', type: 'date' });
+    expect(resolveFieldTarget('Is Membership Fee Paid')).toMatchObject({
+      field: 'isMembershipFeePaid',
+      type: 'boolean',
+    });
+    expect(resolveFieldTarget('birth_date')).toMatchObject({ field: 'birthdate', type: 'date' });
   });
 
   it('dotted headers: lenient prefix and address fields, exact metadata/customProperties keys', () => {
-    expect(resolveTarget('Address.Zip Code')).toEqual({ kind: 'address', field: 'zipCode' });
-    expect(resolveTarget('address.address_line_1')).toEqual({ kind: 'address', field: 'addressLine1' });
-    expect(resolveTarget('custom_properties.score')).toEqual({
+    expect(resolveFieldTarget('Address.Zip Code')).toEqual({ kind: 'address', field: 'zipCode' });
+    expect(resolveFieldTarget('address.address_line_1')).toEqual({ kind: 'address', field: 'addressLine1' });
+    expect(resolveFieldTarget('custom_properties.score')).toEqual({
       kind: 'customProperties',
       key: 'score',
       type: 'string',
     });
-    expect(resolveTarget('META-DATA.Tier Level')).toEqual({ kind: 'metadata', key: 'Tier Level' });
-    expect(resolveTarget('metadata.a.b')).toEqual({ kind: 'metadata', key: 'a.b' });
-    expect(resolveTarget('address.street')).toBeUndefined();
-    expect(resolveTarget('metadata.')).toBeUndefined();
-    expect(resolveTarget('other.key')).toBeUndefined();
+    expect(resolveFieldTarget('META-DATA.Tier Level')).toEqual({ kind: 'metadata', key: 'Tier Level' });
+    expect(resolveFieldTarget('metadata.a.b')).toEqual({ kind: 'metadata', key: 'a.b' });
+    expect(resolveFieldTarget('address.street')).toBeUndefined();
+    expect(resolveFieldTarget('metadata.')).toBeUndefined();
+    expect(resolveFieldTarget('other.key')).toBeUndefined();
   });
 
   it('suggests the closest field', () => {

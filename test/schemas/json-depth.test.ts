@@ -29,7 +29,7 @@ describe(`the nesting bound (${MAX_JSON_DEPTH} levels, the record included)`, ()
       expect(read.error === undefined, `reader at ${levels}`).toBe(ok);
       const cell = toJson(valueText(levels));
       expect(
-        cell !== null && typeof cell === 'object' && cell.constructor.name === 'Problem',
+        cell !== null && typeof cell === 'object' && cell.constructor.name === 'CellProblem',
         `cell at ${levels}`,
       ).toBe(!ok);
       const parsed = memberUpsertItemSchema.safeParse(item);

@@ -10,7 +10,7 @@ import { formatProblem, type SubscriptionDraft, type SubscriptionProblem } from 
 import { subscribeDevice, type SubscribeReport } from '../../core/subscribe/subscribe-device.js';
 import { SETTING_DEFAULTS } from '../../core/settings/index.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
-import { PLATFORMS, type Problem } from '../../schemas/index.js';
+import { PLATFORMS, type ProblemDetails } from '../../schemas/index.js';
 import { createJsonLog, jsonStderrOutput } from '../log-format.js';
 import { createOutput, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
@@ -211,7 +211,7 @@ function render(outcome: Sent, how: { output: Output; json: boolean; where: stri
       );
     return exitCodeFor(outcome.category);
   }
-  const problem: Problem = outcome.problem;
+  const problem: ProblemDetails = outcome.problem;
   if (json) output.out(JSON.stringify({ error: problemJson(problem) }));
   output.err(`${output.color.red('error:')} ${formatProblem(problem)}`);
   const hint = outcome.kind === 'not-confirmed' && !outcome.reachedServer ? NOT_SENT_HINT : HINTS[outcome.kind];
@@ -220,7 +220,7 @@ function render(outcome: Sent, how: { output: Output; json: boolean; where: stri
 }
 
 /** Always the five RFC 7807 keys, null when the server left one out: scripts get one shape. */
-function problemJson(problem: Problem): Record<keyof Problem, string | number | null> {
+function problemJson(problem: ProblemDetails): Record<keyof ProblemDetails, string | number | null> {
   return {
     type: problem.type ?? null,
     title: problem.title ?? null,

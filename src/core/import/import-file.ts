@@ -16,7 +16,7 @@ import { readCandidates, type CandidateOptions, type CandidateStream } from '../
 import { importCategory } from './category.js';
 import { openUnlessStopped } from './opening-input.js';
 import type { ImportEvent } from './events.js';
-import { runImport, IMPORT_DEFAULTS } from './pipeline.js';
+import { runPipeline, IMPORT_DEFAULTS } from './pipeline.js';
 import type { ImportSummary, ImportTransport } from './types.js';
 
 export interface ImportRequest {
@@ -255,7 +255,7 @@ function run(
   { request, limit, client, rejects, durable, onEvent, guard }: RunParts,
 ): Promise<ImportSummary> {
   const { batchSize, maxBatchBytes, concurrency, maxConcurrency, graceMs } = request.sending;
-  return runImport({
+  return runPipeline({
     chunks: stream,
     transport: client,
     batchSize,

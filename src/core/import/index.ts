@@ -1,5 +1,5 @@
-/** The import use case: `runImport` and its contracts (see pipeline.ts for how the pieces fit). */
-export { runImport, IMPORT_DEFAULTS } from './pipeline.js';
+/** The import use case: `runPipeline` and its contracts (see pipeline.ts for how the pieces fit). */
+export { runPipeline, IMPORT_DEFAULTS } from './pipeline.js';
 export { importCategory } from './category.js';
 export {
   importFile,

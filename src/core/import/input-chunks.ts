@@ -12,12 +12,12 @@ export interface InputChunks {
 }
 
 export function inputChunks(options: Pick<ImportOptions, 'candidates' | 'chunks'>): InputChunks {
-  if (options.chunks && options.candidates) throw new Error('runImport takes either chunks or candidates, not both');
+  if (options.chunks && options.candidates) throw new Error('runPipeline takes either chunks or candidates, not both');
   if (options.chunks) {
     const { batches, toCandidate } = options.chunks;
     return { iterator: batches[Symbol.asyncIterator](), toCandidate: toCandidate as (record: unknown) => Candidate };
   }
-  if (!options.candidates) throw new Error('runImport needs chunks or candidates');
+  if (!options.candidates) throw new Error('runPipeline needs chunks or candidates');
   const inner = options.candidates[Symbol.asyncIterator]();
   // a plain object, not an async generator: return() must reach the source at once, not queue behind a pending next()
   const iterator: AsyncIterator<readonly unknown[]> = {

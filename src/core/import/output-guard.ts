@@ -13,7 +13,7 @@ import type { RejectsWriter } from '../../io/rejects-writer.js';
 import type { ImportHooks } from './types.js';
 
 export interface OutputGuard {
-  /** Aborted with the OutputFailure as its reason: for runImport's outputFailedSignal. */
+  /** Aborted with the OutputFailure as its reason: for runPipeline's outputFailedSignal. */
   readonly signal: AbortSignal;
   readonly failure: OutputFailure | undefined;
   rejects(writer: RejectsWriter, path: string): RejectsWriter;

@@ -42,7 +42,7 @@ interface Run extends Omit<ReaderParts, 'maxHeld' | 'tick'> {
   progress(): void;
 }
 
-export async function runImport(options: ImportOptions): Promise<ImportSummary> {
+export async function runPipeline(options: ImportOptions): Promise<ImportSummary> {
   const run = assemble(options);
   run.emit({
     type: 'run-started',

@@ -4,7 +4,7 @@
  * spelling of one of those (a typo, one or two letters off). Each answer says which step found it: the values may
  * overrule an alias or a fuzzy match, and the notes say how sure map init is.
  */
-import { editDistance, resolveTarget, targetPath } from '../mapping/targets.js';
+import { editDistance, resolveFieldTarget, targetPath } from '../mapping/targets.js';
 
 /** A role a header can name beyond a field: kinds of phone and e-mail, names that are not first names, secrets. */
 export type Role =
@@ -174,7 +174,7 @@ const GENERIC = /^(value|text|number|data|label|type)$/i;
 
 /** The waterfall's header steps: exact API name, then alias, then a close spelling of an alias (long names only). */
 export function guessFromHeader(header: string): HeaderGuess | undefined {
-  const exact = resolveTarget(header);
+  const exact = resolveFieldTarget(header);
   const words = headerWords(header);
   if (exact && exact.kind !== 'metadata' && exact.kind !== 'customProperties') {
     // "Phone", "email": the API's own name, and a kind among look-alikes (the phone beside a mobile is the landline)
@@ -189,7 +189,7 @@ export function guessFromHeader(header: string): HeaderGuess | undefined {
   const phone = phoneKindOf(words);
   if (phone) return { target: phone, step: 'alias' };
   for (const word of words) {
-    const own = resolveTarget(word);
+    const own = resolveFieldTarget(word);
     if (own && own.kind !== 'metadata' && own.kind !== 'customProperties')
       return { target: targetPath(own), step: 'alias' };
   }

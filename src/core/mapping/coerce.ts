@@ -1,5 +1,5 @@
 /**
- * CSV cells are text: these read them as the field's type. Each returns the value, or a Problem that becomes
+ * CSV cells are text: these read them as the field's type. Each returns the value, or a CellProblem that becomes
  * the record's issue for that field. Cells arrive trimmed and non-empty (empty means "not given").
  */
 import type { CellType } from './targets.js';
@@ -7,7 +7,7 @@ import { quoteCell } from './quote-cell.js';
 import { survivesAsDouble } from '../../schemas/exact-number.js';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from '../../schemas/json-depth.js';
 
-export class Problem {
+export class CellProblem {
   constructor(
     readonly message: string,
     readonly rule: string,
@@ -17,11 +17,11 @@ export class Problem {
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
-export function toBoolean(cell: string): boolean | Problem {
+export function toBoolean(cell: string): boolean | CellProblem {
   const lower = cell.toLowerCase();
   if (TRUE.has(lower)) return true;
   if (FALSE.has(lower)) return false;
-  return new Problem(`expected true/false, yes/no, y/n or 1/0, got ${quoteCell(cell)}`, 'not a boolean');
+  return new CellProblem(`expected true/false, yes/no, y/n or 1/0, got ${quoteCell(cell)}`, 'not a boolean');
 }
 
 const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -33,12 +33,12 @@ export const CSV_DATE_EXPECTED = 'an ISO 8601 date-time with a time zone (2024-0
  * A plain date that is no date (1985-13-01) is refused here, so the message quotes the cell, not the midnight
  * we would have made of it.
  */
-export function toDateTime(cell: string): string | Problem {
+export function toDateTime(cell: string): string | CellProblem {
   const date = PLAIN_DATE.exec(cell);
   if (date === null) return cell;
   return isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))
     ? `${cell}T00:00:00.000Z`
-    : new Problem(`expected ${CSV_DATE_EXPECTED}, got ${quoteCell(cell)}`, 'not an ISO 8601 date-time');
+    : new CellProblem(`expected ${CSV_DATE_EXPECTED}, got ${quoteCell(cell)}`, 'not an ISO 8601 date-time');
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -52,12 +52,12 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
-export function toNumber(cell: string): number | Problem {
+export function toNumber(cell: string): number | CellProblem {
   const n = NUMBER.test(cell) ? Number(cell) : Number.NaN;
-  if (!Number.isFinite(n)) return new Problem(`expected a number, got ${quoteCell(cell)}`, 'not a number');
+  if (!Number.isFinite(n)) return new CellProblem(`expected a number, got ${quoteCell(cell)}`, 'not a number');
   // 12345678901234567890 would be sent as 12345678901234567000: refused, not rounded (docs/decisions.md)
   if (!survivesAsDouble(cell))
-    return new Problem(
+    return new CellProblem(
       `${quoteCell(cell)} cannot be held exactly as a number (it would be sent as ${JSON.stringify(n)}): give the column "type": "string" to send it as text`,
       'number not exact',
     );
@@ -68,10 +68,10 @@ export function toJson(cell: string): unknown {
   try {
     const value = JSON.parse(cell) as unknown;
     return nestedDeeperThan(value, CUSTOM_VALUE_LEVELS)
-      ? new Problem(`the JSON value is ${TOO_DEEP_MESSAGE}`, 'too deep')
+      ? new CellProblem(`the JSON value is ${TOO_DEEP_MESSAGE}`, 'too deep')
       : value;
   } catch {
-    return new Problem(`expected a JSON value (the column's type is json), got ${quoteCell(cell)}`, 'not JSON');
+    return new CellProblem(`expected a JSON value (the column's type is json), got ${quoteCell(cell)}`, 'not JSON');
   }
 }
 

@@ -8,7 +8,7 @@ import { quotedHeader } from '../../io/csv-rows.js';
 import type { Feed, FieldRule, Mapping } from './mapping-file.js';
 import { checkRequiredFields } from './required-fields.js';
 import { compileCellReader } from './rules/cell-rule.js';
-import { closestField, isObjectFieldName, normalizeName, resolveTarget, targetPath } from './targets.js';
+import { closestField, isObjectFieldName, normalizeName, resolveFieldTarget, targetPath } from './targets.js';
 
 export interface ResolvedColumn {
   index: number;
@@ -91,7 +91,7 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
       column.feeds = ruled.get(index) ?? [];
       return;
     }
-    const target = resolveTarget(header);
+    const target = resolveFieldTarget(header);
     if (target)
       column.feeds = [
         { target, path: targetPath(target), read: compileCellReader(target), emptyAsNull: false, omitInvalid: false },

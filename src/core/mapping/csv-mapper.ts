@@ -7,13 +7,13 @@ import { hash } from 'node:crypto';
 import type { Candidate, RecordIssue } from '../candidate.js';
 import { packageVersion } from '../../version.js';
 import type { SourceRecord } from '../../io/source.js';
-import { Problem } from './coerce.js';
+import { CellProblem } from './coerce.js';
 import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
 import { assignerFor, getterFor, type Assign, type Item } from './item-paths.js';
 import { NOT_GIVEN, type CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
 import { memberUpsertItemSchema } from '../../schemas/member.js';
-import type { Target } from './targets.js';
+import type { FieldTarget } from './targets.js';
 import { sortByFieldOrder } from './issues.js';
 import { OmitRules } from './omit-invalid.js';
 
@@ -163,7 +163,7 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
 }
 
 /** Whether the API takes null for the target (it clears the field): not for memberId, isActive, createdAt, isEmployee. */
-function takesNull(target: Target): boolean {
+function takesNull(target: FieldTarget): boolean {
   if (target.kind !== 'field') return true;
   const shape = memberUpsertItemSchema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
   return shape[target.field]?.safeParse(null).success ?? false;
@@ -196,7 +196,7 @@ function fillItem(
       if (plan.emptyAsNull) plan.assign(item, null);
       continue;
     }
-    if (value instanceof Problem)
+    if (value instanceof CellProblem)
       (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
     else plan.assign(item, value);
   }
@@ -212,7 +212,7 @@ function fillItem(
       if (cell === undefined || cell === '') continue;
       const value = cell === nullToken ? null : field.read(cell);
       if (value === NOT_GIVEN) continue;
-      if (value instanceof Problem)
+      if (value instanceof CellProblem)
         (problems ??= []).push({
           path: field.path,
           message: `${value.message} (column "${field.headers[k]}")`,

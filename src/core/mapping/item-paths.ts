@@ -2,16 +2,16 @@
  * Writing and reading one target in an item under construction. Containers are made on first use; metadata and
  * customProperties maps have no prototype, so keys such as "__proto__" are plain data.
  */
-import type { Target } from './targets.js';
+import type { FieldTarget } from './targets.js';
 
 export type Item = Record<string, unknown>;
 export type Assign = (item: Item, value: unknown) => void;
 
-const containerOf = (target: Target): string | undefined => (target.kind === 'field' ? undefined : target.kind);
-const leafOf = (target: Target): string =>
+const containerOf = (target: FieldTarget): string | undefined => (target.kind === 'field' ? undefined : target.kind);
+const leafOf = (target: FieldTarget): string =>
   target.kind === 'field' || target.kind === 'address' ? target.field : target.key;
 
-export function assignerFor(target: Target): Assign {
+export function assignerFor(target: FieldTarget): Assign {
   const leaf = leafOf(target);
   const container = containerOf(target);
   if (container === undefined) return (item, value) => void (item[leaf] = value);
@@ -19,7 +19,7 @@ export function assignerFor(target: Target): Assign {
   return (item, value) => void (((item[container] ??= Object.create(null)) as Item)[leaf] = value);
 }
 
-export function getterFor(target: Target): (item: Item) => unknown {
+export function getterFor(target: FieldTarget): (item: Item) => unknown {
   const leaf = leafOf(target);
   const container = containerOf(target);
   if (container === undefined) return (item) => item[leaf];
@@ -30,7 +30,7 @@ export function getterFor(target: Target): (item: Item) => unknown {
 }
 
 /** Takes the target out of an item (and its container, when that leaves it empty). */
-export function removerFor(target: Target): (item: Item) => void {
+export function removerFor(target: FieldTarget): (item: Item) => void {
   const leaf = leafOf(target);
   const container = containerOf(target);
   if (container === undefined) return (item) => void delete item[leaf];

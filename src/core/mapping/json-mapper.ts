@@ -7,7 +7,7 @@
  */
 import type { Candidate, RecordIssue } from '../candidate.js';
 import type { SourceRecord } from '../../io/source.js';
-import { Problem } from './coerce.js';
+import { CellProblem } from './coerce.js';
 import { describeValue, sortByFieldOrder } from './issues.js';
 import { assignerFor, getterFor, valueAtPath, type Assign, type Item } from './item-paths.js';
 import type { Mapping } from './mapping-file.js';
@@ -94,7 +94,7 @@ export function buildJsonMapper(mapping: Mapping): (source: SourceRecord) => Can
               ? read(String(value))
               : value;
       if (out === NOT_GIVEN) return false;
-      if (out instanceof Problem)
+      if (out instanceof CellProblem)
         (problems ??= []).push({ path: target, message: `${out.message} (at "${where}")`, rule: out.rule });
       else assign(item, out);
       return true;

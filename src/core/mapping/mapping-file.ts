@@ -20,11 +20,11 @@ import {
   type CellOptions,
 } from './mapping-schema.js';
 import { compileCellReader, RuleError, type CellReader, type RuleKey } from './rules/cell-rule.js';
-import { closestField, resolveTarget, targetPath, type Target } from './targets.js';
+import { closestField, resolveFieldTarget, targetPath, type FieldTarget } from './targets.js';
 
 /** One field a column feeds (a column may feed several). */
 export interface Feed {
-  target: Target;
+  target: FieldTarget;
   path: string;
   read: CellReader;
   /** An empty cell is sent as null instead of leaving the field out. */
@@ -35,7 +35,7 @@ export interface Feed {
 
 /** A `fields` entry: a constant, a default, or the first non-empty of several columns. */
 export interface FieldRule {
-  target: Target;
+  target: FieldTarget;
   path: string;
   /** Columns to take the first non-empty cell of (firstOf, or column); empty for value/default only. */
   sources: string[];
@@ -284,8 +284,8 @@ function compiled(
   field: string,
   options: CellOptions,
   problems: Problems,
-): { target: Target; path: string; read: CellReader } | undefined {
-  const target = resolveTarget(field, options.type);
+): { target: FieldTarget; path: string; read: CellReader } | undefined {
+  const target = resolveFieldTarget(field, options.type);
   if (!target) {
     const suggestion = closestField(field);
     return problems.add(

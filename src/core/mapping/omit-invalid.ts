@@ -9,7 +9,7 @@ import type { RecordIssue } from '../candidate.js';
 import type { MemberUpsertItem } from '../../schemas/index.js';
 import type { InputKind } from './issues.js';
 import { removerFor, type Item } from './item-paths.js';
-import type { Target } from './targets.js';
+import type { FieldTarget } from './targets.js';
 import { checkItem } from './validate-item.js';
 import { shortened } from './quote-cell.js';
 
@@ -22,7 +22,7 @@ export class OmitRules {
   readonly #removers = new Map<string, (item: Item) => void>();
 
   /** `targets`: each field path fed by a rule with "onInvalid": "omit". */
-  constructor(targets: Iterable<{ path: string; target: Target }>) {
+  constructor(targets: Iterable<{ path: string; target: FieldTarget }>) {
     // an issue names a key past 64 characters cut (issues.ts formatPath): such a target is found by that name too
     for (const { path, target } of targets) {
       this.#removers.set(path, removerFor(target));

@@ -10,7 +10,7 @@ export type AddressField = keyof Address;
 export type CellType = 'string' | 'number' | 'boolean' | 'json';
 export type FieldKind = 'string' | 'boolean' | 'date';
 
-export type Target =
+export type FieldTarget =
   | { kind: 'field'; field: ScalarField; type: FieldKind }
   | { kind: 'address'; field: AddressField }
   | { kind: 'metadata'; key: string }
@@ -34,7 +34,7 @@ export function fieldKind(field: ScalarField): FieldKind {
 }
 
 /** Resolves a header or --map target to a target, or undefined when it names nothing the API knows. */
-export function resolveTarget(name: string, customType: CellType = 'string'): Target | undefined {
+export function resolveFieldTarget(name: string, customType: CellType = 'string'): FieldTarget | undefined {
   const dot = name.indexOf('.');
   if (dot === -1) {
     const field = SCALARS.get(normalizeName(name));
@@ -54,7 +54,7 @@ export function resolveTarget(name: string, customType: CellType = 'string'): Ta
 }
 
 /** The target's path in item terms: "email", "address.city", "metadata.tier". */
-export function targetPath(target: Target): string {
+export function targetPath(target: FieldTarget): string {
   switch (target.kind) {
     case 'field':
       return target.field;

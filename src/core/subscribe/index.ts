@@ -6,7 +6,7 @@ import { PushApiClient, formatProblem, type PushApiOptions, type SubscribeRespon
 import { pushRetryPolicy } from '../../http/retry-policy.js';
 import { gaveUpText } from '../../http/failure.js';
 import type { ResultCategory } from '../../errors.js';
-import type { Platform, Problem } from '../../schemas/index.js';
+import type { Platform, ProblemDetails } from '../../schemas/index.js';
 import type { PreparedSubscription } from './input.js';
 
 export {
@@ -35,10 +35,10 @@ export type SubscribeOutcome =
       platform: Platform;
       retries: number;
     }
-  | { kind: 'refused'; status: number; problem: Problem }
-  | { kind: 'credentials'; status: number; problem: Problem }
+  | { kind: 'refused'; status: number; problem: ProblemDetails }
+  | { kind: 'credentials'; status: number; problem: ProblemDetails }
   /** `reachedServer` false: no request reached the server (host not found, connection refused), so nothing was stored. */
-  | { kind: 'not-confirmed'; status?: number; problem: Problem; retries: number; reachedServer: boolean };
+  | { kind: 'not-confirmed'; status?: number; problem: ProblemDetails; retries: number; reachedServer: boolean };
 
 const CATEGORY: Record<SubscribeOutcome['kind'], ResultCategory> = {
   subscribed: 'ok',

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { MapInitResult } from '../../../src/core/map-init/map-init.js';
 import { createRecordMapper, parseMapping } from '../../../src/core/mapping/index.js';
-import { resolveTarget, targetPath } from '../../../src/core/mapping/targets.js';
+import { resolveFieldTarget, targetPath } from '../../../src/core/mapping/targets.js';
 import { openRecordSource } from '../../../src/io/open-source.js';
 import type { SourceRecord } from '../../../src/io/source.js';
 
@@ -40,7 +40,7 @@ export function placesOf(mapping: Json, column: string): string {
   for (const [field, entry] of Object.entries(fields))
     if (entry.column === column || (Array.isArray(entry.firstOf) && entry.firstOf.includes(column))) add(field);
   if (places.size === 0) {
-    const own = resolveTarget(column);
+    const own = resolveFieldTarget(column);
     places.add(own ? targetPath(own) : 'unmapped');
   }
   return [...places].sort().join('+');

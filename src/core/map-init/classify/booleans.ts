@@ -4,7 +4,7 @@
  * the distinct cells found. A word whose meaning for "is this member active" is not clear (Pending, on hold,
  * passiv) is left for the user: its entry in the map is null, and the mapping asks.
  */
-import { Problem, toBoolean } from '../../mapping/coerce.js';
+import { CellProblem, toBoolean } from '../../mapping/coerce.js';
 
 const TRUE_WORDS = new Set(
   'true|t|yes|y|1|x|on|active|enabled|current|subscribed|member|live|valid|paid|ja|j|wahr|aktiv|bezahlt|oui|vrai|actif|actif·ve|payé|sí|si|verdadero|activo|pagado|sim|verdadeiro|ativo|pago|waar|actief|betaald'.split(
@@ -25,7 +25,7 @@ export function booleanSpelling(cell: string): boolean | undefined {
 
 /** True when the member fields read every cell as it is (no `values` map needed). */
 export function readsAsBoolean(cells: readonly string[]): boolean {
-  return cells.every((c) => !(toBoolean(c) instanceof Problem));
+  return cells.every((c) => !(toBoolean(c) instanceof CellProblem));
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * One cell rule compiled, once per file, into one function from a cell (trimmed, non-empty) to the value to send,
- * or a Problem. The steps, in order: transform → values → convert → format / timeZone → the target's own type.
+ * or a CellProblem. The steps, in order: transform → values → convert → format / timeZone → the target's own type.
  * A `values` entry that is not a string is final (true, 3, null); a string goes on through the later steps.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { coerceCustom, Problem, toBoolean, toDateTime } from '../coerce.js';
+import { coerceCustom, CellProblem, toBoolean, toDateTime } from '../coerce.js';
 import type { CellOptions, Transform } from '../mapping-schema.js';
 import { REQUIRED_FIELDS } from '../required-fields.js';
-import { targetPath, type Target } from '../targets.js';
+import { targetPath, type FieldTarget } from '../targets.js';
 import { readCountry, isCountryCode } from './country.js';
 import {
   compileDateFormat,
@@ -55,7 +55,7 @@ const TRANSFORM: Record<Transform, (text: string) => string> = {
   collapseSpaces: (text) => text.replace(/\s+/g, ' ').trim(),
 };
 
-export function compileCellReader(target: Target, options: CellOptions = {}): CellReader {
+export function compileCellReader(target: FieldTarget, options: CellOptions = {}): CellReader {
   const read = cellReader(target, options);
   if (!options.treatAsEmpty) return read;
   // looked up as "values" are: trimmed, in any case
@@ -63,7 +63,7 @@ export function compileCellReader(target: Target, options: CellOptions = {}): Ce
   return (cell) => (empty.has(cell.toLowerCase()) ? NOT_GIVEN : read(cell));
 }
 
-function cellReader(target: Target, options: CellOptions): CellReader {
+function cellReader(target: FieldTarget, options: CellOptions): CellReader {
   checkOptions(target, options);
   const base = baseReader(target, options);
   const steps: ((text: string) => unknown)[] = [];
@@ -83,7 +83,7 @@ function cellReader(target: Target, options: CellOptions): CellReader {
   };
 }
 
-function checkOptions(target: Target, options: CellOptions): void {
+function checkOptions(target: FieldTarget, options: CellOptions): void {
   const path = targetPath(target);
   if (options.type !== undefined && target.kind !== 'customProperties') {
     throw new RuleError(
@@ -125,7 +125,7 @@ function checkOptions(target: Target, options: CellOptions): void {
     throw new RuleError('"twoDigitYearStart" needs "format" (with yy)', 'twoDigitYearStart');
 }
 
-function baseReader(target: Target, options: CellOptions): CellReader {
+function baseReader(target: FieldTarget, options: CellOptions): CellReader {
   if (options.format !== undefined || options.timeZone !== undefined) return dateReader(options, targetPath(target));
   switch (target.kind) {
     case 'field':
@@ -164,37 +164,40 @@ function valuesStep(values: Record<string, unknown>, otherwise: unknown, path: s
     const value = byKey.get(text.toLowerCase());
     // map init's placeholder for a word it could not place: name the word, not only "must not be null"
     if (value === null && required)
-      return new Problem(
+      return new CellProblem(
         `${quoteCell(text)} is null in "values", and ${path} is required: say what to send for it`,
         'null in values',
       );
     if (value !== undefined) return value;
     if (otherwise !== undefined) return otherwise;
-    return new Problem(
+    return new CellProblem(
       `${quoteCell(text)} is not one of the values the mapping lists (${listed}); add it to "values", or give "otherwise"`,
       'not a listed value',
     );
   };
 }
 
-function countryStep(text: string): string | Problem {
+function countryStep(text: string): string | CellProblem {
   if (text.length > CELL_LIMITS.country)
-    return new Problem(`${tooLong(text, 'a country', CELL_LIMITS.country)}, got ${quoteCell(text)}`, 'too long');
+    return new CellProblem(`${tooLong(text, 'a country', CELL_LIMITS.country)}, got ${quoteCell(text)}`, 'too long');
   const country = readCountry(text);
   if (typeof country === 'string') return country;
-  if (country) return new Problem(`${quoteCell(text)} ${country.message}`, country.rule);
-  return new Problem(
+  if (country) return new CellProblem(`${quoteCell(text)} ${country.message}`, country.rule);
+  return new CellProblem(
     `unknown country ${quoteCell(text)}: expected a country name, an ISO 3166-1 alpha-2 or alpha-3 code`,
     'unknown country',
   );
 }
 
-function phoneStep(defaultRegion: string | undefined): (text: string) => string | Problem {
+function phoneStep(defaultRegion: string | undefined): (text: string) => string | CellProblem {
   return (text) => {
     if (text.length > CELL_LIMITS.phone)
-      return new Problem(`${tooLong(text, 'a phone number', CELL_LIMITS.phone)}, got ${quoteCell(text)}`, 'too long');
+      return new CellProblem(
+        `${tooLong(text, 'a phone number', CELL_LIMITS.phone)}, got ${quoteCell(text)}`,
+        'too long',
+      );
     const number = toE164(text, defaultRegion);
-    return typeof number === 'string' ? number : new Problem(`${quoteCell(text)}: ${number.message}`, number.rule);
+    return typeof number === 'string' ? number : new CellProblem(`${quoteCell(text)}: ${number.message}`, number.rule);
   };
 }
 
@@ -221,11 +224,11 @@ function dateReader(options: CellOptions, field: string): CellReader {
    * An ISO 8601 cell, read beside any format: it is unambiguous, it is what the API takes, and it is how a workbook's
    * real date cells are read, so a column mixing them with text dates needs one rule. Undefined: not ISO.
    */
-  const readIso = (cell: string): string | Problem | undefined => {
+  const readIso = (cell: string): string | CellProblem | undefined => {
     const offset = ISO_WITH_OFFSET.exec(cell);
     if (offset) {
       const refusal = offset[1] ? offsetRefusal(Number(offset[1]), Number(offset[2])) : undefined;
-      return refusal ? new Problem(`${quoteCell(cell)}: ${refusal.reason}`, 'not a real offset') : cell;
+      return refusal ? new CellProblem(`${quoteCell(cell)}: ${refusal.reason}`, 'not a real offset') : cell;
     }
     const m = LOCAL_ISO.exec(cell);
     if (!m) return undefined;
@@ -239,10 +242,10 @@ function dateReader(options: CellOptions, field: string): CellReader {
       second: second!,
       millisecond: Number((m[7] ?? '0').padEnd(3, '0')),
     };
-    if (!isRealDate(parts)) return new Problem(`not a real date-time: ${quoteCell(cell)}`, 'not a real date-time');
+    if (!isRealDate(parts)) return new CellProblem(`not a real date-time: ${quoteCell(cell)}`, 'not a real date-time');
     // (without a format, there is always a zone: this reader is only made for "format" or "timeZone")
     if (m[4] !== undefined && !zone)
-      return new Problem(
+      return new CellProblem(
         `${quoteCell(cell)} has a time but no offset: add "timeZone" to the rule to say where it was written`,
         'a time without a zone',
       );
@@ -250,7 +253,7 @@ function dateReader(options: CellOptions, field: string): CellReader {
   };
   const tooLongDate = (cell: string) =>
     cell.length > CELL_LIMITS.date
-      ? new Problem(`${tooLong(cell, 'a date', CELL_LIMITS.date)}, got ${quoteCell(cell)}`, 'too long')
+      ? new CellProblem(`${tooLong(cell, 'a date', CELL_LIMITS.date)}, got ${quoteCell(cell)}`, 'too long')
       : undefined;
   // anything else the schema refuses, as without a rule
   if (options.format === undefined) return (cell) => tooLongDate(cell) ?? readIso(cell) ?? cell;
@@ -273,11 +276,17 @@ function dateReader(options: CellOptions, field: string): CellReader {
     if (long) return long;
     const parts = format.parse(cell);
     if (parts instanceof DateRefusal)
-      return new Problem(`${quoteCell(cell)} is in the format "${pattern}", but ${parts.reason}`, 'not a real offset');
+      return new CellProblem(
+        `${quoteCell(cell)} is in the format "${pattern}", but ${parts.reason}`,
+        'not a real offset',
+      );
     if (parts) return toIso(parts);
     return (
       readIso(cell) ??
-      new Problem(`expected a date in the format "${pattern}", got ${quoteCell(cell)}`, `not in the format ${pattern}`)
+      new CellProblem(
+        `expected a date in the format "${pattern}", got ${quoteCell(cell)}`,
+        `not in the format ${pattern}`,
+      )
     );
   };
 }
