@@ -18,7 +18,8 @@ import { fstatSync, type Stats } from 'node:fs';
 import { link, lstat, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { cannotWrite, fileExists } from './output-errors.js';
 import { notOwnBecause, recordPathOf, recordWritten } from './output-record.js';
 
 const CHUNK_BYTES = 64 * 1024;
@@ -290,49 +291,8 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function fileExists(path: string): UsageError {
-  return new UsageError(`cannot write ${path}: the file exists`, {
-    code: 'output-exists',
-    hint: 'pass --force to overwrite it, or choose another file',
-  });
-}
-
 function suggestion(path: string): string {
   const base = basename(path);
   const dot = base.lastIndexOf('.');
   return dot > 0 ? `${base.slice(0, dot)}.rejects${base.slice(dot)}` : `${base}.out`;
-}
-
-/** A person reads the words, a script greps the code (both stay in the message). */
-const CAUSE_WORDS: Record<string, string> = {
-  ENOENT: 'its folder does not exist',
-  ENOTDIR: 'a part of its path is a file, not a folder',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-};
-
-/** The cause travels as data (`details.cause`: ENOSPC, EFBIG, EACCES…), the file by name. */
-export function cannotWrite(path: string, purpose: string, error: unknown, step: 'open' | 'write'): InputError {
-  if (error instanceof InputError || error instanceof UsageError) return error as InputError;
-  const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  const hint =
-    cause === 'ENOSPC'
-      ? 'The disk is full: free some space, or write the file elsewhere.'
-      : cause === 'EFBIG'
-        ? 'The file grew past the size limit (ulimit -f or the file system): write it elsewhere or raise the limit.'
-        : step === 'open'
-          ? 'Check that the folder exists and is writable.'
-          : 'Check free disk space and permissions.';
-  const words = CAUSE_WORDS[cause];
-  return new InputError(
-    `${step === 'open' ? 'cannot write' : 'writing'} ${purpose} file ${path}${step === 'open' ? '' : ' failed'}: ${cause}${words ? ` (${words})` : ''}`,
-    {
-      code: 'output-file',
-      file: path,
-      hint,
-      details: { cause },
-      cause: error,
-    },
-  );
 }
