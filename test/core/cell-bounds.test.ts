@@ -7,31 +7,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { CELL_LIMITS, quoteCell } from '../../src/core/mapping/quote-cell.js';
 import { validateFile } from '../../src/core/validate/validate-file.js';
-import { issuesOf } from './mapping-helpers.js';
+import { createRecordMapper } from '../../src/core/mapping/index.js';
+import { cellReader as reader, issuesOf } from './mapping-helpers.js';
 
 let dir: string;
 beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'memberctl-cell-bounds-'))));
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 const MB10 = 10 * 1024 * 1024;
-
-function reader(rule: object) {
-  const mapping = parseMapping(
-    {
-      columns: { Id: 'memberId', X: rule },
-      fields: { isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } },
-    },
-    'm.json',
-  );
-  const mapper = createRecordMapper('csv', ['Id', 'X'], { file: 'x.csv', mapping });
-  return (cell: string) => {
-    const c = mapper.toCandidate({ record: 1, line: 2, raw: ['m', cell] });
-    return c.valid ? c.item : issuesOf(c);
-  };
-}
 
 describe('a cell longer than its rule reads is refused at once, quoted short', () => {
   it('quoteCell keeps a short cell whole and cuts a long one, keeping its length', () => {

@@ -8,29 +8,14 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
 import { UsageError } from '../../src/errors.js';
 import { parseJsonRecord } from '../../src/io/json-element.js';
 import { firstLossyNumber, survivesAsDouble } from '../../src/schemas/exact-number.js';
-import { issuesOf, usageMessage } from './mapping-helpers.js';
+import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
+import { cellReader as reader, usageMessage } from './mapping-helpers.js';
 
 /** What a cell of column X becomes under `rule`: the item, or the record's issues. */
-function reader(rule: object) {
-  const mapping = parseMapping(
-    {
-      columns: { Id: 'memberId', X: rule },
-      fields: { isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } },
-    },
-    'm.json',
-  );
-  const mapper = createRecordMapper('csv', ['Id', 'X'], { file: 'x.csv', mapping });
-  return (cell: string) => {
-    const c = mapper.toCandidate({ record: 1, line: 2, raw: ['m', cell] });
-    return c.valid ? c.item : issuesOf(c);
-  };
-}
-
 describe('numbers a double cannot hold as written', () => {
   const read = reader({ field: 'customProperties.n', type: 'number' });
 

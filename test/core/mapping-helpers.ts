@@ -1,6 +1,7 @@
 /** What the mapping tests share: a candidate's issues as lines, its item, a usage error's message. */
 import { expect } from 'vitest';
 import type { Candidate } from '../../src/core/candidate.js';
+import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { UsageError } from '../../src/errors.js';
 
 export const issuesOf = (c: Candidate) =>
@@ -20,3 +21,19 @@ export const usageMessage = (fn: () => unknown) => {
   }
   throw new Error('expected a UsageError');
 };
+
+/** A CSV column `X` read through `rule` (memberId and the required fields given): the item, or the issues' lines. */
+export function cellReader(rule: object) {
+  const mapping = parseMapping(
+    {
+      columns: { Id: 'memberId', X: rule },
+      fields: { isActive: { value: true }, createdAt: { value: '2024-01-01T00:00:00Z' } },
+    },
+    'm.json',
+  );
+  const mapper = createRecordMapper('csv', ['Id', 'X'], { file: 'x.csv', mapping });
+  return (cell: string) => {
+    const c = mapper.toCandidate({ record: 1, line: 2, raw: ['m', cell] });
+    return c.valid ? c.item : issuesOf(c);
+  };
+}
