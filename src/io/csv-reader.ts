@@ -2,8 +2,7 @@
  * CSV records as cell arrays, streamed chunk by chunk (csv-record-core.ts), on this thread or, for a large file on a
  * machine with a second core, in a worker (csv-worker-client.ts). The header is read before `openCsv` resolves.
  */
-import { InputError } from '../errors.js';
-import { detectDelimiter, normalizeDelimiter } from './csv-delimiter.js';
+import { InputError, UsageError } from '../errors.js';
 import { CsvRecordCore } from './csv-record-core.js';
 import { WorkerCsvParser } from './csv-worker-client.js';
 import type { InputBytes } from './input-bytes.js';
@@ -26,7 +25,7 @@ export interface OpenCsvOptions {
   utf8?: Utf8LineChecker;
   /** The parsing worker's entry point (csvWorkerEntry), or undefined to parse on this thread. */
   worker?: URL;
-  /** --pad-short-rows (csv-rows.ts). */
+  /** --pad-short-rows (checkRowLength in csv-record-core.ts). */
   padShortRows?: boolean;
 }
 
@@ -102,6 +101,46 @@ class InThreadCsvParser {
     this.#core.parse(chunk);
     return true;
   }
+}
+
+/** The delimiters detected when --delimiter is not given: the most frequent in the header line wins. */
+const CANDIDATES = [',', ';', '\t', '|'] as const;
+
+/** Accepts a single character, or "tab" / "\t" spelled out (hard to type on a command line). */
+function normalizeDelimiter(given: string): string {
+  const value = given === 'tab' || given === '\\t' ? '\t' : given;
+  if (value.length !== 1 || value === '"' || value === '\n' || value === '\r') {
+    throw new UsageError(`--delimiter ${JSON.stringify(given)}: expected one character such as , ; | or "tab"`, {
+      code: 'delimiter',
+      hint: 'Leave --delimiter out to detect it from the header line.',
+    });
+  }
+  return value;
+}
+
+/** Counts the candidates outside quotes in the first non-blank line; a tie goes to the earlier candidate, none to ','. */
+function detectDelimiter(head: string): string {
+  const counts = new Map<string, number>(CANDIDATES.map((c) => [c, 0]));
+  let quoted = false;
+  let seenContent = false;
+  for (let i = 0; i < head.length; i++) {
+    const c = head[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === '\n' || c === '\r')) {
+      if (seenContent) break;
+      continue;
+    } else if (!quoted && counts.has(c)) counts.set(c, counts.get(c)! + 1);
+    if (c !== ' ' && c !== '\ufeff') seenContent = true;
+  }
+  let best: string = ',';
+  let bestCount = 0;
+  for (const c of CANDIDATES) {
+    if (counts.get(c)! > bestCount) {
+      best = c;
+      bestCount = counts.get(c)!;
+    }
+  }
+  return best;
 }
 
 /** The first bytes, up to the end of the first non-blank line (or HEAD_BYTES); an empty input is an InputError. */

@@ -1,6 +1,6 @@
 /**
  * CSV parsed on a second core: the main thread reads the bytes (and decodes them, for another encoding) and hands
- * them to a worker running CsvRecordCore; records come back packed (csv-packing.ts) and are unpacked here. Parsing
+ * them to a worker running CsvRecordCore; records come back packed (csv-worker-messages.ts) and are unpacked here. Parsing
  * is most of the main thread's work on a CSV (csv-parse alone ~0.8 s of ~3 s per 200k rows); off it, the sending
  * side runs while the next rows are parsed. The worker keeps at most AHEAD chunks in hand, so memory stays flat.
  */
@@ -11,11 +11,10 @@ import { Worker } from 'node:worker_threads';
 import { InputError, ReaderFailure } from '../errors.js';
 import { keepV8FlagsAcross } from '../v8-flags.js';
 import type { InputBytes } from './input-bytes.js';
-import { unpackRecords } from './csv-packing.js';
+import { type FromWorker, type ToWorker, unpackRecords } from './csv-worker-messages.js';
 import { checkHeaderLine } from './csv-record-core.js';
 import { invalidUtf8Error } from './record-limits.js';
 import type { Utf8LineChecker } from './utf8-check.js';
-import type { FromWorker, ToWorker } from './csv-worker-protocol.js';
 import type { SourceRecord } from './source.js';
 
 /** Chunks handed to the worker and not yet answered: enough to keep it busy while the main thread sends. */

@@ -7,8 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { InputError } from '../errors.js';
 import { CsvRecordCore } from './csv-record-core.js';
-import { packRecords, transferables } from './csv-packing.js';
-import type { ToWorker, FromWorker } from './csv-worker-protocol.js';
+import { type FromWorker, packRecords, type ToWorker, transferables } from './csv-worker-messages.js';
 
 const { file, delimiter, padShortRows } = workerData as { file: string; delimiter: string; padShortRows: boolean };
 const core = new CsvRecordCore(file, delimiter, undefined, true, padShortRows);

@@ -148,7 +148,7 @@ describe('validateFile', () => {
 describe('validateFile, random CSV files (property)', () => {
   it('every row written is one record, valid or invalid; --output holds exactly the valid ones', async () => {
     const { default: fc } = await import('fast-check');
-    const { csvLine } = await import('../../src/io/csv-line.js');
+    const { csvLine } = await import('../../src/io/rejects-writer.js');
     const headers = ['memberId', 'email', 'isActive', 'createdAt', 'metadata.__proto__', 'customProperties.x'];
     const cell = fc.oneof(
       fc.constantFrom('', 'yes', 'n', '2024-05-01', '2024-05-01T10:00:00Z', 'a,b', 'say "hi"', 'two\nlines'),

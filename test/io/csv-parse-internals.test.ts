@@ -1,7 +1,7 @@
 /**
  * The CSV reader leans on two things no public API promises (issue 27 item 13; docs/decisions.md): csv-parse's
  * `Parser.api.parse` with its live `info` counters, whose record count we reset so that a row of another width costs
- * no CsvError (csv-parser-core.ts), and Buffer's own `latin1Slice` / `ucs2Slice` decoders (csv-packing.ts).
+ * no CsvError (csv-parser-core.ts), and Buffer's own `latin1Slice` / `ucs2Slice` decoders (csv-worker-messages.ts).
  * csv-parse is pinned to an exact version in package.json; this file is what an upgrade must pass.
  */
 import { parse } from 'csv-parse';

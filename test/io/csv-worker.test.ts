@@ -9,7 +9,7 @@ import { InputError, ReaderFailure } from '../../src/errors.js';
 import { csvWorkerEntry } from '../../src/io/csv-worker-client.js';
 import { openCsv } from '../../src/io/csv-reader.js';
 import type { InputBytes } from '../../src/io/input-bytes.js';
-import { packRecords, unpackRecords } from '../../src/io/csv-packing.js';
+import { packRecords, unpackRecords } from '../../src/io/csv-worker-messages.js';
 import type { SourceRecord } from '../../src/io/source.js';
 import { checkedUtf8 } from '../../src/io/input-encoding.js';
 import { Utf8LineChecker, type InvalidUtf8Summary } from '../../src/io/utf8-check.js';

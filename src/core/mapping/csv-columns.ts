@@ -4,7 +4,7 @@
  * required field nothing gives, are usage errors naming the header and the closest field or headers.
  */
 import { UsageError, type Problem } from '../../errors.js';
-import { quotedHeader } from '../../io/csv-rows.js';
+import { quotedHeader } from '../../io/csv-record-core.js';
 import type { Feed, FieldRule, Mapping } from './mapping-file.js';
 import { checkRequiredFields } from './required-fields.js';
 import { compileCellReader } from './rules/cell-rule.js';

@@ -5,7 +5,7 @@
 import { UsageError } from '../../errors.js';
 import type { ResolvedColumn, ResolvedField } from './csv-columns.js';
 import { editDistance, normalizeName } from './targets.js';
-import { quotedHeader } from '../../io/csv-rows.js';
+import { quotedHeader } from '../../io/csv-record-core.js';
 
 export const REQUIRED_FIELDS = ['memberId', 'isActive', 'createdAt'] as const;
 

@@ -1,7 +1,9 @@
 /**
- * A chunk's CSV records in a form a worker can hand over without copying them cell by cell: every cell's text in
- * one buffer (latin1 or UTF-16), where each cell ends, and five numbers per record. Structured cloning 500 records of a
- * dozen strings would cost the main thread about what parsing them did; this costs it one string per cell.
+ * What travels between the main thread and the CSV parsing worker (csv-worker.ts, csv-worker-client.ts): the
+ * messages, and the records packed in them. A chunk's CSV records are packed in a form a worker can hand over
+ * without copying them cell by cell: every cell's text in one buffer (latin1 or UTF-16), where each cell ends, and
+ * five numbers per record. Structured cloning 500 records of a dozen strings would cost the main thread about what
+ * parsing them did; this costs it one string per cell.
  */
 import type { SourceRecord } from './source.js';
 
@@ -19,6 +21,41 @@ export interface PackedRecords {
   /** The `error` of each record flagged HAS_ERROR, in order. */
   errors: Array<{ message: string; hint?: string }>;
 }
+
+/** To the worker: each chunk of bytes as read, then the end of the input. */
+export type ToWorker = { type: 'chunk'; bytes: Uint8Array } | { type: 'end' };
+
+export type FromWorker =
+  /**
+   * One per message received, in order: the records that chunk completed; the header's cells once, as read (the
+   * main thread checks them), with the reply that has them.
+   */
+  | {
+      type: 'parsed';
+      headers?: string[];
+      headerLines: { start: number; end: number };
+      packed: PackedRecords;
+      ended: boolean;
+    }
+  /**
+   * The input is broken (a quote never closed, a record too large): thrown again as this InputError, after checking
+   * the header's cells when the same message completed them (the main thread checks a header as soon as it is read).
+   * `lastLine`: where the records that message parsed before the error end (dropped, as on the main thread, whose
+   * UTF-8 checker they still claimed).
+   */
+  | {
+      type: 'input-error';
+      message: string;
+      code: string;
+      file?: string;
+      line?: number;
+      hint?: string;
+      headers?: string[];
+      headerLines: { start: number; end: number };
+      lastLine?: number;
+    }
+  /** A bug in the worker. */
+  | { type: 'failed'; message: string };
 
 const FIELDS = 5;
 const UNTERMINATED = 1;
