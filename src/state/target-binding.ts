@@ -12,8 +12,8 @@ import { UsageError } from '../errors.js';
 
 export const EPHEMERAL_SANDBOX = 'a local sandbox (ephemeral)';
 
-export function targetName(target: { baseUrl: URL; sandbox?: { dataFile?: string } }): string {
-  if (target.sandbox)
+export function targetName(target: { baseUrl: URL } | { sandbox: { dataFile?: string } }): string {
+  if ('sandbox' in target)
     return target.sandbox.dataFile
       ? `a local sandbox with data file ${resolve(target.sandbox.dataFile)}`
       : EPHEMERAL_SANDBOX;

@@ -3,7 +3,7 @@ import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { ImportSummary } from '../../src/core/import/index.js';
 import { renderImportSummary } from '../../src/cli/render/import-summary.js';
-import { importRunError } from '../../src/cli/render/import-view.js';
+import { importRunError } from '../../src/cli/import-outcome.js';
 import { formatWait } from '../../src/duration.js';
 import type { Output } from '../../src/cli/output.js';
 
@@ -122,7 +122,7 @@ describe('a Retry-After beyond a year', () => {
 
   it('is "more than a year", with no date and no absurd count of days', () => {
     const absurd = Number.MAX_SAFE_INTEGER; // what Retry-After: 99999999999999999999 is read as
-    const error = importRunError(wait(absurd), undefined, 'memberctl import f.csv --no-journal')!;
+    const error = importRunError(wait(absurd), { isSandbox: false }, 'memberctl import f.csv --no-journal')!;
     expect(error.hint).toBe(
       "No run should wait that long: ask the API's operators why the server answers so, then run: memberctl import f.csv --no-journal",
     );
@@ -135,6 +135,8 @@ describe('a Retry-After beyond a year', () => {
   });
 
   it('a wait within a year keeps its date', () => {
-    expect(importRunError(wait(99_999_000), undefined, 'again')!.hint).toMatch(/^Run again after \d{4}-\d\d-\d\dT/);
+    expect(importRunError(wait(99_999_000), { isSandbox: false }, 'again')!.hint).toMatch(
+      /^Run again after \d{4}-\d\d-\d\dT/,
+    );
   });
 });

@@ -1,7 +1,8 @@
 /**
- * `memberctl import FILE`: flags in, one call to the core's importFile, the summary out. Everything between
- * (batching, ordering, retries, bisect, accounting) lives in src/core/import, the --json / --report object and
- * the exit code in ../import-report.ts; this file wires files, the target, signals and the view.
+ * `memberctl import FILE`: flags in, the target resolved, one call to the core's importFile, its report turned into
+ * an outcome (../import-outcome.ts: the --json / --report object, the error that stopped the run, the exit code),
+ * both drawn by the view (../render/import-view.ts). Everything between (batching, ordering, retries, bisect,
+ * accounting) lives in src/core/import; this file wires flags, files, the target, signals and the view.
  */
 import { Command, Option } from 'commander';
 import { z } from 'zod';
@@ -13,7 +14,7 @@ import { exitCodesHelp } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
-import { resolveTarget, type Target } from '../target.js';
+import { resolveImportTarget, type ImportTargetHandle } from '../target.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
 import {
   addImportStateOptions,
@@ -22,8 +23,8 @@ import {
   type ImportStateFlags,
 } from '../import-state-flags.js';
 import type { CommandResult } from '../program.js';
-import { createImportView } from '../render/import-view.js';
-import { endImport } from '../import-report.js';
+import { createImportView, type ImportView } from '../render/import-view.js';
+import { importOutcome } from '../import-outcome.js';
 import { loadCommandSettings } from '../settings-flags.js';
 
 interface ImportFlags extends InputFlags, ImportStateFlags {
@@ -137,8 +138,11 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
   const reportFile = runReport(flags.report, file, flags.force);
   const view = createImportView(command, flags, { file, profile: settings.profile?.value });
   const signals = installStopSignals((count) => view.stopping(count, grace));
-  let target: Target | undefined;
+  let target: ImportTargetHandle | undefined;
   try {
+    // the server before the input (reading the token contacts nothing); a --sandbox starts once the input is open
+    target = await resolveImportTarget(flags, settings);
+    reportFile.target = target.name;
     const request = {
       input: inputOptionsFrom(file, flags),
       sending: { ...sending, graceMs: grace },
@@ -148,28 +152,30 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
       stopSignal: signals.stop,
       abortSignal: signals.abort,
     };
-    const openTarget = async () => {
-      target = await resolveTarget('member', flags, settings);
-      reportFile.target = target.name;
-      view.knowTarget(target);
-      return target;
-    };
-    const report = await importFile(request, { openTarget }, (event) => view.onEvent(event));
+    const report = await importFile(request, targetPort(target, view), (event) => view.onEvent(event));
     view.finish();
-    const opened = target;
-    target = undefined; // (closed by endImport, not again in finally)
-    const ending = await endImport(report, { reportFile, target: opened, argv: process.argv.slice(2), flags });
-    view.render(report, ending.json, ending.context);
-    for (const failure of ending.laterFailures) view.error(failure);
-    return ending.exitCode;
+    const outcome = await importOutcome(report, { reportFile, target, argv: process.argv.slice(2), flags });
+    view.render(report, outcome);
+    return outcome.exitCode;
   } catch (error) {
     await reportFile.failed(error); // a failed night replaces last night's report
     throw error;
   } finally {
     signals.dispose();
     view.finish();
-    await target?.close();
+    await target?.close(); // a run that threw stops its sandbox here; after importOutcome closed it, nothing happens
   }
+}
+
+/** Core opens the target once the input is open; the view learns it then (and masks its token from there on). */
+function targetPort(target: ImportTargetHandle, view: ImportView) {
+  return {
+    openTarget: async () => {
+      const opened = await target.open();
+      view.knowTarget(opened);
+      return opened;
+    },
+  };
 }
 
 /** The sending settings (flag > env > profile > default, already checked by resolution) as the numbers core needs. */

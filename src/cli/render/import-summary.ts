@@ -1,6 +1,6 @@
 /**
- * The import's results: the --json / --report object (issue 4's shape, with `skipped` a count beside the first
- * `skippedExamples`, plus `unchanged` when --changed-only is on) and the human summary table, with a verdict that says what to do next.
+ * The import's human summary: the table of buckets, the reasons, the files written, and a verdict that says what
+ * to do next. (The --json object is built in ../import-outcome.ts.)
  */
 import type { ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
@@ -8,44 +8,6 @@ import { paddedRowsText } from './validate-table.js';
 import { formatDuration, formatWait } from '../../duration.js';
 import { duplicatesLine } from './duplicates-line.js';
 import { omittedCellsLines } from './omitted-cells-lines.js';
-
-/**
- * The fields of the summary a script sees, in this order; `unchanged` only with --changed-only, `paddedRows` only
- * with --pad-short-rows.
- */
-const JSON_FIELDS = [
-  'rows',
-  'paddedRows',
-  'invalid',
-  'unchanged',
-  'importedCount',
-  'updatedCount',
-  'skipped',
-  'skippedExamples',
-  'rejected',
-  'failed',
-  'duplicateMembers',
-  'omittedCells',
-  'batches',
-  'requests',
-  'retries',
-  'concurrency',
-  'durationMs',
-] as const;
-export type ImportJson = Omit<Pick<ImportSummary, (typeof JSON_FIELDS)[number]>, 'unchanged' | 'paddedRows'> & {
-  unchanged?: number;
-  paddedRows?: number;
-};
-
-export function importJson(
-  summary: ImportSummary,
-  options: { withUnchanged?: boolean; withPadded?: boolean } = {},
-): ImportJson {
-  const fields = JSON_FIELDS.filter(
-    (field) => (field !== 'unchanged' || options.withUnchanged) && (field !== 'paddedRows' || options.withPadded),
-  );
-  return Object.fromEntries(fields.map((field) => [field, summary[field]])) as ImportJson;
-}
 
 export interface SummaryContext {
   file: string;
@@ -58,7 +20,7 @@ export interface SummaryContext {
   withUnchanged?: boolean;
   /** --pad-short-rows was given: the summary says how many rows it completed. */
   withPadded?: boolean;
-  /** The exact command that sends what is left (cli/next-command.ts). */
+  /** The exact command that sends what is left (cli/import-outcome.ts). */
   againCommand?: string;
 }
 

@@ -46,7 +46,11 @@ export interface ImportRequest {
   abortSignal?: AbortSignal;
 }
 
-/** Where to send: resolved only once the input is open, so a wrong file is reported before any server is contacted. */
+/**
+ * Where to send, asked for through `openTarget` once the input is open. The command line resolves a server's base
+ * URL and token before the run (that contacts nothing) and starts a --sandbox only when asked: a wrong file is
+ * reported before any server is contacted or started.
+ */
 export interface ImportTarget {
   baseUrl: URL;
   token: string;
