@@ -4,9 +4,11 @@
  * stack; a bad record alone is invalid, naming its line, and every other record is read. What only a process shows
  * (stdout left empty, the exit code itself, --json on an error) stays in test/e2e/validate-bad-input.test.ts.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chalk } from 'chalk';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
@@ -198,5 +200,58 @@ describe('validate on bad input (in-process)', () => {
         2,
       );
     });
+  });
+});
+
+describe('an input that breaks midway puts neither --output nor --rejects in place (docs/safety.md#outputs)', () => {
+  const rows = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `m-${from + i},${(from + i) % 5 ? 'true' : 'maybe'},2024-05-01\n`).join('');
+  const header = 'memberId,isActive,createdAt\n';
+
+  /** Last night's files, written by a good run (so memberctl's own), then the same paths given to `options`. */
+  async function lastNight(name: string): Promise<{ outputPath: string; rejectsPath: string; before: string[] }> {
+    const good = join(dir, `${name}-good.csv`);
+    await writeFile(good, header + rows(1, 10));
+    const outputPath = join(dir, `${name}-items.ndjson`);
+    const rejectsPath = join(dir, `${name}-rejects.ndjson`);
+    await validateFile({ path: good, outputPath, rejectsPath });
+    const before = [readFileSync(outputPath, 'utf8'), readFileSync(rejectsPath, 'utf8')];
+    expect(before[0]).toContain('"m-1"');
+    expect(before[1]).toContain('"m-5"');
+    return { outputPath, rejectsPath, before };
+  }
+
+  async function expectUntouched(name: string, path: string, named: string, pattern: RegExp) {
+    const { outputPath, rejectsPath, before } = await lastNight(name);
+    await expectFatal({ path, outputPath, rejectsPath }, named, pattern);
+    expect([readFileSync(outputPath, 'utf8'), readFileSync(rejectsPath, 'utf8')]).toEqual(before);
+    expect((await readdir(dir)).filter((file) => file.startsWith(`.${name}-`) && file.includes('tmp'))).toEqual([]);
+  }
+
+  it('a truncated gzip: the files from before stay as they were, and no temp file is left', async () => {
+    const path = join(dir, 'cut.csv.gz');
+    const whole = gzipSync(header + rows(100, 20_000));
+    await writeFile(path, whole.subarray(0, Math.floor(whole.length / 2)));
+    await expectUntouched('gz', path, path, /gzip data ends early/);
+  });
+
+  it('a JSON array cut half way: the same', async () => {
+    const path = join(dir, 'half.json');
+    const record = (i: number) =>
+      `{"memberId":"j-${i}","isActive":${i % 5 ? 'true' : '"maybe"'},"createdAt":"2024-05-01"}`;
+    await writeFile(
+      path,
+      `[\n${Array.from({ length: 50 }, (_, i) => record(i)).join(',\n')},\n{"memberId":"j-50","isActive":tr`,
+    );
+    await expectUntouched('json', path, path, /line 52: .*truncated/);
+  });
+
+  it('a run that reads to the end replaces them', async () => {
+    const { outputPath, rejectsPath, before } = await lastNight('whole');
+    const path = join(dir, 'whole-next.csv');
+    await writeFile(path, header + rows(20, 10));
+    await validateFile({ path, outputPath, rejectsPath });
+    expect(readFileSync(outputPath, 'utf8')).not.toBe(before[0]);
+    expect(readFileSync(rejectsPath, 'utf8')).toContain('"m-20"');
   });
 });

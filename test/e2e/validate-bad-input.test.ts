@@ -3,6 +3,9 @@
  * the file and line plus a hint, never a stack trace. Each kind of bad input (empty, truncated, 16 MB records,
  * workbooks, unknown columns, bad flags…) is checked in-process in test/core/validate-bad-input.test.ts.
  */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
 
@@ -50,6 +53,19 @@ describe('validate on bad input', () => {
       error: { code: expect.any(String), message: expect.stringContaining('line 3') },
     });
     expect(r.stderr).toMatch(/^error: fixtures\/invalid\/truncated\.json line 3/);
+  });
+
+  it('--json says the --output and --rejects asked for were not written (the files from before stay)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memberctl-validate-cut-'));
+    try {
+      const [output, rejects] = [join(dir, 'items.ndjson'), join(dir, 'rejects.ndjson')];
+      const r = await validate('fixtures/invalid/truncated.json', '--json', '--output', output, '--rejects', rejects);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, outputWritten: false, rejectsWritten: false });
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a bad --show', async () => {

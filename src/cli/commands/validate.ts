@@ -102,7 +102,7 @@ ${exitCodesHelp('validate')}`,
       progress?.stop();
       // before the JSON object began, the entry point reports the error; after, close the object ourselves
       if (!json?.hasStarted) throw error;
-      json.fail(error, soFar);
+      json.fail(error, soFar, { output: flags.output, rejects: flags.rejects });
       renderError(error, output);
       result.exitCode = exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
       return;

@@ -1,7 +1,7 @@
 /**
  * validate --json: one JSON object on stdout, streamed so that millions of invalid records need no memory:
  * {"file", "format", "invalidRecords": [...every one...], "rows", "valid", "invalid", "reasons", "output",
- * "rejects", "fieldStats" (with --stats), "paddedRows" (with --pad-short-rows), "durationMs"} — or, if the input turns unreadable midway, the counts so far and an "error" key.
+ * "rejects", "fieldStats" (with --stats), "paddedRows" (with --pad-short-rows), "durationMs"} — or, if the input turns unreadable midway, the counts so far, "outputWritten"/"rejectsWritten": false and an "error" key.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
@@ -54,9 +54,22 @@ export class ValidateJsonStream {
     this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(rest).slice(1)}\n`);
   }
 
-  /** Closes the object after a fatal error, with the counts so far, so stdout stays one valid JSON object. */
-  fail(error: unknown, soFar?: { rows: number; valid: number }): void {
+  /**
+   * Closes the object after a fatal error, with the counts so far, so stdout stays one valid JSON object. The
+   * --output and --rejects asked for were not put in place (a file from before stays): `outputWritten: false`,
+   * `rejectsWritten: false`, as import says it.
+   */
+  fail(
+    error: unknown,
+    soFar?: { rows: number; valid: number },
+    asked: { output?: string; rejects?: string } = {},
+  ): void {
     const counts = soFar ? { rows: soFar.rows, valid: soFar.valid, invalid: soFar.rows - soFar.valid } : {};
-    this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify({ ...counts, ...errorToJson(error) }).slice(1)}\n`);
+    const notWritten = {
+      ...(asked.output !== undefined && { outputWritten: false }),
+      ...(asked.rejects !== undefined && { rejectsWritten: false }),
+    };
+    const rest = { ...counts, ...notWritten, ...errorToJson(error) };
+    this.out.write(`${this.first ? '' : '\n'}],${JSON.stringify(rest).slice(1)}\n`);
   }
 }

@@ -127,13 +127,15 @@ export async function validateFile(
         if (check.rows % PROGRESS_EVERY === 0) progress();
       }
     }
+    await stream.close();
   } catch (error) {
-    // what was written so far is flushed and the files closed; the reading error is the one to report
-    await Promise.allSettled([outputs.output?.close(), outputs.rejects?.close(), stream.close()]);
+    // the input broke midway (or an output failed): --output and --rejects hold the records before that point
+    // only, so neither is put in place and the files from before stay as they were (docs/safety.md#outputs)
+    await Promise.allSettled([outputs.output?.abort(), outputs.rejects?.abort(), stream.close()]);
     progress();
     throw error;
   }
-  await Promise.all([outputs.output?.close(), outputs.rejects?.close(), stream.close()]);
+  await Promise.all([outputs.output?.close(), outputs.rejects?.close()]);
   progress();
   const notUtf8 = stream.notUtf8Warning();
   if (notUtf8) void onEvent({ type: 'warning', message: notUtf8 });
