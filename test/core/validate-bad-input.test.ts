@@ -163,6 +163,21 @@ describe('validate on bad input (in-process)', () => {
     await expectFatal({ path: 'fixtures/invalid/mixed.csv', rejectsPath }, rejectsPath, /cannot write rejects file/);
   });
 
+  it('--rejects that cannot be opened after --output was: the --output from before stays as it was', async () => {
+    const outputPath = join(dir, 'kept-items.ndjson');
+    await validateFile({ path: 'fixtures/invalid/mixed.csv', outputPath });
+    const before = readFileSync(outputPath, 'utf8');
+    expect(before).not.toBe('');
+    const rejectsPath = join(dir, 'nope', 'r.ndjson');
+    await expectFatal(
+      { path: 'fixtures/invalid/mixed.csv', outputPath, rejectsPath },
+      rejectsPath,
+      /cannot write rejects file/,
+    );
+    expect(readFileSync(outputPath, 'utf8')).toBe(before);
+    expect((await readdir(dir)).filter((file) => file.startsWith('.kept-items') && file.includes('tmp'))).toEqual([]);
+  });
+
   it('a bad --limit or --delimiter', async () => {
     const file = 'fixtures/invalid/mixed.csv';
     await expectFatal(() => inputOptionsFrom(file, { limit: '0' }), '--limit', /at least 1/);

@@ -172,7 +172,8 @@ async function openOutputs(options: ValidateOptions, stream: CandidateStream): P
     });
     return { output, rejects };
   } catch (error) {
-    await Promise.allSettled([stream.close(), output?.close()]);
+    // nothing was validated: an --output from before stays as it was, not replaced by an empty file
+    await Promise.allSettled([stream.close(), output?.abort()]);
     throw error;
   }
 }
