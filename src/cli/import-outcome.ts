@@ -4,13 +4,12 @@
  * one table, exit-codes.ts), and the failures that come after the summary (the sandbox's store file, the report
  * itself). The import command gets core's report, asks for its outcome here and hands both to the view.
  */
-import type { ImportReport, ImportSummary } from '../core/import/index.js';
+import type { ImportReport, ImportStateReport, ImportSummary } from '../core/import/index.js';
 import { shellCommand } from '../core/shell-command.js';
 import { formatWait, YEAR_MS } from '../duration.js';
 import { CredentialsError, NotConfirmedError, type MemberctlError } from '../errors.js';
 import { OutputFailure } from '../io/output-failure.js';
 import { exitCodeFor } from './exit-codes.js';
-import { importStateJson } from './import-state-flags.js';
 import type { RunReport } from './run-report.js';
 import type { ImportTargetHandle } from './target.js';
 
@@ -22,6 +21,8 @@ export interface ImportOutcome {
   stopError?: MemberctlError;
   /** The exact command that sends what is left, for the summary's advice. */
   againCommand: string;
+  /** What the JSON log's finished line adds to the counts, as --json has it: the state's fields and nextCommand. */
+  finishedFields: Record<string, unknown>;
   /** Shown after the summary, each with its exit code already in `exitCode`. */
   laterFailures: OutputFailure[];
 }
@@ -44,14 +45,16 @@ export async function importOutcome(
   const again = againCommand(argv, report.state.journalKept);
   const { summary } = report;
   const stopError = importRunError(summary, target, again);
+  const state = stateJson(report.state);
+  const next = nextCommandJson(summary, again);
   const result = reportFile.result(
     exitCode,
     {
       ...summaryJson(summary, flags),
-      ...importStateJson(report.state),
+      ...state,
       ...serverWaitJson(summary),
       ...(report.rejectsKept ? { rejectsWritten: false } : {}),
-      ...nextCommandJson(summary, again),
+      ...next,
     },
     stopError ?? closeFailure,
   );
@@ -63,6 +66,7 @@ export async function importOutcome(
     json: { ...result, exitCode },
     stopError,
     againCommand: again,
+    finishedFields: { ...state, ...next },
     laterFailures: [closeFailure, reportFailure].filter((failure) => failure !== undefined),
   };
 }
@@ -161,6 +165,18 @@ export function againCommand(argv: readonly string[], journalKept: boolean): str
  */
 function nextCommandJson(summary: ImportSummary, again: string): { nextCommand?: string } {
   return (summary.failed > 0 || summary.stopReason) && !summary.inputError ? { nextCommand: again } : {};
+}
+
+/** What the durable state adds to the --json object (only what applies, so a plain import's object is unchanged). */
+function stateJson(state: ImportStateReport): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  if (state.absentFromInput !== undefined) extra.absentFromInput = state.absentFromInput;
+  if (state.refreshed > 0) extra.refreshed = state.refreshed;
+  if (state.resumedRecords > 0) extra.resumedRecords = state.resumedRecords;
+  if (state.shard) extra.shard = state.shard;
+  if (state.shard) extra.otherShards = state.otherShards;
+  if (state.journalPath && state.journalKept) extra.journal = state.journalPath; // where --resume will look
+  return extra;
 }
 
 /** `retryAfterMs` (and the limit it went over) when the server's Retry-After stopped the run. */

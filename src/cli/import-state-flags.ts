@@ -3,7 +3,6 @@
  * --changed-only, --state, --shard): declared here so import.ts only adds them and passes them on.
  */
 import type { Command } from 'commander';
-import type { ImportStateReport } from '../core/import/index.js';
 import type { ImportStateOptions } from '../core/import/durable/index.js';
 import { parseMaxShrink } from '../core/import/durable/shrink-guard.js';
 import { UsageError } from '../errors.js';
@@ -89,44 +88,4 @@ function parseDays(text: string): number {
     });
   }
   return Number(text);
-}
-
-/** Fields the --json object gains (only those that apply, so a plain import's object is unchanged). */
-export function importStateJson(state: ImportStateReport): Record<string, unknown> {
-  const extra: Record<string, unknown> = {};
-  if (state.absentFromInput !== undefined) extra.absentFromInput = state.absentFromInput;
-  if (state.refreshed > 0) extra.refreshed = state.refreshed;
-  if (state.resumedRecords > 0) extra.resumedRecords = state.resumedRecords;
-  if (state.shard) extra.shard = state.shard;
-  if (state.shard) extra.otherShards = state.otherShards;
-  if (state.journalPath && state.journalKept) extra.journal = state.journalPath; // where --resume will look
-  return extra;
-}
-
-/** Lines for the human summary: what an earlier run settled, other shards, where the journal is and why. */
-export function importStateNotes(state: ImportStateReport, failed: number): string[] {
-  const notes: string[] = [];
-  const n = (count: number) => count.toLocaleString('en-US');
-  if (state.refreshed > 0)
-    notes.push(`refreshed: ${n(state.refreshed)} unchanged members sent again (--refresh-after)`);
-  if (state.absentFromInput)
-    notes.push(
-      `absent: ${n(state.absentFromInput)} members in the state are not in this input (memberctl state absent --state FILE lists them)`,
-    );
-  if (state.resumedRecords > 0)
-    notes.push(
-      `resumed: ${n(state.resumedRecords)} records were settled by an earlier run (counted above, not sent again)`,
-    );
-  if (state.shard)
-    notes.push(
-      `shard ${state.shard.index}/${state.shard.count}: ${n(state.otherShards)} records belong to other shards (not counted above)`,
-    );
-  if (state.journalPath && state.journalKept) {
-    notes.push(
-      failed > 0
-        ? `journal kept: ${state.journalPath} — run again with --resume to send only the ${n(failed)} records not confirmed`
-        : `journal kept: ${state.journalPath}`,
-    );
-  }
-  return notes;
 }

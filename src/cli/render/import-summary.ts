@@ -1,8 +1,8 @@
 /**
- * The import's human summary: the table of buckets, the reasons, the files written, and a verdict that says what
- * to do next. (The --json object is built in ../import-outcome.ts.)
+ * The import's human summary: the table of buckets, the reasons, the files written, a verdict that says what to do
+ * next, and what the durable state did. (The --json object is built in ../import-outcome.ts.)
  */
-import type { ImportSummary } from '../../core/import/index.js';
+import type { ImportStateReport, ImportSummary } from '../../core/import/index.js';
 import type { Output } from '../output.js';
 import { paddedRowsText } from './validate-table.js';
 import { formatDuration, formatWait } from '../../duration.js';
@@ -22,6 +22,8 @@ export interface SummaryContext {
   withPadded?: boolean;
   /** The exact command that sends what is left (cli/import-outcome.ts). */
   againCommand?: string;
+  /** What the durable state did (resumed, refreshed, absent, shard, journal): a dim line each after the verdict. */
+  state?: ImportStateReport;
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -78,6 +80,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
     output.out(`Wrote ${n(notImported)} record${notImported === 1 ? '' : 's'} not imported to ${context.rejectsPath}`);
   if (context.reportPath) output.out(`Wrote the report to ${context.reportPath}`);
   output.out(verdict(summary, context, output));
+  if (context.state) for (const note of stateNotes(context.state, summary.failed)) output.out(output.color.dim(note));
 }
 
 function verdict(summary: ImportSummary, context: SummaryContext, output: Output): string {
@@ -145,4 +148,32 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   return color.green(
     `Done: every record ${summary.unchanged > 0 ? 'imported, updated or unchanged' : 'imported or updated'}.`,
   );
+}
+
+/** Lines for the human summary: what an earlier run settled, other shards, where the journal is and why. */
+function stateNotes(state: ImportStateReport, failed: number): string[] {
+  const notes: string[] = [];
+  const n = (count: number) => count.toLocaleString('en-US');
+  if (state.refreshed > 0)
+    notes.push(`refreshed: ${n(state.refreshed)} unchanged members sent again (--refresh-after)`);
+  if (state.absentFromInput)
+    notes.push(
+      `absent: ${n(state.absentFromInput)} members in the state are not in this input (memberctl state absent --state FILE lists them)`,
+    );
+  if (state.resumedRecords > 0)
+    notes.push(
+      `resumed: ${n(state.resumedRecords)} records were settled by an earlier run (counted above, not sent again)`,
+    );
+  if (state.shard)
+    notes.push(
+      `shard ${state.shard.index}/${state.shard.count}: ${n(state.otherShards)} records belong to other shards (not counted above)`,
+    );
+  if (state.journalPath && state.journalKept) {
+    notes.push(
+      failed > 0
+        ? `journal kept: ${state.journalPath} — run again with --resume to send only the ${n(failed)} records not confirmed`
+        : `journal kept: ${state.journalPath}`,
+    );
+  }
+  return notes;
 }

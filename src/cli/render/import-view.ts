@@ -6,7 +6,6 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { fanOut, type ImportFileEvent, type ImportReport } from '../../core/import/index.js';
-import { importStateJson, importStateNotes } from '../import-state-flags.js';
 import type { ImportOutcome } from '../import-outcome.js';
 import { createJsonLog, jsonStderrOutput, logFinished, type JsonLog } from '../log-format.js';
 import { packageVersion } from '../../version.js';
@@ -124,16 +123,13 @@ export function createImportView(
           rejectsKept: report.rejectsKept,
           reportPath: flags.report,
           againCommand: outcome.againCommand,
+          state: report.state,
         };
         renderImportSummary(summary, context, output);
-        for (const note of importStateNotes(report.state, summary.failed)) output.out(output.color.dim(note));
       }
       // the summary is out (it accounts for the records before a stop); then the error, on stderr with --json too
       if (outcome.stopError) renderError(outcome.stopError, output);
-      // nextCommand as the --json object has it (import-outcome.ts decides when there is one)
-      const { nextCommand } = outcome.json;
-      const extra = { ...importStateJson(report.state), ...(typeof nextCommand === 'string' ? { nextCommand } : {}) };
-      if (jsonLog) logFinished(jsonLog, summary, report.category, extra);
+      if (jsonLog) logFinished(jsonLog, summary, report.category, outcome.finishedFields);
       for (const failure of outcome.laterFailures) renderError(failure, output);
     },
   };
