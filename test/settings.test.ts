@@ -219,6 +219,26 @@ describe('config file', () => {
     );
   });
 
+  it('is read as written: a UTF-8 byte order mark (Notepad) is no part of the JSON', () => {
+    const path = tempConfig('\uFEFF{"profiles": {"ci": {"batchSize": 42}}}');
+    expect(loadConfigFile({ path, explicit: true })?.data.profiles.ci).toEqual({ batchSize: 42 });
+  });
+
+  it('names curly quotes with the line and column of the first, and how to fix them', () => {
+    expect(configErrorMessage('{\n  “profiles”: {}}')).toMatch(
+      /: not valid JSON: it has curly quotes \(“ ”, first at line 2, column 3\) where JSON needs straight ones \("\) \| hint: .*retype them as "/,
+    );
+  });
+
+  it('refuses a key given twice, naming its path and line (JSON.parse would keep the last without a word)', () => {
+    const message = configErrorMessage(
+      '{"profiles": {\n  "prod": {"baseUrl": "https://api.example.com",\n    "baseUrl": "https://staging.example.com"}},\n "profiles": {}}',
+    );
+    expect(message).toMatch(
+      /^config file .*config\.json: "profiles\.prod\.baseUrl" is given twice in one object \(line 3\): only the last would be read; "profiles" is given twice in one object \(line 4\): only the last would be read \| hint: keep one of them/,
+    );
+  });
+
   it('loadSettings reads the file named by MEMBERCTL_CONFIG and applies the profile', () => {
     const path = tempConfig(JSON.stringify({ profiles: { ci: { batchSize: 42 } } }));
     const settings = loadSettings({ env: { MEMBERCTL_CONFIG: path, MEMBERCTL_PROFILE: 'ci' } });

@@ -8,8 +8,14 @@
  *    "fields": {"loyaltyProgram": {"default": "basic"}, "email": {"firstOf": ["Work Email", "Home Email"]}}}
  */
 import { readFile } from 'node:fs/promises';
-import { firstCurlyQuote, jsonErrorPosition, jsonErrorReason } from '../json-position.js';
-import { duplicateKeys } from '../../io/json-duplicate-keys.js';
+import {
+  CURLY_QUOTES_HINT,
+  notJsonText,
+  parseJsonDocument,
+  REPEATED_KEY_HINT,
+  repeatedKeyText,
+  repeatedKeys,
+} from '../json-document.js';
 import { firstLossyNumber } from '../../schemas/exact-number.js';
 import { UsageError, type Problem } from '../../errors.js';
 import {
@@ -120,36 +126,14 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
             : (error as Error).message;
     throw new UsageError(`mapping file ${path}: ${reason}`, { code: 'mapping-file', hint: FORMAT_HINT });
   }
-  // Notepad and some exports start a UTF-8 file with a byte order mark: it is no part of the JSON
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw notJsonError(path, text, error);
-  }
-  refuseSilentChanges(path, text, json);
-  return parseMapping(json, path);
-}
-
-const CURLY_HINT =
-  'an editor or a chat app turned the quotes typographic: retype them as " in a plain-text editor (JSON takes straight quotes only)';
-
-function notJsonError(path: string, text: string, error: unknown): UsageError {
-  const curly = firstCurlyQuote(text);
-  if (curly)
-    return new UsageError(
-      `mapping file ${path} is not valid JSON: it has curly quotes (“ ”, first at line ${curly.line}, column ${curly.column}) where JSON needs straight ones (")`,
-      { code: 'mapping-file', hint: CURLY_HINT },
-    );
-  const where = jsonErrorPosition(text, error);
-  return new UsageError(
-    `mapping file ${path} is not valid JSON${where ? ` ${where}` : ''}: ${jsonErrorReason(error)}`,
-    {
+  const document = parseJsonDocument(text);
+  if (!document.ok)
+    throw new UsageError(`mapping file ${path} is ${notJsonText(document.problem)}`, {
       code: 'mapping-file',
-      hint: FORMAT_HINT,
-    },
-  );
+      hint: document.problem.kind === 'curly-quotes' ? CURLY_QUOTES_HINT : FORMAT_HINT,
+    });
+  refuseSilentChanges(path, document);
+  return parseMapping(document.json, path);
 }
 
 /**
@@ -157,19 +141,15 @@ function notJsonError(path: string, text: string, error: unknown): UsageError {
  * rule) keeps only the last, so half of the file would be dropped; a number a double cannot hold ("value":
  * 9007199254740993) is rounded. Each is refused, naming the key's path and its line.
  */
-function refuseSilentChanges(path: string, text: string, json: unknown): void {
+function refuseSilentChanges(path: string, document: { json: unknown; text: string }): void {
   const problems = new Problems(path);
-  const lossy = firstLossyNumber(text);
+  const lossy = firstLossyNumber(document.text);
   if (lossy)
     problems.add(
       `the number ${lossy.written}${lossy.path ? ` at ${JSON.stringify(lossy.path)}` : ''} cannot be held exactly: it would be sent as ${lossy.sent} (line ${lossy.line + 1})`,
       `write it in quotes ("${lossy.written}") to send it as text; a JSON number keeps about 15–17 significant digits`,
     );
-  for (const duplicate of duplicateKeys(text, json))
-    problems.add(
-      `${JSON.stringify(duplicate.path)} is given twice in one object (line ${duplicate.line + 1}): only the last would be read`,
-      'keep one of them (merge the two blocks, or delete the one not meant); a JSON reader silently takes the last',
-    );
+  for (const duplicate of repeatedKeys(document)) problems.add(repeatedKeyText(duplicate), REPEATED_KEY_HINT);
   problems.throwIfAny();
 }
 

@@ -9,7 +9,14 @@ import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { CONFIG_ENV, SETTING_KEYS, SETTING_SPECS, type SettingKey } from './spec.js';
 import { closest } from './suggest.js';
-import { jsonErrorPosition } from '../json-position.js';
+import {
+  CURLY_QUOTES_HINT,
+  notJsonText,
+  parseJsonDocument,
+  REPEATED_KEY_HINT,
+  repeatedKeyText,
+  repeatedKeys,
+} from '../json-document.js';
 
 const profileShape = Object.fromEntries(
   SETTING_KEYS.map((key) => [key, SETTING_SPECS[key].schema.optional()]),
@@ -64,17 +71,20 @@ export function loadConfigFile(location: ConfigLocation, home = homedir()): Conf
       `check ${CONFIG_ENV} or the file's permissions`,
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
+  // read as written (json-document.ts): a BOM skipped, curly quotes named, a key given twice refused, not lost
+  const document = parseJsonDocument(text);
+  if (!document.ok) {
+    const curly = document.problem.kind === 'curly-quotes';
     throw configError(
       location.path,
-      `not valid JSON ${jsonErrorPosition(text, error)}`.trim(),
-      'the file must be one JSON object',
+      notJsonText(document.problem),
+      curly ? CURLY_QUOTES_HINT : 'the file must be one JSON object',
     );
   }
-  const parsed = configFileSchema.safeParse(json);
+  const repeated = repeatedKeys(document);
+  if (repeated.length > 0)
+    throw configError(location.path, repeated.map(repeatedKeyText).join('; '), REPEATED_KEY_HINT);
+  const parsed = configFileSchema.safeParse(document.json);
   if (!parsed.success) throw schemaError(location.path, parsed.error.issues);
   const data = parsed.data as ConfigFileData;
   if (data.defaultProfile !== undefined && !(data.defaultProfile in data.profiles)) {
