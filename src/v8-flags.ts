@@ -10,10 +10,12 @@
  *   always reaches; its 32 MB were a quarter of import's peak RSS. The growth factor is read at every growth, so
  *   setting it to 1 once the cap is reached holds the size there.
  * - WebAssembly stays on its baseline compiler (Liftoff): undici parses HTTP responses with llhttp compiled to
- *   WebAssembly, and its tier-up to TurboFan (V8's optimizing compiler, on a background thread, shortly after the
- *   first answers) took ~30 MB for ~100 ms, the peak RSS of any import under ~1M rows (20k rows: 150 → 118 MB).
- *   The budget is read when a module is instantiated; TurboFan still compiles what Liftoff cannot. Liftoff code
- *   parses a few hundred bytes per request, a batch of 500 rows: nothing to optimize.
+ *   WebAssembly, and V8's tier-up of its parse function to TurboFan (V8's optimizing compiler, on a background
+ *   thread) took ~30 MB of compiler memory for ~0.5 s: the peak RSS of a run. A tiering budget cannot prevent it: the
+ *   largest V8 takes (~2·10⁹ bytes executed) lasted ~1,000 responses of the parse function's big loop (~200k rows).
+ *   Dynamic tiering off (read when a module is compiled) with tier-up off compiles each function once, with Liftoff;
+ *   TurboFan still compiles what Liftoff cannot (unlike `--liftoff-only`). Liftoff code parses a few hundred bytes
+ *   per request, a batch of 500 rows: nothing to optimize.
  *
  * Starting a worker thread sets the growth factor back to V8's default (measured on Node 20: a new isolate's heap
  * is configured with it): whoever starts one passes it to `keepV8FlagsAcross`, which sets every flag again.
@@ -43,12 +45,11 @@ function capWhenReached(): boolean {
   return true;
 }
 
-/** Bytes of WebAssembly executed before a function is optimized (V8's default 1,800,000): in practice never. */
-const WASM_TIERING_BUDGET = 2_000_000_000;
-
 export function applyV8Flags(): void {
   setFlagsFromString('--heap-growing-percent=100');
-  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+  // tier-up off first: dynamic tiering off with tier-up on would compile every function with TurboFan at once
+  setFlagsFromString('--no-wasm-tier-up');
+  setFlagsFromString('--no-wasm-dynamic-tiering');
   if (capped) {
     setFlagsFromString('--semi-space-growth-factor=1');
     return;
