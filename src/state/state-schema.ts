@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS member_state (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;`;
 
-/** The tables of a new state, made before the file is put in place (sync-state.ts's createStateFile). */
+/** The tables of a new state, made before the file is put in place (state-file.ts's createStateFile). */
 export function createSchema(db: Database.Database): void {
   db.transaction(() => {
     db.exec(SCHEMA);

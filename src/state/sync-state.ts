@@ -17,15 +17,12 @@
  * process's checkpoint for long.
  */
 import type Database from 'better-sqlite3';
-import { lazy } from '../lazy.js';
-import { closeSync, existsSync, linkSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { InputError, MemberctlError } from '../errors.js';
+import { MemberctlError } from '../errors.js';
 import { refuseOtherTarget } from './target-binding.js';
 import { NightlyState } from './nightly-state.js';
-import { checkSchema, createSchema } from './state-schema.js';
-import { emptyStateError, fileKind, notRegularFileError, stateCloseError, stateError } from './state-errors.js';
-
-const sqlite = lazy<typeof Database>('better-sqlite3');
+import { checkSchema } from './state-schema.js';
+import { prepareStateFile, sqlite } from './state-file.js';
+import { stateCloseError, stateError } from './state-errors.js';
 
 /**
  * SQLite reads the state through a memory map of up to this many bytes (about its first 1.6 million members)
@@ -83,20 +80,7 @@ export class SyncState {
 
   /** Opens (and with `create`, creates) a state file; refuses files that are not memberctl state. */
   static open(path: string, options: { create: boolean; target?: string }): SyncState {
-    let created = false;
-    if (!existsSync(path)) {
-      if (!options.create) {
-        throw new InputError(`no state file at ${path}`, {
-          code: 'state-file',
-          file: path,
-          hint: 'Check the --state path; an import with --changed-only --state creates it.',
-        });
-      }
-      created = createStateFile(path);
-    } else {
-      refuseNonRegularFile(path);
-      refuseEmptyFile(path);
-    }
+    const created = prepareStateFile(path, options.create);
     try {
       const state = new SyncState(new (sqlite())(path, { fileMustExist: true, timeout: 30_000 }), path);
       try {
@@ -299,68 +283,4 @@ export class SyncState {
       throw stateCloseError(this.path, error);
     }
   }
-}
-
-/**
- * A new state appears whole: its tables are made in a file of its own, which is then linked to `path` (link fails
- * when another process, a shard, created it meanwhile: that one is used). So a state file that exists always has
- * its tables, and one that is empty (0 bytes, or a database without tables) was damaged after it was made
- * (truncated, overwritten), never "being created": it is refused, not taken for a new state that sends every
- * member and leaves the shrink guard nothing to compare with. True when this call created it.
- */
-function createStateFile(path: string): boolean {
-  const fresh = `${path}.new-${process.pid}`;
-  try {
-    closeSync(openSync(fresh, 'w', 0o600)); // SQLite gives its -wal and -shm files the same mode
-    const db = new (sqlite())(fresh, { fileMustExist: true });
-    try {
-      db.pragma('journal_mode = WAL');
-      createSchema(db);
-    } finally {
-      db.close(); // checkpoints: the tables are in the file itself, the -wal is removed
-    }
-    placeFile(fresh, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw stateError(path, error);
-  } finally {
-    for (const leftover of [fresh, `${fresh}-wal`, `${fresh}-shm`]) {
-      try {
-        unlinkSync(leftover);
-      } catch {
-        // not there
-      }
-    }
-  }
-}
-
-/** Links `fresh` to `path` (EEXIST when taken); where links are not supported, a rename does, less atomically. */
-function placeFile(fresh: string, path: string): void {
-  try {
-    linkSync(fresh, path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
-    if (existsSync(path)) throw Object.assign(new Error('exists'), { code: 'EEXIST' });
-    renameSync(fresh, path);
-  }
-}
-
-/** A FIFO, a device or a directory is no state, damaged or not: named as what it is, and never moved aside. */
-function refuseNonRegularFile(path: string): void {
-  const stats = statSync(path);
-  if (!stats.isFile()) throw notRegularFileError(path, fileKind(stats));
-}
-
-/** A 0-byte state (with no -wal that could hold its pages) is damaged: see createStateFile. */
-function refuseEmptyFile(path: string): void {
-  const size = (file: string) => {
-    try {
-      return statSync(file).size;
-    } catch {
-      return 0;
-    }
-  };
-  if (size(path) === 0 && size(`${path}-wal`) === 0) throw emptyStateError(path);
 }
