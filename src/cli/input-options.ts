@@ -7,6 +7,7 @@ import type { CandidateOptions } from '../core/read-candidates.js';
 import { UsageError } from '../errors.js';
 import type { InputFormat } from '../io/source.js';
 import { DUPLICATE_RULES, type DuplicateRule } from '../core/duplicates/duplicate-members.js';
+import { cliIo } from './io.js';
 
 export interface InputFlags {
   format?: InputFormat;
@@ -69,6 +70,7 @@ export function addInputOptions(command: Command): Command {
 export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOptions {
   return {
     path: file,
+    stdin: file === '-' ? cliIo().stdin : undefined,
     format: flags.format,
     delimiter: parseDelimiter(flags.delimiter),
     encoding: flags.encoding,

@@ -9,6 +9,7 @@ import type { ImportSummary } from '../core/import/types.js';
 import { errorToJson } from './output.js';
 import type { ResultCategory } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
+import { cliIo } from './io.js';
 
 /**
  * On every line: which run wrote it (one process, one run; several runs may share a log file, e.g. a job that
@@ -52,7 +53,8 @@ export function summaryForLog(summary: ImportSummary): Record<string, unknown> {
 }
 
 export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
-  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const stderr = cliIo().stderr;
+  const write = options.write ?? ((line: string) => void stderr.write(line));
   const now = options.now ?? (() => new Date());
   const secrets = (options.secrets ?? []).filter(
     (secret): secret is string => typeof secret === 'string' && secret.length >= 4,

@@ -4,6 +4,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import { isMemberctlError } from '../errors.js';
+import { cliIo, runNoColor, setRunNoColor } from './io.js';
 import { printable } from './printable.js';
 
 export interface Output {
@@ -19,30 +20,30 @@ export interface Output {
 }
 
 export function colorEnabled(noColorFlag: boolean): boolean {
+  const { env, stdout } = cliIo();
   if (noColorFlag) return false;
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
-  if (process.env.FORCE_COLOR !== undefined) return process.env.FORCE_COLOR !== '0';
-  return Boolean(process.stdout.isTTY);
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0';
+  return Boolean(stdout.isTTY);
 }
 
-/** --no-color, set once by the program's preAction hook for every command's output (not through process.env). */
-let noColorFlag = false;
-
+/** --no-color, set once by the program's preAction hook for every output of the run (not through process.env). */
 export function useGlobalOutputFlags(flags: { noColor: boolean }): void {
-  noColorFlag = flags.noColor;
+  setRunNoColor(flags.noColor);
 }
 
 export function createOutput(options: { noColor?: boolean } = {}): Output {
-  const styled = colorEnabled(options.noColor ?? noColorFlag);
+  const { stdout, stderr } = cliIo();
+  const styled = colorEnabled(options.noColor ?? runNoColor());
   const color = new Chalk({ level: styled ? 1 : 0 });
   // Every line goes out printable: control characters from the data are escaped here, once for all renderers.
   const line = (text: string) => printable(text.endsWith('\n') ? text : `${text}\n`, styled);
   return {
     color,
-    out: (text) => void process.stdout.write(line(text)),
-    err: (text) => void process.stderr.write(line(text)),
-    warn: (text) => void process.stderr.write(line(`${color.yellow('warning:')} ${text}`)),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    out: (text) => void stdout.write(line(text)),
+    err: (text) => void stderr.write(line(text)),
+    warn: (text) => void stderr.write(line(`${color.yellow('warning:')} ${text}`)),
+    stderrIsTTY: Boolean(stderr.isTTY),
   };
 }
 
@@ -66,7 +67,7 @@ export function renderError(error: unknown, output: Output): void {
       `${color.dim('hint:')} this is a bug in memberctl; run again with MEMBERCTL_DEBUG=1 for details and report it.`,
     );
   }
-  if (process.env.MEMBERCTL_DEBUG && error instanceof Error && error.stack) output.err(error.stack);
+  if (cliIo().env.MEMBERCTL_DEBUG && error instanceof Error && error.stack) output.err(error.stack);
 }
 
 /** The --json shape of an error: {error: {code, message, hint, details}}. */

@@ -13,6 +13,7 @@ import { mapCommand } from './commands/map.js';
 import { createJsonLog, logFormatFromArgv } from './log-format.js';
 import { useGlobalOutputFlags } from './output.js';
 import { exitCodesHelp } from './exit-codes.js';
+import { cliIo } from './io.js';
 
 /** Commands write their exit code here; only main.ts ends the process with it. */
 export interface CommandResult {
@@ -71,7 +72,7 @@ ${exitCodesHelp('memberctl')}`,
   // (addCommand does not pass output settings down, hence the walk.)
   const outputError = (name: string) => (message: string, write: (text: string) => void) => {
     const hint = `see \`${name} --help\` for its arguments, flags and examples`;
-    if (logFormatFromArgv(process.argv) === 'json')
+    if (logFormatFromArgv(cliIo().argv) === 'json')
       createJsonLog({ write }).log('error', 'usage-error', {
         code: 'usage',
         message: message.trim().replace(/\n/g, ' '),
@@ -80,7 +81,15 @@ ${exitCodesHelp('memberctl')}`,
     else write(`${message.endsWith('\n') ? message : `${message}\n`}hint: ${hint}\n`);
   };
   const configure = (command: Command, name: string) => {
-    command.configureOutput({ outputError: outputError(name) });
+    // commander writes help, --version and usage errors itself: to this run's streams, not always the process's
+    const { stdout, stderr } = cliIo();
+    command.configureOutput({
+      outputError: outputError(name),
+      writeOut: (text) => void stdout.write(text),
+      writeErr: (text) => void stderr.write(text),
+      getOutHelpWidth: () => (stdout.isTTY && stdout.columns) || 80, // commander's own choice, for this run's streams
+      getErrHelpWidth: () => (stderr.isTTY && stderr.columns) || 80,
+    });
     // Each command's --help also lists --profile, --log-format and --no-color, after its own commands.
     command.configureHelp({
       showGlobalOptions: true,

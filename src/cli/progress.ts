@@ -7,6 +7,7 @@ import { printable } from './printable.js';
 import type cliProgress from 'cli-progress';
 import type { ImportEvent } from '../core/import/index.js';
 import { lazy } from '../lazy.js';
+import { cliIo } from './io.js';
 
 const progressBars = lazy<typeof cliProgress>('cli-progress');
 
@@ -17,7 +18,7 @@ export interface ImportProgress {
   stop(): void;
 }
 
-export function createImportProgress(stream: NodeJS.WriteStream = process.stderr): ImportProgress {
+export function createImportProgress(stream = cliIo().stderr as NodeJS.WriteStream): ImportProgress {
   const started = performance.now();
   let multibar: cliProgress.MultiBar | undefined;
   let bar: cliProgress.SingleBar | undefined;

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { loadSettings, type ResolvedSettings, type SettingValues, type TokenArea } from '../core/settings/index.js';
+import { cliIo } from './io.js';
 
 /** commander's attribute name → setting, for options that commands may define under these names. */
 const OPTION_TO_SETTING: Record<string, keyof SettingValues> = {
@@ -52,7 +53,7 @@ export function profileFlag(command: Command): string | undefined {
 export function loadCommandSettings(
   command: Command,
   area: TokenArea,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = cliIo().env,
 ): ResolvedSettings {
   return loadSettings({ flags: settingsFlags(command, area), profile: profileFlag(command), env });
 }

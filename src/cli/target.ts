@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 import { OutputFailure, resourceCause } from '../io/output-failure.js';
 import { startSandbox } from '../sandbox/index.js';
 import { targetName } from '../state/target-binding.js';
+import { cliIo } from './io.js';
 
 export interface Target {
   baseUrl: URL;
@@ -102,7 +103,7 @@ function checkTargetFlags(flags: TargetFlags): void {
 }
 
 async function serverTarget(area: ApiArea, settings: ResolvedSettings): Promise<Target> {
-  const connection = await resolveConnection({ area, settings });
+  const connection = await resolveConnection({ area, settings, env: cliIo().env });
   return {
     baseUrl: connection.baseUrl,
     token: connection.token,

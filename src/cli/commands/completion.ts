@@ -6,6 +6,7 @@ import { completionModel } from '../completion/model.js';
 import { zshScript } from '../completion/zsh.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
+import { cliIo } from '../io.js';
 
 const RENDERERS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
@@ -24,7 +25,7 @@ Examples:
     .action((shell: keyof typeof RENDERERS, _options: unknown, command: Command) => {
       let root = command;
       while (root.parent) root = root.parent;
-      process.stdout.write(RENDERERS[shell](completionModel(root)));
+      cliIo().stdout.write(RENDERERS[shell](completionModel(root)));
       result.exitCode = exitCodeFor('ok');
     });
 }

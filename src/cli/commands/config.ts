@@ -5,6 +5,7 @@ import { checkConfiguration, type CheckStatus } from '../../core/config/check.js
 import {
   configLocation,
   describeProvenance,
+  homeOf,
   loadConfigFile,
   SETTING_KEYS,
   SETTING_SPECS,
@@ -17,6 +18,7 @@ import type { CommandResult } from '../program.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { loadCommandSettings } from '../settings-flags.js';
 import { createJsonLog } from '../log-format.js';
+import { cliIo } from '../io.js';
 
 interface CommonOptions {
   json?: boolean;
@@ -117,7 +119,7 @@ Examples:
     .action((options: CommonOptions, command: Command) => {
       const output = createOutput();
       const settings = loadCommandSettings(command, 'member');
-      const configPath = configLocation(process.env).path;
+      const configPath = configLocation(cliIo().env).path;
       if (options.json) output.out(JSON.stringify(showJson(settings, configPath), null, 2));
       else renderShow(settings, configPath, output);
       result.exitCode = exitCodeFor('ok');
@@ -150,7 +152,7 @@ ${exitCodesHelp('config check')}`,
       const settings = loadCommandSettings(command, 'member');
       const check = await checkConfiguration({
         settings,
-        env: process.env,
+        env: cliIo().env,
         timeoutMs: options.connectTimeout,
         probe: options.probe,
       });
@@ -194,8 +196,8 @@ Examples:
     )
     .action((options: CommonOptions & { names?: boolean }) => {
       const output = createOutput();
-      const location = configLocation(process.env);
-      const config = loadConfigFile(location);
+      const location = configLocation(cliIo().env);
+      const config = loadConfigFile(location, homeOf(cliIo().env));
       const profiles = Object.entries(config?.data.profiles ?? {});
       const isDefault = (name: string) => config?.data.defaultProfile === name;
       if (options.names) profiles.forEach(([name]) => output.out(name));

@@ -26,6 +26,7 @@ import type { CommandResult } from '../program.js';
 import { createImportView, type ImportView } from '../render/import-view.js';
 import { importOutcome } from '../import-outcome.js';
 import { loadCommandSettings } from '../settings-flags.js';
+import { cliIo } from '../io.js';
 
 interface ImportFlags extends InputFlags, ImportStateFlags {
   baseUrl?: string;
@@ -154,7 +155,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     };
     const report = await importFile(request, targetPort(target, view), (event) => view.onEvent(event));
     view.finish();
-    const outcome = await importOutcome(report, { reportFile, target, argv: process.argv.slice(2), flags });
+    const outcome = await importOutcome(report, { reportFile, target, argv: cliIo().argv.slice(2), flags });
     view.render(report, outcome);
     return outcome.exitCode;
   } catch (error) {

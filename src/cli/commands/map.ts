@@ -11,6 +11,7 @@ import { UsageError } from '../../errors.js';
 import { askDecisions } from './map-interactive.js';
 import { untilCtrlC } from './subscribe-gather.js';
 import { PromptInterrupted } from './subscribe-prompt.js';
+import { cliIo } from '../io.js';
 
 interface MapInitFlags {
   out?: string;
@@ -29,7 +30,7 @@ function checkInteractive(file: string, flags: MapInitFlags): void {
     ? '--json prints the mapping for a program, which cannot answer questions'
     : file === '-'
       ? 'the export comes on standard input, where the answers would have to come'
-      : !process.stdin.isTTY || !process.stderr.isTTY
+      : !cliIo().stdin.isTTY || !cliIo().stderr.isTTY
         ? 'standard input or standard error is not a terminal'
         : undefined;
   if (why)
@@ -128,7 +129,9 @@ Examples:
           for (const note of init.notes) output.err(`note: ${note}`);
           init.notes = [];
           try {
-            await untilCtrlC((signal) => askDecisions(init, { input: process.stdin, output: process.stderr }, signal));
+            await untilCtrlC((signal) =>
+              askDecisions(init, { input: cliIo().stdin, output: cliIo().stderr as NodeJS.WriteStream }, signal),
+            );
           } catch (error) {
             if (!(error instanceof PromptInterrupted)) throw error;
             output.err('\ninterrupted at the prompt: nothing was written');
@@ -161,7 +164,7 @@ Examples:
               })),
             }),
           );
-        else if (!flags.out) process.stdout.write(text);
+        else if (!flags.out) cliIo().stdout.write(text);
         if (!flags.json) renderInitSummary(init, flags.out, output);
         result.exitCode = exitCodeFor('ok');
       }),

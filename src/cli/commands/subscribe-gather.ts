@@ -13,6 +13,7 @@ import type { Output } from '../output.js';
 import { blobError, blobNotes, missingFromBlobError, tooLargeProblem } from '../render/subscribe-blob.js';
 import { invalidSubscriptionError, missingError, type ValueSources } from '../render/subscribe-problems.js';
 import { PromptInterrupted, promptMissing } from './subscribe-prompt.js';
+import { cliIo } from '../io.js';
 
 export interface GatherFlags {
   tokenHandle?: string;
@@ -53,9 +54,9 @@ function terminalAvailable(): boolean {
 }
 
 function whereToAsk(flags: GatherFlags): Given['ask'] {
-  if (flags.json || !process.stderr.isTTY) return undefined;
+  if (flags.json || !cliIo().stderr.isTTY) return undefined;
   if (flags.from === '-') return terminalAvailable() ? 'tty' : undefined;
-  return process.stdin.isTTY ? 'stdin' : undefined;
+  return cliIo().stdin.isTTY ? 'stdin' : undefined;
 }
 
 export async function readGiven(
@@ -104,13 +105,13 @@ async function readBlob(
   output: Output,
   signal: AbortSignal,
 ): Promise<{ text: string; file: string } | 'cancelled'> {
-  if (path === '-' && process.stdin.isTTY)
+  if (path === '-' && cliIo().stdin.isTTY)
     output.err('note: paste the device JSON, then press Ctrl-D on an empty line (Ctrl-C cancels)');
   const cancelled = new Promise<'cancelled'>((resolve) =>
     signal.addEventListener('abort', () => resolve('cancelled'), { once: true }),
   );
   const file = path === '-' ? 'stdin' : path;
-  const reading = readWholeInput(path, BLOB_LIMIT_BYTES, { label: `--from ${file}` });
+  const reading = readWholeInput(path, BLOB_LIMIT_BYTES, { label: `--from ${file}`, stdin: cliIo().stdin });
   reading.catch(() => undefined); // after a Ctrl-C nobody waits for the read: its failure must not surface as unhandled
   const read = await Promise.race([reading, cancelled]);
   if (read === 'cancelled') return read;
@@ -121,13 +122,14 @@ async function readBlob(
 /** Asks for what is still missing, on stdin or the controlling terminal; 'cancelled' on Ctrl-C. */
 export async function askMissing(given: Given, signal: AbortSignal): Promise<SubscriptionDraft | 'cancelled'> {
   if (missingFields(given.draft).length === 0 || !given.ask) return given.draft;
-  const input = given.ask === 'tty' ? new ReadStream(openSync('/dev/tty', 'r')) : process.stdin;
+  const { stdin, stderr } = cliIo();
+  const input = given.ask === 'tty' ? new ReadStream(openSync('/dev/tty', 'r')) : stdin;
   try {
-    return await promptMissing(given.draft, { input, output: process.stderr }, signal);
+    return await promptMissing(given.draft, { input, output: stderr as NodeJS.WriteStream }, signal);
   } catch (error) {
     if (error instanceof PromptInterrupted) return 'cancelled';
     throw error;
   } finally {
-    if (input !== process.stdin) input.destroy();
+    if (input !== stdin) input.destroy();
   }
 }

@@ -6,6 +6,7 @@ import { MEMBER_FIELDS } from '../../schemas/index.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
+import { cliIo } from '../io.js';
 
 interface TemplateOptions {
   format: 'csv' | 'json';
@@ -43,7 +44,7 @@ Examples:
       }
       const text = options.format === 'json' ? templateJson() : templateCsv();
       if (!options.out) {
-        process.stdout.write(text);
+        cliIo().stdout.write(text);
         result.exitCode = exitCodeFor('ok');
         return;
       }

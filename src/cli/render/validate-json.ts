@@ -4,15 +4,15 @@
  * "rejects", "fieldStats" (with --stats), "paddedRows" (with --pad-short-rows), "durationMs"} — or, if the input turns unreadable midway, the counts so far, "outputWritten"/"rejectsWritten": false and an "error" key.
  */
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import type { InvalidRecord, ValidateStats } from '../../core/validate/validate-file.js';
+import { cliIo } from '../io.js';
 import { errorToJson } from '../output.js';
 
 export class ValidateJsonStream {
   private started = false;
   private first = true;
 
-  constructor(private readonly out: Writable = process.stdout) {}
+  constructor(private readonly out: NodeJS.WritableStream = cliIo().stdout) {}
 
   get hasStarted(): boolean {
     return this.started;

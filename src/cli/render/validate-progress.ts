@@ -5,6 +5,7 @@
 import type cliProgress from 'cli-progress';
 import type { ValidateEvent } from '../../core/validate/validate-file.js';
 import { lazy } from '../../lazy.js';
+import { cliIo } from '../io.js';
 
 const progressBars = lazy<typeof cliProgress>('cli-progress');
 
@@ -13,7 +14,7 @@ export interface ValidateProgress {
   stop(): void;
 }
 
-export function createValidateProgress(stream: NodeJS.WriteStream = process.stderr): ValidateProgress {
+export function createValidateProgress(stream = cliIo().stderr as NodeJS.WriteStream): ValidateProgress {
   const started = performance.now();
   let bar: cliProgress.SingleBar | undefined;
   let knownSize = false;

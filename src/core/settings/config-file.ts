@@ -41,8 +41,13 @@ export interface ConfigLocation {
   explicit: boolean;
 }
 
+/** The home folder as this environment has it: $HOME, as os.homedir() reads it for the process's own. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir();
+}
+
 /** MEMBERCTL_CONFIG, else $XDG_CONFIG_HOME/memberctl/config.json (when absolute, as the XDG spec says), else ~/.config/... */
-export function configLocation(env: NodeJS.ProcessEnv, home = homedir()): ConfigLocation {
+export function configLocation(env: NodeJS.ProcessEnv, home = homeOf(env)): ConfigLocation {
   const named = env[CONFIG_ENV];
   if (named) return { path: resolve(expandHome(named, home)), explicit: true };
   const xdg = env.XDG_CONFIG_HOME;

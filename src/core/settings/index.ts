@@ -2,13 +2,20 @@
  * Settings: one call for every command that talks to the API. It finds and validates the config file, picks the
  * profile and resolves each setting with its provenance (flag > env > profile > default).
  */
-import { configLocation, loadConfigFile } from './config-file.js';
+import { configLocation, homeOf, loadConfigFile } from './config-file.js';
 import { resolveSettings, type ResolvedSettings } from './resolve.js';
 import type { SettingValues } from './spec.js';
 
 export * from './spec.js';
 export * from './resolve.js';
-export { configLocation, loadConfigFile, configFileSchema, profileSchema, type ConfigFile } from './config-file.js';
+export {
+  configLocation,
+  homeOf,
+  loadConfigFile,
+  configFileSchema,
+  profileSchema,
+  type ConfigFile,
+} from './config-file.js';
 
 export interface LoadSettingsOptions {
   /** Only values the user typed on the command line (see src/cli/settings-flags.ts). */
@@ -22,8 +29,9 @@ export interface LoadSettingsOptions {
 
 export function loadSettings(options: LoadSettingsOptions = {}): ResolvedSettings {
   const env = options.env ?? process.env;
-  const location = configLocation(env, options.home);
-  const config = loadConfigFile(location, options.home);
+  const home = options.home ?? homeOf(env);
+  const location = configLocation(env, home);
+  const config = loadConfigFile(location, home);
   return resolveSettings({
     flags: options.flags,
     profileFlag: options.profile,
