@@ -1,9 +1,10 @@
-/** Encodings end to end: input that is not UTF-8 is said once per file (every record in one bucket); a rejects CSV reads back as the input did. */
+/** Encodings through the whole command line, in-process (test/cli/run-in-process.ts): input that is not UTF-8 is said once per file (every record in one bucket); a rejects CSV reads back as the input did. */
 import iconv from 'iconv-lite';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bucketSum, HEADER, isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { bucketSum, HEADER, isolatedEnv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +26,7 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 describe('input that is not UTF-8, read without --encoding', () => {
   it('validate: each affected record is invalid once; the file, first line, byte offset and --encoding hint come once', async () => {
     const { path, offset } = excelCsv('excel.csv');
-    const r = await runCli(['validate', path], env);
+    const r = await runInProcess(['validate', path], env);
     expect(r.code).toBe(3);
     expect(r.stdout).toContain(`${path}: 6 records, 3 valid, 3 invalid`);
     expect(count(`${r.stdout}${r.stderr}`, '--encoding windows-1252')).toBe(1);
@@ -37,24 +38,24 @@ describe('input that is not UTF-8, read without --encoding', () => {
         ),
       ),
     ]);
-    const json = JSON.parse((await runCli(['validate', path, '--json'], env)).stdout);
+    const json = JSON.parse((await runInProcess(['validate', path, '--json'], env)).stdout);
     expect(json).toMatchObject({ rows: 6, valid: 3, invalid: 3, reasons: [{ reason: 'not valid UTF-8', count: 3 }] });
     expect(json.invalidRecords.map((i: { line: number }) => i.line)).toEqual([3, 5, 7]);
   });
 
   it('import --sandbox: the same one warning, the affected records invalid, the others imported, the buckets add up', async () => {
     const { path } = excelCsv('excel-import.csv');
-    const r = await runCli(['import', path, '--sandbox', '--json', '--no-journal'], env);
+    const r = await runInProcess(['import', path, '--sandbox', '--json', '--no-journal'], env);
     expect(r.code).toBe(3);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({ rows: 6, invalid: 3, importedCount: 3 });
     expect(bucketSum(report)).toBe(6);
     expect(count(r.stderr, '--encoding windows-1252')).toBe(1);
     expect(r.stderr).toContain(`${path} is not UTF-8: line 3 has byte 0xE9`);
-    const human = await runCli(['import', path, '--sandbox', '--no-journal'], env);
+    const human = await runInProcess(['import', path, '--sandbox', '--no-journal'], env);
     expect(human.stdout).toMatch(/invalid\s+3\s+not valid UTF-8/);
     // a run that stops before the end says it too, about what it read
-    const limited = await runCli(['import', path, '--sandbox', '--no-journal', '--limit', '4', '--json'], env);
+    const limited = await runInProcess(['import', path, '--sandbox', '--no-journal', '--limit', '4', '--json'], env);
     expect(JSON.parse(limited.stdout)).toMatchObject({ rows: 4, invalid: 2, importedCount: 2 });
     expect(count(limited.stderr, '--encoding windows-1252')).toBe(1);
     expect(limited.stderr).toContain('(the first of 2 records with such bytes');
@@ -70,7 +71,7 @@ describe('input that is not UTF-8, read without --encoding', () => {
         iconv.encode('m1,m1@example.com,Ren\u00e9,true,2024-01-05T09:00:00Z\n', 'windows-1252'),
       ]),
     );
-    const r = await runCli(['validate', path], env);
+    const r = await runInProcess(['validate', path], env);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/mixes UTF-8 with another encoding/);
     expect(r.stderr).not.toContain('--encoding windows-1252');
@@ -100,11 +101,11 @@ describe('the rejects CSV is fed back as it is', () => {
       const input = join(dir, `${name.replace(/\W+/g, '-')}.csv`);
       writeFileSync(input, bytes);
       const rejects = join(dir, `${name.replace(/\W+/g, '-')}-rejects.csv`);
-      expect((await runCli(['validate', input, ...flags, '--rejects', rejects], env)).code).toBe(3);
+      expect((await runInProcess(['validate', input, ...flags, '--rejects', rejects], env)).code).toBe(3);
       const { readFileSync } = await import('node:fs');
       expect([...readFileSync(rejects).subarray(0, head.length)]).toEqual(head);
       for (const again of unflagged ? [flags, []] : [flags]) {
-        const r = await runCli(['validate', rejects, ...again, '--json'], env);
+        const r = await runInProcess(['validate', rejects, ...again, '--json'], env);
         expect(r.stderr, `${name} ${again.join(' ')}`).toBe('');
         const json = JSON.parse(r.stdout);
         expect(json).toMatchObject({ rows: 1, invalid: 1 });
