@@ -7,6 +7,7 @@
  * value may hold `":` too), and the parsed value's own keys are at most the keys written.
  * Equal counts prove that no key repeats. Only a record whose counts differ is scanned exactly.
  */
+import { jsonStringEnd, valuePath, type JsonFrame } from '../schemas/json-text.js';
 
 /** A key given a second time: its dotted path ("address.city", "devices[1].token") and its line in the text (0-based). */
 export interface DuplicateKey {
@@ -59,13 +60,9 @@ function ownKeys(value: object): number {
   return keys;
 }
 
-interface Frame {
+interface Frame extends JsonFrame {
   /** The keys seen so far: an object's; null for an array. */
   keys: Set<string> | null;
-  path: string;
-  /** The last key read (objects), or the index of the current item (arrays). */
-  last: string;
-  index: number;
   expectingKey: boolean;
 }
 
@@ -78,24 +75,17 @@ function findDuplicateKeys(text: string, limit: number): DuplicateKey[] {
     const c = text.charCodeAt(i);
     const top = stack[stack.length - 1];
     if (c === 0x22) {
-      const end = stringEnd(text, i);
+      const end = jsonStringEnd(text, i);
       if (top?.keys && top.expectingKey) {
         const key = JSON.parse(text.slice(i, end + 1)) as string;
-        const path = top.path === '' ? key : `${top.path}.${key}`;
-        if (top.keys.has(key)) found.push({ path, key, depth: stack.length - 1, line });
-        else top.keys.add(key);
         top.last = key;
+        if (top.keys.has(key)) found.push({ path: valuePath(top), key, depth: stack.length - 1, line });
+        else top.keys.add(key);
         top.expectingKey = false;
       }
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
-      const path = !top
-        ? ''
-        : top.keys
-          ? top.path === ''
-            ? top.last
-            : `${top.path}.${top.last}`
-          : `${top.path}[${top.index}]`;
+      const path = valuePath(top);
       stack.push({ keys: c === 0x7b ? new Set() : null, path, last: '', index: 0, expectingKey: c === 0x7b });
     } else if (c === 0x7d || c === 0x5d) stack.pop();
     else if (c === 0x2c && top) {
@@ -104,14 +94,4 @@ function findDuplicateKeys(text: string, limit: number): DuplicateKey[] {
     } else if (c === 0x0a) line++;
   }
   return found;
-}
-
-/** Where the string starting at `start` (its opening quote) ends: its closing quote. */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i;
-  }
-  return text.length;
 }

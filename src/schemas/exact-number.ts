@@ -6,6 +6,8 @@
  * does not. Leading and trailing zeros, the exponent's form and the sign of zero do not count.
  */
 
+import { jsonStringEnd, valuePath, type JsonFrame } from './json-text.js';
+
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /** The decimal value of a JSON-style number as sign, significant digits and exponent, e.g. "-123e-2"; undefined if none. */
@@ -52,18 +54,13 @@ export interface LossyNumber {
  */
 export function firstLossyNumber(text: string): LossyNumber | undefined {
   if (!MAY_LOSE.test(text)) return undefined;
-  const stack: { keys: boolean; path: string; last: string; index: number }[] = [];
+  const stack: (JsonFrame & { keys: boolean })[] = [];
   let line = 0;
-  const here = () => {
-    const top = stack[stack.length - 1];
-    if (!top) return '';
-    if (!top.keys) return `${top.path}[${top.index}]`;
-    return top.path === '' ? top.last : `${top.path}.${top.last}`;
-  };
+  const here = () => valuePath(stack[stack.length - 1]);
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      const end = stringEnd(text, i);
+      const end = jsonStringEnd(text, i);
       const top = stack[stack.length - 1];
       // a string in an object is a key when a colon follows it
       if (top?.keys && /^\s*:/.test(text.slice(end + 1, end + 8)))
@@ -85,13 +82,4 @@ export function firstLossyNumber(text: string): LossyNumber | undefined {
     }
   }
   return undefined;
-}
-
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i;
-  }
-  return text.length;
 }

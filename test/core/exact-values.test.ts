@@ -12,6 +12,7 @@ import { loadMappingFile } from '../../src/core/mapping/mapping-file.js';
 import { UsageError } from '../../src/errors.js';
 import { parseJsonRecord } from '../../src/io/json-element.js';
 import { firstLossyNumber, survivesAsDouble } from '../../src/schemas/exact-number.js';
+import { duplicateKeys } from '../../src/io/json-duplicate-keys.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { cellReader as reader, usageMessage } from './mapping-helpers.js';
 
@@ -82,6 +83,15 @@ describe("firstLossyNumber (the check of a JSON record's text)", () => {
         expect(firstLossyNumber(text) !== undefined).toBe(lossy);
       }),
     );
+  });
+
+  it('names where, as the duplicate-key scan does (one walk of the text, schemas/json-text.ts)', () => {
+    const text = '{"a": {"tags": [1, "x", {"n": 9007199254740993, "k": 1,\n "k": 2}]}, "b": [[0], [1, 2e400]]}';
+    expect(firstLossyNumber(text)).toMatchObject({ path: 'a.tags[2].n', line: 0 });
+    expect(firstLossyNumber(text.replace('9007199254740993', '1'))).toMatchObject({ path: 'b[1][1]', line: 1 });
+    expect(duplicateKeys(text, JSON.parse(text.replace('2e400', '2')))).toEqual([
+      { path: 'a.tags[2].k', key: 'k', depth: 3, line: 1 },
+    ]);
   });
 });
 
