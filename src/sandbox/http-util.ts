@@ -99,6 +99,7 @@ export async function drainBody(req: IncomingMessage): Promise<boolean> {
   return result.kind === 'ok' || result.drained;
 }
 
+/** A JSON body with its length; `headers` may name another JSON content type (problem+json). */
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -151,13 +152,7 @@ export function sendProblem(
     instance,
     ...extras,
   };
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/problem+json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
+  sendJson(res, status, body, { 'content-type': 'application/problem+json; charset=utf-8', ...headers });
 }
 
 /** "Bad Request" → "BadRequest": the error object's name, in the style of .NET exception-ish names. */
