@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import type { CandidateOptions } from '../core/read-candidates.js';
 import { UsageError } from '../errors.js';
-import type { InputFormat } from '../io/source.js';
+import type { CsvWorkerChoice, InputFormat } from '../io/source.js';
 import { DUPLICATE_RULES, type DuplicateRule } from '../core/duplicates/duplicate-members.js';
 import { cliIo } from './io.js';
 
@@ -67,7 +67,12 @@ export function addInputOptions(command: Command): Command {
     );
 }
 
-export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOptions {
+/** `env`: the environment, read here once (MEMBERCTL_CSV_WORKER); nothing below the command line reads it. */
+export function inputOptionsFrom(
+  file: string,
+  flags: InputFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): CandidateOptions {
   return {
     path: file,
     stdin: file === '-' ? cliIo().stdin : undefined,
@@ -82,7 +87,16 @@ export function inputOptionsFrom(file: string, flags: InputFlags): CandidateOpti
     padShortRows: flags.padShortRows,
     limit: flags.limit === undefined ? undefined : parseLimit(flags.limit),
     duplicates: flags.duplicates,
+    csvWorker: csvWorkerFrom(env.MEMBERCTL_CSV_WORKER),
   };
+}
+
+/**
+ * MEMBERCTL_CSV_WORKER=always|never: a CSV parsed in a worker thread whatever its size, or never (the way out
+ * should a worker misbehave); anything else leaves the choice to the size of the file (SourceOptions.csvWorker).
+ */
+function csvWorkerFrom(value: string | undefined): CsvWorkerChoice {
+  return value === 'always' || value === 'never' ? value : 'auto';
 }
 
 function parseDelimiter(value: string | undefined): string | undefined {

@@ -15,7 +15,7 @@ import { type FromWorker, type ToWorker, unpackRecords } from './csv-worker-mess
 import { checkHeaderLine } from './csv-record-core.js';
 import { invalidUtf8Error } from './record-limits.js';
 import type { Utf8LineChecker } from './utf8-check.js';
-import type { SourceRecord } from './source.js';
+import type { CsvWorkerChoice, SourceRecord } from './source.js';
 
 /** Chunks handed to the worker and not yet answered: enough to keep it busy while the main thread sends. */
 const AHEAD = 4;
@@ -197,12 +197,9 @@ export class WorkerCsvParser {
 }
 
 /**
- * The worker's heap limit in MB, from MEMBERCTL_CSV_WORKER_HEAP_MB (unset: Node's own). For tests, which make a
- * worker run out of memory for real, and for a container that must keep the worker's share small.
- */
-/**
  * The worker's heap: its records live for one chunk, so a young generation of 4 MB (V8's is 16) costs no CPU
- * (docs/performance.md, issue 28); MEMBERCTL_CSV_WORKER_HEAP_MB caps its old generation.
+ * (docs/performance.md, issue 28). MEMBERCTL_CSV_WORKER_HEAP_MB caps its old generation (unset: Node's own limit):
+ * for tests, which make a worker run out of memory for real, and for a container that must keep its share small.
  */
 function workerLimits(): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb?: number } {
   const mb = Number(process.env.MEMBERCTL_CSV_WORKER_HEAP_MB);
@@ -237,17 +234,17 @@ const WORKER_MIN_BYTES = 2 * 1024 * 1024;
  * Where the parsing worker's code is, when this input should be parsed in one: `wanted` (import, whose own work
  * per row outweighs the parse; validate's does not, and a worker would only add its cost), a file of
  * WORKER_MIN_BYTES or more (stdin, of unknown size and often a few rows piped by hand, is parsed here), and a
- * second core. MEMBERCTL_CSV_WORKER=always|never overrides the choice (tests, and a way out should a worker
- * misbehave).
+ * second core. `choice` 'always' or 'never' overrides that (SourceOptions.csvWorker: MEMBERCTL_CSV_WORKER, read by
+ * the command line).
  */
 export function csvWorkerEntry(
   totalBytes: number | undefined,
   wanted: boolean,
-  mode: string | undefined = process.env.MEMBERCTL_CSV_WORKER,
+  choice: CsvWorkerChoice = 'auto',
 ): URL | undefined {
-  if (mode === 'never') return undefined;
+  if (choice === 'never') return undefined;
   if (
-    mode !== 'always' &&
+    choice !== 'always' &&
     (!wanted || availableParallelism() < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES)
   )
     return undefined;

@@ -184,7 +184,7 @@ async function openText(
     const csv = await openCsv(bytes, file, {
       delimiter: options.delimiter,
       utf8,
-      worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true),
+      worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true, options.csvWorker),
       padShortRows: options.padShortRows,
     });
     return {

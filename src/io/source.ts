@@ -40,6 +40,8 @@ export interface SourceRecord {
   padded?: true;
 }
 
+export type CsvWorkerChoice = 'auto' | 'always' | 'never';
+
 export interface SourceOptions {
   /** A path, or '-' for standard input. */
   path: string;
@@ -61,6 +63,12 @@ export interface SourceOptions {
    * work per record is larger than the parse (import).
    */
   parseAhead?: boolean;
+  /**
+   * Where a CSV is parsed: 'auto' (the default) as `parseAhead` and the file's size decide, 'always' in a worker
+   * whatever its size, 'never' on this thread. The command line takes it from MEMBERCTL_CSV_WORKER (tests, and a
+   * way out should a worker misbehave); nothing below it reads the environment.
+   */
+  csvWorker?: CsvWorkerChoice;
   /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
   stdin?: NodeJS.ReadableStream;
 }

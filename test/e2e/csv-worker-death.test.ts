@@ -2,11 +2,14 @@
  * The CSV parsing worker dying (here: out of memory for real, its heap held to 16 MB by MEMBERCTL_CSV_WORKER_HEAP_MB
  * against a 15 MB cell) is the run stopping, not an internal error: the rows confirmed before it are counted,
  * exit 4, the journal kept, the cause named with the way out (MEMBERCTL_CSV_WORKER=never) and the --resume
- * command, which then finishes the file exactly.
+ * command, which then finishes the file exactly. A worker that fails as it starts (a module preloaded into worker
+ * threads through NODE_OPTIONS, which only a process of its own can be given) stops the run the same way. That a
+ * worker gives what the main thread gives is tested in-process: test/cli/csv-worker-path.test.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { trickyCsv } from '../cli/csv-worker-files.js';
 import { bucketSum, HEADER, isolatedEnv, runCli, tempDir } from './import-helper.js';
 
 const row = (r: number) => `m${r},m${r}@example.com,Name${r},true,2024-01-05T09:00:00Z`;
@@ -40,5 +43,21 @@ describe('the CSV worker dies', () => {
     expect(resumed.code, resumed.stderr).toBe(3); // the huge row is invalid (firstName too long), all others in
     const rest = JSON.parse(resumed.stdout);
     expect(rest).toMatchObject({ rows: 3501, invalid: 1, importedCount: 3500, failed: 0, resumedRecords: 3000 });
+  });
+
+  it('a worker that fails is the run stopping: one error naming the way out (parsing on the main thread), exit 4, no hang', async () => {
+    const dir = tempDir();
+    const failing = join(dir, 'failing-worker.mjs');
+    writeFileSync(
+      failing,
+      "import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) throw new Error('no worker today');\n",
+    );
+    const env = isolatedEnv({ MEMBERCTL_CSV_WORKER: 'always', NODE_OPTIONS: `--import ${failing}` });
+    const r = await runCli(['import', trickyCsv(dir), '--sandbox', '--no-journal'], env);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/error: the CSV parsing worker failed while reading: no worker today/);
+    expect(r.stderr).toMatch(/hint: .*MEMBERCTL_CSV_WORKER=never/);
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -209,19 +209,11 @@ describe('openRecordSource on a file', () => {
     expect(csvWorkerEntry(3 * 1024 * 1024, false, 'auto')).toBeUndefined();
     expect(csvWorkerEntry(1024, true, 'auto')).toBeUndefined();
     expect(csvWorkerEntry(undefined, true, 'auto')).toBeUndefined();
-    const previous = process.env.MEMBERCTL_CSV_WORKER;
-    try {
-      process.env.MEMBERCTL_CSV_WORKER = 'always';
-      const inWorker = await readAll({ path });
-      process.env.MEMBERCTL_CSV_WORKER = 'never';
-      const here = await readAll({ path });
-      expect(inWorker.records).toHaveLength(40_000);
-      expect(inWorker.records[39_999]!.line).toBe(80_000);
-      expect(inWorker.records).toEqual(here.records);
-    } finally {
-      if (previous === undefined) delete process.env.MEMBERCTL_CSV_WORKER;
-      else process.env.MEMBERCTL_CSV_WORKER = previous;
-    }
+    const inWorker = await readAll({ path, csvWorker: 'always' });
+    const here = await readAll({ path, csvWorker: 'never' });
+    expect(inWorker.records).toHaveLength(40_000);
+    expect(inWorker.records[39_999]!.line).toBe(80_000);
+    expect(inWorker.records).toEqual(here.records);
   });
 });
 

@@ -1,0 +1,313 @@
+/**
+ * The CSV parsing worker through the import command's entry point, in-process. A file of 2 MB or more is parsed in
+ * a worker thread; these files are small, so the request asks for the worker ('always', as MEMBERCTL_CSV_WORKER
+ * does on the command line), and each tricky file is imported both ways into a sandbox of its own: the --json
+ * object (timing aside), the rejects file, stderr and the exit code must be the same. Each is what the command
+ * makes of importFile's report or error: importOutcome's object and exit code, or errorToJson and the one table;
+ * stderr is the run's warnings and notices, then its errors as renderError draws them. Node's 'worker' event counts the
+ * threads each run started. A worker that fails to start (only a preloaded module in a real process can make it)
+ * stays in test/e2e/csv-worker-death.test.ts.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { Chalk } from 'chalk';
+import { parse } from 'csv-parse/sync';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importCommand } from '../../src/cli/commands/import.js';
+import { exitCodeFor } from '../../src/cli/exit-codes.js';
+import { importOutcome } from '../../src/cli/import-outcome.js';
+import { importStateOptionsFrom } from '../../src/cli/import-state-flags.js';
+import { inputOptionsFrom } from '../../src/cli/input-options.js';
+import { errorToJson, renderError, type Output } from '../../src/cli/output.js';
+import { runReport } from '../../src/cli/run-report.js';
+import { resolveImportTarget, type ImportTargetHandle } from '../../src/cli/target.js';
+import { IMPORT_DEFAULTS, importFile, type ImportFileEvent } from '../../src/core/import/index.js';
+import { loadSettings } from '../../src/core/settings/index.js';
+import { isMemberctlError } from '../../src/errors.js';
+import { recordPathOf } from '../../src/io/output-record.js';
+import { HEADER, row, trickyCsv } from './csv-worker-files.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'memberctl-csv-worker-path-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = (name: string, content: string | Buffer): string => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+
+const tricky = trickyCsv(dir);
+const rows = (count: number, name = (r: number) => `Name${r}`) =>
+  Array.from({ length: count }, (_, i) => row(i + 1, name(i + 1)));
+
+/** Rows of other widths than the header: short (a trailing cell or one in the middle left out), long, quoted. */
+const widths = file(
+  'widths.csv',
+  [
+    'memberId,isActive,createdAt,email,firstName',
+    'w1,true,2024-01-05T09:00:00Z,w1@example.com,One',
+    'w2,true,2024-01-05T09:00:00Z,w2@example.com',
+    'w3,true,2024-01-05T09:00:00Z,"Smith, Ann"',
+    'w4,true,2024-01-05T09:00:00Z,w4@example.com,Smith, Ann',
+    '"w5",true,2024-01-05T09:00:00Z,"w5@example.com","Say ""hi""\r\nthere",extra',
+    'w6,true,2024-01-05T09:00:00Z,"w6@example.com\nsecond line"',
+    '',
+  ].join('\r\n'),
+);
+
+const cases: Array<{ name: string; args: string[]; code: number; rejects?: string }> = [
+  { name: 'short and long rows, refused and written back as read', args: [widths], code: 3, rejects: 'rejects.csv' },
+  {
+    name: '--pad-short-rows',
+    args: [widths, '--pad-short-rows'],
+    code: 3,
+    rejects: 'rejects.csv',
+  },
+  { name: '--pad-short-rows, rejects as NDJSON', args: [widths, '--pad-short-rows'], code: 3 },
+  { name: 'every line end, quotes, blank lines, bad rows and bytes', args: [tricky], code: 3 },
+  { name: 'a shard of it, limited', args: [tricky, '--shard', '1/2', '--limit', '9'], code: 3 },
+  {
+    name: '--encoding windows-1252',
+    args: [
+      file('cp1252.csv', Buffer.from([HEADER, ...rows(6, (r) => `Jos\u00e9 ${r} \u00e6`)].join('\r\n'), 'latin1')),
+      '--encoding',
+      'windows-1252',
+    ],
+    code: 0,
+  },
+  {
+    name: 'UTF-16LE with a BOM',
+    args: [
+      file(
+        'utf16.csv',
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(`${[HEADER, ...rows(5, () => '\u00c5sa \u{1F600}')].join('\r\n')}\r\n`, 'utf16le'),
+        ]),
+      ),
+    ],
+    code: 0,
+  },
+  {
+    name: 'lone CR line ends with a bad byte three rows down',
+    args: [
+      file(
+        'mac.csv',
+        Buffer.concat([
+          Buffer.from(`${HEADER}\r${row(1)}\r${row(2)}\rm3,m3@example.com,X`),
+          Buffer.from([0xe9]),
+          Buffer.from(`,true,2024-01-05T09:00:00Z\r${row(4)}\r`),
+        ]),
+      ),
+    ],
+    code: 3,
+  },
+  {
+    // the worker reads further ahead than the main thread: what the not-UTF-8 warning says ("is not UTF-8" or
+    // "mixes UTF-8 with another encoding") depends on the records read, not on bytes read ahead of --limit
+    name: '--limit before the UTF-8 text of a file that mixes encodings',
+    args: [
+      file(
+        'mixed-late.csv',
+        Buffer.concat([
+          Buffer.from(`${HEADER}\n`),
+          Buffer.from(`${row(1, 'Ren\u00e9')}\n`, 'latin1'),
+          Buffer.from(`${rows(4000).slice(1).join('\n')}\n${row(4001, 'Zo\u00eb')}\n`),
+        ]),
+      ),
+      '--limit',
+      '5',
+    ],
+    code: 3,
+  },
+  {
+    name: 'a quote never closed near the end',
+    args: [
+      file(
+        'unclosed.csv',
+        `${[HEADER, ...rows(8)].join('\n')}\nm9,m9@example.com,"oops,true,2024-01-05T09:00:00Z\n${row(10)}\n`,
+      ),
+    ],
+    code: 2,
+  },
+  {
+    name: 'a header that is not UTF-8',
+    args: [
+      file(
+        'bad-header.csv',
+        Buffer.concat([
+          Buffer.from('memberId,email,first'),
+          Buffer.from([0xe9]),
+          Buffer.from(`,isActive,createdAt\n${row(1)}\n`),
+        ]),
+      ),
+    ],
+    code: 2,
+  },
+];
+
+interface Outcome {
+  code: number;
+  report: Record<string, unknown>;
+  stderr: string[];
+  rejects: string | undefined;
+  workers: number;
+}
+
+/**
+ * `memberctl import ARGS --sandbox --json --no-journal --rejects FILE` with MEMBERCTL_CSV_WORKER=`mode`, as the
+ * command runs it: its flags parsed by its own definition, the request built by the command line's own functions,
+ * the sandbox named by resolveImportTarget and started when the run opens it. Every run writes the same rejects path (its name appears in the messages
+ * both runs must share), so the runs take turns: the file is read and removed before the next run.
+ */
+async function importWith(mode: 'always' | 'never', args: string[], rejectsName = 'rejects.ndjson'): Promise<Outcome> {
+  const rejectsPath = join(dir, rejectsName);
+  const argv = ['import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', rejectsPath];
+  const command = importCommand({ exitCode: 0 });
+  const [input] = command.parseOptions(argv.slice(1)).operands as [string];
+  const flags = command.opts();
+  const events: ImportFileEvent[] = [];
+  const reportFile = runReport(undefined, input);
+  let target: ImportTargetHandle | undefined;
+  let workers = 0;
+  const counted = (_worker: Worker) => void workers++;
+  process.on('worker', counted);
+  try {
+    target = await resolveImportTarget({ sandbox: true }, loadSettings({ env: {}, home: dir }));
+    reportFile.target = target.name;
+    const opened = target;
+    const report = await importFile(
+      {
+        input: inputOptionsFrom(input, flags, { MEMBERCTL_CSV_WORKER: mode }),
+        sending: { ...SENDING },
+        rejectsPath,
+        state: importStateOptionsFrom(input, flags),
+      },
+      { openTarget: () => opened.open() },
+      (event) => void events.push(event),
+    );
+    const outcome = await importOutcome(report, { reportFile, target, argv, flags });
+    return {
+      code: outcome.exitCode,
+      report: withoutTiming(outcome.json),
+      stderr: stderrOf(events, [outcome.stopError, ...outcome.laterFailures]),
+      rejects: takeRejects(rejectsPath),
+      workers,
+    };
+  } catch (error) {
+    // what main.ts does with an error thrown before a summary: its --json object, one line and a hint, the one table
+    return {
+      code: exitCodeFor(isMemberctlError(error) ? error.category : 'internal'),
+      report: errorToJson(error),
+      stderr: stderrOf(events, [error]),
+      rejects: takeRejects(rejectsPath),
+      workers,
+    };
+  } finally {
+    process.off('worker', counted);
+    await target?.close();
+  }
+}
+
+/** The command's sending settings when nothing sets them (flag, environment or profile). */
+const SENDING = {
+  batchSize: IMPORT_DEFAULTS.batchSize,
+  maxBatchBytes: IMPORT_DEFAULTS.maxBatchBytes,
+  maxConcurrency: IMPORT_DEFAULTS.maxConcurrency,
+  retries: 5,
+  timeoutMs: 30_000,
+  graceMs: IMPORT_DEFAULTS.graceMs,
+};
+
+/** What the import view writes on stderr with --json (no colour): warnings, notices, then the errors. */
+function stderrOf(events: readonly ImportFileEvent[], errors: readonly unknown[]): string[] {
+  const lines: string[] = [];
+  const output: Output = {
+    color: new Chalk({ level: 0 }),
+    out: (text) => void lines.push(`stdout: ${text}`),
+    err: (text) => void lines.push(text),
+    warn: (text) => void lines.push(`warning: ${text}`),
+    stderrIsTTY: false,
+  };
+  for (const event of events) {
+    if (event.type === 'warning') output.warn(event.message);
+    else if (event.type === 'notice') output.err(event.message);
+  }
+  for (const error of errors) if (error !== undefined) renderError(error, output);
+  return lines;
+}
+
+function takeRejects(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, 'utf8');
+  rmSync(path);
+  rmSync(recordPathOf(path), { force: true });
+  return text;
+}
+
+function withoutTiming(report: Record<string, unknown>): Record<string, unknown> {
+  const { startedAt, finishedAt, durationMs, concurrency, ...rest } = report;
+  return rest;
+}
+
+describe('a CSV parsed in the worker thread gives what the main thread gives', () => {
+  it.each(cases)('$name', async ({ args, code, rejects }) => {
+    const worker = await importWith('always', args, rejects);
+    const main = await importWith('never', args, rejects);
+    expect(worker.workers).toBe(1);
+    expect(main.workers).toBe(0);
+    expect(main.code).toBe(code);
+    const { workers: _w, ...fromWorker } = worker;
+    const { workers: _m, ...fromMain } = main;
+    expect(fromWorker).toEqual(fromMain);
+  });
+
+  it('the tricky file: every record in one bucket, the bad ones in the rejects file with their lines', async () => {
+    const { report, rejects, workers } = await importWith('always', [tricky]);
+    expect(workers).toBe(1);
+    expect(report).toMatchObject({ rows: 15, invalid: 6, importedCount: 9, rejected: 0, failed: 0 });
+    const lines = rejects!
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { line: number }).line);
+    // m6 (bad values), m7 and m8 (other widths), m10 and m11 (not UTF-8), m13 (latin1)
+    expect(lines).toEqual([11, 12, 13, 15, 16, 20]);
+  });
+
+  it('short rows: refused by default, padded with --pad-short-rows and counted; a refused row goes to rejects as written', async () => {
+    const refused = await importWith('always', [widths], 'rejects.csv');
+    expect(refused.workers).toBe(1);
+    expect(refused.report).toMatchObject({ rows: 6, invalid: 5, importedCount: 1 });
+    expect(refused.report).not.toHaveProperty('paddedRows');
+    const written = parse(refused.rejects!, { relax_column_count: true }) as string[][];
+    expect(written.map((cells) => cells.slice(0, -2))).toEqual([
+      ['memberId', 'isActive', 'createdAt', 'email', 'firstName'],
+      ['w2', 'true', '2024-01-05T09:00:00Z', 'w2@example.com'],
+      ['w3', 'true', '2024-01-05T09:00:00Z', 'Smith, Ann'],
+      ['w4', 'true', '2024-01-05T09:00:00Z', 'w4@example.com', 'Smith', ' Ann'],
+      ['w5', 'true', '2024-01-05T09:00:00Z', 'w5@example.com', 'Say "hi"\r\nthere', 'extra'],
+      ['w6', 'true', '2024-01-05T09:00:00Z', 'w6@example.com\nsecond line'],
+    ]);
+    expect(written[1]!.slice(-2)).toEqual([
+      'invalid',
+      expect.stringMatching(/^the row has 4 cells but the header has 5 — /),
+    ]);
+    const padded = await importWith('always', [widths, '--pad-short-rows']);
+    expect(padded.workers).toBe(1);
+    // w2, w3 and w6 padded and imported (the API takes any text as an e-mail address: "Smith, Ann" is what the user
+    // opted into); w4, w5 too long
+    expect(padded.report).toMatchObject({ rows: 6, paddedRows: 3, invalid: 2, importedCount: 4 });
+  });
+});
+
+describe('MEMBERCTL_CSV_WORKER, read by the command line into the request', () => {
+  it('always and never as written; unset or anything else leaves the choice to the file size', () => {
+    const choice = (env: NodeJS.ProcessEnv) => inputOptionsFrom('members.csv', {}, env).csvWorker;
+    expect(choice({ MEMBERCTL_CSV_WORKER: 'always' })).toBe('always');
+    expect(choice({ MEMBERCTL_CSV_WORKER: 'never' })).toBe('never');
+    expect(choice({})).toBe('auto');
+    expect(choice({ MEMBERCTL_CSV_WORKER: 'sometimes' })).toBe('auto');
+  });
+});
