@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { reply, startScriptedServer, type ScriptedServer } from '../http/scripted-server.js';
-import { craftJwt, nowSeconds } from './config-cli-helper.js';
-import { bucketSum, isolatedEnv, membersCsv, runCli, tempDir } from './import-helper.js';
+import { craftJwt, nowSeconds } from '../e2e/config-cli-helper.js';
+import { bucketSum, isolatedEnv, membersCsv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const ROWS = 60;
 const SMALL = ['--batch-size', '1'];
@@ -41,7 +42,7 @@ describe('early stop', () => {
       );
       const csv = membersCsv(tempDir(), ROWS);
       const env = isolatedEnv({ MEMBERCTL_TOKEN: 'test-token-0123456789' });
-      const result = await runCli(
+      const result = await runInProcess(
         ['import', csv, '--base-url', server.url.href, ...SMALL, '--json', '--no-journal'],
         env,
       );
@@ -62,7 +63,7 @@ describe('early stop', () => {
     );
     const csv = membersCsv(tempDir(), 10);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: 'test-token-0123456789' });
-    const result = await runCli(
+    const result = await runInProcess(
       [
         'import',
         csv,
@@ -86,7 +87,7 @@ describe('early stop', () => {
     sandbox = await startSandbox({ port: 0 });
     const csv = membersCsv(tempDir(), ROWS);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
-    const result = await runCli(
+    const result = await runInProcess(
       ['import', csv, '--base-url', sandbox.url.replace('http:', 'https:'), ...SMALL, '--json', '--no-journal'],
       env,
     );
@@ -101,7 +102,7 @@ describe('early stop', () => {
     const journal = join(dir, 'run.journal');
     const token = craftJwt({ sub: 'fail-fast', exp: nowSeconds() + 3600 });
     const args = ['import', csv, '--base-url', `http://127.0.0.1:${port}/`, ...SMALL, '--journal', journal, '--json'];
-    const first = await runCli(args, isolatedEnv({ MEMBERCTL_TOKEN: token }));
+    const first = await runInProcess(args, isolatedEnv({ MEMBERCTL_TOKEN: token }));
     expect(first.code).toBe(4);
     expect(diagnosis(first.stderr)).toMatch(/connection refused/);
     const report = JSON.parse(first.stdout);
@@ -110,7 +111,7 @@ describe('early stop', () => {
     expect(report.importedCount).toBe(0);
 
     sandbox = await startSandbox({ port });
-    const second = await runCli([...args, '--resume'], isolatedEnv({ MEMBERCTL_TOKEN: token }));
+    const second = await runInProcess([...args, '--resume'], isolatedEnv({ MEMBERCTL_TOKEN: token }));
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ rows: ROWS, importedCount: ROWS, failed: 0 });
     expect(sandbox.members()).toHaveLength(ROWS);
