@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, startScriptedServer, type ScriptedServer, type Step } from '../http/scripted-server.js';
-import { bucketSum, isolatedEnv, membersCsv, runCli, tempDir } from './import-helper.js';
+import { bucketSum, isolatedEnv, membersCsv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const OK: Step = (_req, res, body) => {
   const items = JSON.parse(body) as unknown[];
@@ -31,7 +32,7 @@ describe('a server that asks to wait longer than the run may', () => {
     };
     server = await startScriptedServer([OK, OK, OK, OK, OK], day);
     const csv = membersCsv(tempDir(), 1000);
-    const run = await runCli(
+    const run = await runInProcess(
       ['import', csv, '--base-url', server.url.href, '--batch-size', '1', '--concurrency', '1', '--json'],
       env(),
     );
@@ -48,7 +49,7 @@ describe('a server that asks to wait longer than the run may', () => {
 
     // the next night, read by a person: the server still asks for its day; the wait, the counts, the command
     const before = server.received.length;
-    const again = await runCli(
+    const again = await runInProcess(
       ['import', csv, '--base-url', server.url.href, '--batch-size', '1', '--concurrency', '1', '--resume'],
       env(),
     );
@@ -63,7 +64,7 @@ describe('a server that asks to wait longer than the run may', () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toUTCString();
     server = await startScriptedServer([], reply(503, 'maintenance', { 'retry-after': tomorrow }));
     const csv = membersCsv(tempDir(), 400);
-    const run = await runCli(
+    const run = await runInProcess(
       [
         'import',
         csv,
@@ -91,12 +92,12 @@ describe('a server that asks to wait longer than the run may', () => {
     server = await startScriptedServer([], reply(429, '', { 'retry-after': '2' }));
     const csv = membersCsv(tempDir(), 20);
     const base = ['import', csv, '--base-url', server.url.href, '--concurrency', '1', '--no-journal', '--json'];
-    const stopped = await runCli([...base, '--max-retry-after', '1s'], env());
+    const stopped = await runInProcess([...base, '--max-retry-after', '1s'], env());
     expect(stopped.code).toBe(4);
     expect(JSON.parse(stopped.stdout)).toMatchObject({ retryAfterMs: 2000, maxRetryAfterMs: 1000, failed: 20 });
     expect(server.received).toHaveLength(1);
     // which values are refused, and MEMBERCTL_MAX_RETRY_AFTER, are settings tests (test/settings.test.ts)
-    const refused = await runCli([...base, '--max-retry-after', '8d'], env());
+    const refused = await runInProcess([...base, '--max-retry-after', '8d'], env());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--max-retry-after');
     expect(server.received).toHaveLength(1);
