@@ -1,5 +1,5 @@
 /**
- * validate end to end: the built CLI on fixtures, as a user runs it — the summary line, the table, --json, standard
+ * validate end to end: the whole command line on fixtures (in-process), as a user runs it — the summary line, the table, --json, standard
  * input, exit codes. What the records become (items in every format, the mapped CRM export, the rejects files fed
  * back, a broken mapping) is tested in-process in test/core/validate-fixtures.test.ts.
  */
@@ -7,10 +7,11 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const env = isolatedEnv();
-const validate = (...args: string[]) => runCli(['validate', ...args], env);
+const validate = (...args: string[]) => runInProcess(['validate', ...args], env);
 let dir: string;
 beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'memberctl-validate-'))));
 afterAll(async () => rm(dir, { recursive: true, force: true }));
@@ -98,7 +99,7 @@ describe('memberctl validate', () => {
 
   it('reads standard input with --format, and --limit stops early', async () => {
     const csv = await readFile('fixtures/invalid/mixed.csv', 'utf8');
-    const r = await runCli(['validate', '-', '--format', 'csv', '--limit', '1', '--json'], env, csv);
+    const r = await runInProcess(['validate', '-', '--format', 'csv', '--limit', '1', '--json'], env, csv);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, valid: 1, invalid: 0 });
   });
