@@ -1,5 +1,5 @@
 /**
- * Bad input as a process shows it: exit 2, stdout empty (or one JSON object with --json), stderr one line naming
+ * Bad input as the command line shows it (run in-process): exit 2, stdout empty (or one JSON object with --json), stderr one line naming
  * the file and line plus a hint, never a stack trace. Each kind of bad input (empty, truncated, 16 MB records,
  * workbooks, unknown columns, bad flags…) is checked in-process in test/core/validate-bad-input.test.ts.
  */
@@ -7,10 +7,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
+import { isolatedEnv, type RunResult } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const env = isolatedEnv();
-const validate = (...args: string[]) => runCli(['validate', ...args], env);
+const validate = (...args: string[]) => runInProcess(['validate', ...args], env);
 
 function expectNoStack(r: RunResult): void {
   expect(r.stderr).not.toMatch(/^\s+at /m);
