@@ -11,13 +11,14 @@ import { fieldLimits, fieldLimitsMarkdown, templateColumns } from '../../src/cor
 import { buildCsvMapper } from '../../src/core/mapping/csv-mapper.js';
 import { jsonToCandidate } from '../../src/core/mapping/json-mapper.js';
 import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema } from '../../src/schemas/index.js';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const env = isolatedEnv();
 
 describe('memberctl template', () => {
   it('writes a CSV whose header covers every field and whose example row is a valid member', async () => {
-    const { code, stdout, stderr } = await runCli(['template'], env);
+    const { code, stdout, stderr } = await runInProcess(['template'], env);
     expect(code).toBe(0);
     expect(stderr).toBe('');
     const rows = parse(stdout) as string[][];
@@ -38,9 +39,9 @@ describe('memberctl template', () => {
   });
 
   it('writes a JSON array of one valid member, the same member as the CSV row', async () => {
-    const csv = parse((await runCli(['template'], env)).stdout) as string[][];
+    const csv = parse((await runInProcess(['template'], env)).stdout) as string[][];
     const fromCsv = buildCsvMapper(csv[0]!, { file: 't.csv' }).toCandidate({ record: 1, line: 2, raw: csv[1]! });
-    const { code, stdout } = await runCli(['template', '--format', 'json'], env);
+    const { code, stdout } = await runInProcess(['template', '--format', 'json'], env);
     expect(code).toBe(0);
     const records = JSON.parse(stdout) as unknown[];
     expect(records).toHaveLength(1);
@@ -55,8 +56,8 @@ describe('memberctl template', () => {
     const dir = mkdtempSync(join(tmpdir(), 'memberctl-template-'));
     for (const format of ['csv', 'json']) {
       const file = join(dir, `members.${format}`);
-      expect((await runCli(['template', '--format', format, '--out', file], env)).code).toBe(0);
-      const validated = await runCli(['validate', file], env);
+      expect((await runInProcess(['template', '--format', format, '--out', file], env)).code).toBe(0);
+      const validated = await runInProcess(['validate', file], env);
       expect({ format, code: validated.code, stderr: validated.stderr }).toMatchObject({ format, code: 0 });
     }
   });
@@ -64,7 +65,7 @@ describe('memberctl template', () => {
   it('writes --out, tells where the limits are, and refuses to overwrite without --force', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memberctl-template-'));
     const out = join(dir, 'members.csv');
-    const first = await runCli(['template', '--out', out], env);
+    const first = await runInProcess(['template', '--out', out], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
     expect(first.stderr).toContain(
@@ -73,17 +74,17 @@ describe('memberctl template', () => {
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe(templateColumns().join(','));
 
     writeFileSync(out, 'my precious data\n');
-    const again = await runCli(['template', '--out', out], env);
+    const again = await runInProcess(['template', '--out', out], env);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`error: cannot write ${out}: the file exists`);
     expect(again.stderr).toContain('hint: pass --force');
     expect(readFileSync(out, 'utf8')).toBe('my precious data\n');
-    expect((await runCli(['template', '--out', out, '--force', '--format', 'json'], env)).code).toBe(0);
+    expect((await runInProcess(['template', '--out', out, '--force', '--format', 'json'], env)).code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(1);
   });
 
   it('refuses an unknown format with the allowed choices', async () => {
-    const { code, stderr } = await runCli(['template', '--format', 'xml'], env);
+    const { code, stderr } = await runInProcess(['template', '--format', 'xml'], env);
     expect(code).toBe(2);
     expect(stderr).toMatch(/argument 'xml' is invalid. Allowed choices are csv, json/);
   });
@@ -106,7 +107,7 @@ describe('field limits', () => {
   });
 
   it('`template --fields` prints them, and docs/reference/template.md carries exactly that table', async () => {
-    const { stdout } = await runCli(['template', '--fields'], env);
+    const { stdout } = await runInProcess(['template', '--fields'], env);
     expect(stdout.trim()).toBe(fieldLimitsMarkdown().trim());
     const doc = join(import.meta.dirname, '..', '..', 'docs', 'reference', 'template.md');
     expect(existsSync(doc)).toBe(true);
