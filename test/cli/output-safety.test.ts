@@ -1,9 +1,10 @@
-/** Outputs never destroy the input or another file (issue 15 item 2), end to end through the built CLI. */
+/** Outputs never destroy the input or another file (issue 15 item 2), end to end through the whole command line (in-process). */
 import { link, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedEnv, membersCsv, runCli } from './import-helper.js';
+import { isolatedEnv, membersCsv } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 let dir: string;
 beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'memberctl-outsafe-'))));
@@ -14,7 +15,7 @@ describe('an output that is the input is refused before reading (exit 2), and th
   it('import --rejects INPUT', async () => {
     const file = membersCsv(dir, 5, (r) => (r === 2 ? 'm2,not-an-email,N,true,2024-01-05T09:00:00Z' : undefined));
     const before = await readFile(file, 'utf8');
-    const run = await runCli(['import', file, '--sandbox', '--rejects', file], env);
+    const run = await runInProcess(['import', file, '--sandbox', '--rejects', file], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`error: --rejects ${file} is the input ${file}: writing it would destroy that file`);
     expect(run.stderr).not.toMatch(/Done|Importing/);
@@ -26,17 +27,17 @@ describe('an output that is the input is refused before reading (exit 2), and th
     const before = await readFile(file, 'utf8');
     await link(file, join(dir, 'hard.ndjson'));
     await symlink(file, join(dir, 'soft.csv'));
-    const hard = await runCli(['validate', file, '--output', join(dir, 'hard.ndjson')], env);
+    const hard = await runInProcess(['validate', file, '--output', join(dir, 'hard.ndjson')], env);
     expect(hard.code).toBe(2);
     expect(hard.stderr).toContain(`is the input ${file} (a link to it)`);
-    const soft = await runCli(['validate', file, '--rejects', join(dir, 'soft.csv')], env);
+    const soft = await runInProcess(['validate', file, '--rejects', join(dir, 'soft.csv')], env);
     expect(soft.code).toBe(2);
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
   it('import --report onto --rejects, or a report that is a symlink to another file', async () => {
     const file = membersCsv(dir, 3);
-    const same = await runCli(
+    const same = await runInProcess(
       ['import', file, '--sandbox', '--rejects', join(dir, 'out.ndjson'), '--report', join(dir, 'out.ndjson')],
       env,
     );
@@ -44,7 +45,7 @@ describe('an output that is the input is refused before reading (exit 2), and th
     expect(same.stderr).toContain('is the same file as --rejects');
     await writeFile(join(dir, 'precious'), 'keep me\n');
     await symlink(join(dir, 'precious'), join(dir, 'report.json'));
-    const linked = await runCli(['import', file, '--sandbox', '--report', join(dir, 'report.json')], env);
+    const linked = await runInProcess(['import', file, '--sandbox', '--report', join(dir, 'report.json')], env);
     expect(linked.code).toBe(2);
     expect(linked.stderr).toContain('is a symbolic link: memberctl never writes through one');
     expect(await readFile(join(dir, 'precious'), 'utf8')).toBe('keep me\n');
@@ -62,7 +63,7 @@ describe('a --rejects file that cannot be written is refused before anything is 
     ];
     if (process.getuid?.() !== 0) cases.push([join(readOnly, 'rejects.csv'), /EACCES \(permission denied\)/]);
     for (const [rejects, why] of cases) {
-      const run = await runCli(['import', file, '--sandbox', '--sandbox-data', data, '--rejects', rejects], env);
+      const run = await runInProcess(['import', file, '--sandbox', '--sandbox-data', data, '--rejects', rejects], env);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       const lines = run.stderr.trimEnd().split('\n');
@@ -82,7 +83,7 @@ describe('outputs are replaced whole', () => {
     const file = membersCsv(dir, 4, (r) => (r === 3 ? 'm3,m3@example.com,N,maybe,2024-01-05T09:00:00Z' : undefined));
     await writeFile(join(dir, 'report.json'), 'last night\n');
     await writeFile(join(dir, 'rejects.csv'), 'last night\n');
-    const run = await runCli(
+    const run = await runInProcess(
       // files memberctl did not write itself: replaced only with --force (the next test)
       [
         'import',
@@ -111,11 +112,11 @@ describe('outputs are replaced whole', () => {
     const file = membersCsv(dir, 4, (r) => (r === 3 ? 'm3,m3@example.com,N,maybe,2024-01-05T09:00:00Z' : undefined));
     const fixMe = join(dir, 'fix-me.csv');
     const args = ['import', file, '--sandbox', '--rejects', fixMe];
-    expect((await runCli(args, env)).code).toBe(3);
-    expect((await runCli(args, env)).code).toBe(3); // memberctl's own file, unchanged: replaced
+    expect((await runInProcess(args, env)).code).toBe(3);
+    expect((await runInProcess(args, env)).code).toBe(3); // memberctl's own file, unchanged: replaced
     const fixed = (await readFile(fixMe, 'utf8')).replace('maybe', 'true');
     await writeFile(fixMe, fixed);
-    const refused = await runCli(args, env);
+    const refused = await runInProcess(args, env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
       `error: --rejects ${fixMe} has changed since memberctl wrote it: it is not replaced`,
@@ -123,7 +124,7 @@ describe('outputs are replaced whole', () => {
     expect(refused.stderr).toContain('--force');
     expect(refused.stderr).not.toMatch(/imported|rows/); // refused before the input was read
     expect(await readFile(fixMe, 'utf8')).toBe(fixed);
-    expect((await runCli([...args, '--force'], env)).code).toBe(3);
+    expect((await runInProcess([...args, '--force'], env)).code).toBe(3);
     expect(await readFile(fixMe, 'utf8')).not.toBe(fixed);
   });
 });
