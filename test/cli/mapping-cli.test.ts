@@ -1,11 +1,12 @@
-/** The mapping features through the built CLI: map init's output file, --encoding with a rejects CSV, a workbook's rejects. */
+/** The mapping features through the whole command line (in-process, test/cli/run-in-process.ts): map init's output file, --encoding with a rejects CSV, a workbook's rejects. */
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memberctl-mapping-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,32 +17,32 @@ describe('map init (CLI)', () => {
     const input = join(dir, 'export.csv');
     writeFileSync(input, 'Customer Id,Status,Create Date\nC-1,active,2024-01-05 10:00\n');
     const out = join(dir, 'mapping.json');
-    const made = await runCli(['map', 'init', input, '--out', out], env);
+    const made = await runInProcess(['map', 'init', input, '--out', out], env);
     expect(made.code).toBe(0);
     const written = JSON.parse(readFileSync(out, 'utf8'));
     expect(written.columns['Customer Id']).toBe('memberId');
     // the local times are a decision: named on stderr, and validate refuses the mapping until it is settled
     expect(made.stderr).toContain('decide: Create Date: "Create Date" holds date-times without an offset');
     expect(made.stderr).toContain(`wrote ${out}: 1 decision to settle`);
-    const refused = await runCli(['validate', input, '--map', out], env);
+    const refused = await runInProcess(['validate', input, '--map', out], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('decisions["Create Date"]: not settled');
     written.columns['Create Date'].timeZone = 'Europe/Oslo';
     delete written.decisions;
     writeFileSync(out, JSON.stringify(written));
-    expect((await runCli(['validate', input, '--map', out], env)).code).toBe(0);
+    expect((await runInProcess(['validate', input, '--map', out], env)).code).toBe(0);
 
-    const again = await runCli(['map', 'init', input, '--out', out], env);
+    const again = await runInProcess(['map', 'init', input, '--out', out], env);
     expect(again.code).toBe(2);
-    expect((await runCli(['map', 'init', input, '--out', out, '--force'], env)).code).toBe(0);
+    expect((await runInProcess(['map', 'init', input, '--out', out, '--force'], env)).code).toBe(0);
 
-    const overInput = await runCli(['map', 'init', input, '--out', input, '--force'], env);
+    const overInput = await runInProcess(['map', 'init', input, '--out', input, '--force'], env);
     expect(overInput.code).toBe(2);
     expect(overInput.stderr).toContain('the input');
     expect(readFileSync(input, 'utf8')).toContain('Customer Id');
 
     symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'link.json'));
-    const link = await runCli(['map', 'init', input, '--out', join(dir, 'link.json'), '--force'], env);
+    const link = await runInProcess(['map', 'init', input, '--out', join(dir, 'link.json'), '--force'], env);
     expect(link.code).toBe(2);
     expect(link.stderr).toMatch(/symbolic link|symlink/);
   });
@@ -56,7 +57,7 @@ describe('map init (CLI)', () => {
     const input = join(dir, 'members.xlsx');
     await book.xlsx.writeFile(input);
     const out = join(dir, 'members-mapping.json');
-    const made = await runCli(['map', 'init', input, '--out', out], { ...env, TZ: 'UTC' });
+    const made = await runInProcess(['map', 'init', input, '--out', out], { ...env, TZ: 'UTC' });
     expect(made.code).toBe(0);
     expect(made.stderr).toContain('note: "Status" → metadata.status [kept]');
     const written = JSON.parse(readFileSync(out, 'utf8'));
@@ -68,7 +69,7 @@ describe('map init (CLI)', () => {
     expect(Object.keys(written.decisions)).toEqual(['Joined']);
     delete written.decisions;
     writeFileSync(out, JSON.stringify(written));
-    const r = await runCli(['validate', input, '--map', out, '--json'], env);
+    const r = await runInProcess(['validate', input, '--map', out, '--json'], env);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, valid: 3, invalid: 0 });
   });
 
@@ -76,7 +77,7 @@ describe('map init (CLI)', () => {
     const input = join(dir, 'latin.csv');
     writeFileSync(input, iconv.encode('Customer Id;Name\nC-1;Ørsted\n', 'windows-1252'));
     const out = join(dir, 'latin-mapping.json');
-    const made = await runCli(
+    const made = await runInProcess(
       ['map', 'init', input, '--out', out, '--encoding', 'windows-1252', '--delimiter', ';'],
       env,
     );
@@ -100,14 +101,14 @@ describe('encodings and workbooks (CLI)', () => {
       ),
     );
     const rejects = join(dir, 'excel-rejects.csv');
-    const r = await runCli(['validate', input, '--encoding', 'windows-1252', '--rejects', rejects], env);
+    const r = await runInProcess(['validate', input, '--encoding', 'windows-1252', '--rejects', rejects], env);
     expect(r.code).toBe(3);
     const text = iconv.decode(readFileSync(rejects), 'windows-1252');
     expect(text.split('\n')[1]).toBe(
       'm-2;Ørsted;maybe;2024-05-01;invalid;"isActive: expected true/false, yes/no, y/n or 1/0, got ""maybe"""',
     );
     // without the flag, the hint names it
-    const plain = await runCli(['validate', input], env);
+    const plain = await runInProcess(['validate', input], env);
     expect(plain.stderr).toContain('--encoding windows-1252'); // once, as a warning about the file
   });
 
@@ -126,7 +127,7 @@ describe('encodings and workbooks (CLI)', () => {
       ['validate', input, '--map', map],
       ['import', input, '--map', map, '--sandbox'],
     ]) {
-      const r = await runCli(command, env);
+      const r = await runInProcess(command, env);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trimEnd().split('\n');
@@ -143,7 +144,7 @@ describe('encodings and workbooks (CLI)', () => {
         'fields["isActive"]',
       ]);
     }
-    const json = await runCli(['validate', input, '--map', map, '--json'], env);
+    const json = await runInProcess(['validate', input, '--map', map, '--json'], env);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout).error.problems).toHaveLength(3);
   });
@@ -168,7 +169,7 @@ describe('encodings and workbooks (CLI)', () => {
       }),
     );
     const rejects = join(dir, 'xlsx-rejects.csv');
-    const r = await runCli(['validate', input, '--map', mapping, '--rejects', rejects, '--json'], env);
+    const r = await runInProcess(['validate', input, '--map', mapping, '--rejects', rejects, '--json'], env);
     expect(r.code).toBe(3);
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({ format: 'xlsx', rows: 2, valid: 1, invalid: 1 });
