@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { configDir, isolatedEnv, runCli } from './config-cli-helper.js';
-import { membersCsv, tempDir } from './import-helper.js';
+import { configDir, isolatedEnv } from '../e2e/config-cli-helper.js';
+import { membersCsv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 let sandbox: SandboxHandle;
 beforeAll(async () => {
@@ -38,7 +39,7 @@ describe('--log-format json', () => {
     sandbox.setFaults({ failNext: [{ status: 503, retryAfter: 0 }], rejectMemberIds: ['m7'] });
     const file = membersCsv(tempDir(), 25);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
-    const { code, stdout, stderr } = await runCli(
+    const { code, stdout, stderr } = await runInProcess(
       [
         'import',
         file,
@@ -102,7 +103,7 @@ describe('--log-format json', () => {
     sandbox.setFaults({ failNext: [{ status: 503, retryAfter: 0 }] });
     const file = membersCsv(tempDir(), 25);
     const env = isolatedEnv({ MEMBERCTL_TOKEN: sandbox.memberToken });
-    const { code, stdout, stderr } = await runCli(
+    const { code, stdout, stderr } = await runInProcess(
       [
         'import',
         file,
@@ -143,7 +144,7 @@ describe('--log-format json', () => {
       },
     );
     const file = membersCsv(tempDir(), 9);
-    const { code, stderr } = await runCli(
+    const { code, stderr } = await runInProcess(
       ['--profile', 'sbx', '--log-format', 'json', 'import', file, '--quiet'],
       isolatedEnv({ XDG_CONFIG_HOME: xdg }),
     );
@@ -172,7 +173,7 @@ describe('--log-format json', () => {
       '--base-url',
       sandbox.url,
     ];
-    const { code, stdout, stderr } = await runCli([...args, '--log-format', 'json'], env);
+    const { code, stdout, stderr } = await runInProcess([...args, '--log-format', 'json'], env);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Subscribed device dev-1 of customer C-1001/);
     const lines = parseLines(stderr);
@@ -193,7 +194,7 @@ describe('--log-format json', () => {
 
   it('keeps stderr JSON when the run cannot start: usage and credential errors', async () => {
     const file = membersCsv(tempDir(), 2);
-    const usage = await runCli(['import', file, '--bach-size', '5', '--log-format', 'json'], isolatedEnv());
+    const usage = await runInProcess(['import', file, '--bach-size', '5', '--log-format', 'json'], isolatedEnv());
     expect(usage.code).toBe(2);
     expect(parseLines(usage.stderr)).toEqual([
       expect.objectContaining({
@@ -203,7 +204,10 @@ describe('--log-format json', () => {
       }),
     ]);
 
-    const noToken = await runCli(['import', file, '--base-url', sandbox.url, '--log-format', 'json'], isolatedEnv());
+    const noToken = await runInProcess(
+      ['import', file, '--base-url', sandbox.url, '--log-format', 'json'],
+      isolatedEnv(),
+    );
     expect(noToken.code).toBe(2);
     // one error shape, hint included (not a separate line), then the run's last line with its exit code
     const lines = parseLines(noToken.stderr);
