@@ -6,7 +6,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { isolatedEnv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ const shortLines = (text: string) => text.split('\n').every((line) => line.lengt
 describe('a column name of megabytes', () => {
   it('is an unknown column named by its first characters', async () => {
     const path = csv('long-name.csv', `memberId,isActive,createdAt,${LONG},z`);
-    const r = await runCli(['validate', path], env);
+    const r = await runInProcess(['validate', path], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       new RegExp(`^error: ${path} line 1: unknown columns "y{60}…" \\(column 4\\), "z" \\(column 5\\)\\n`),
@@ -34,7 +35,7 @@ describe('a column name of megabytes', () => {
 
   it('skipped with --ignore-unknown-columns, its warning is short too', async () => {
     const path = csv('long-ignored.csv', `memberId,isActive,createdAt,${LONG},z`);
-    const r = await runCli(['validate', path, '--ignore-unknown-columns', '--json'], env);
+    const r = await runInProcess(['validate', path, '--ignore-unknown-columns', '--json'], env);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`ignoring unknown column "${'y'.repeat(60)}…" (column 4)`);
     expect(shortLines(r.stderr)).toBe(true);
@@ -42,7 +43,7 @@ describe('a column name of megabytes', () => {
 
   it('when a required field is missing, the headers that look like it are searched quickly and named shortly', async () => {
     const path = csv('long-missing.csv', `memberId,isActive,${LONG}created,z`);
-    const r = await runCli(['validate', path, '--ignore-unknown-columns'], env);
+    const r = await runInProcess(['validate', path, '--ignore-unknown-columns'], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('createdAt');
     expect(shortLines(r.stderr)).toBe(true);
@@ -50,7 +51,7 @@ describe('a column name of megabytes', () => {
 
   it('twice is a duplicate named by its first characters', async () => {
     const path = csv('long-twice.csv', `memberId,isActive,createdAt,${LONG},${LONG}`);
-    const r = await runCli(['validate', path], env);
+    const r = await runInProcess(['validate', path], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`duplicate column "${'y'.repeat(60)}…" (columns 4 and 5)`);
     expect(shortLines(r.stderr)).toBe(true);
