@@ -1,13 +1,14 @@
 /**
  * The guides must run as written: every `npx memberctl` line of docs/guides/*.md that targets the sandbox is run in
- * order (as `node bin/memberctl.js`, with /tmp/demo swapped for a temp folder of that guide), and each must end with
+ * order (in-process, as runInProcess runs the command line, with /tmp/demo swapped for a temp folder of that guide), and each must end with
  * the exit code the guide promises (3 where it says some records are invalid; N where the line ends in `# exit N`).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 /** `echo '…' | npx memberctl …`: the quoted text is the command's standard input (a pasted device blob). */
 const PIPED = /^echo '([^']*)' \| (npx memberctl .*)$/;
@@ -59,7 +60,7 @@ describe('the guides in docs/guides', () => {
       const results: { line: string; code: number | null; expected: number; stderr?: string }[] = [];
       for (const line of guide.lines) {
         const piped = PIPED.exec(line);
-        const { code, stderr } = await runCli(
+        const { code, stderr } = await runInProcess(
           words((piped?.[2] ?? line).replaceAll('/tmp/demo', demo)),
           env,
           piped?.[1],
