@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, startScriptedServer, type ScriptedServer, type Step } from '../http/scripted-server.js';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const TOKEN = 'push-secret-from-file-91b2';
 const ARGS = [
@@ -43,7 +44,7 @@ function tokenFile(): string {
 
 async function run(steps: Step[], extra: string[] = []) {
   server = await startScriptedServer(steps);
-  return runCli(
+  return runInProcess(
     ['subscribe', ...ARGS, '--base-url', server.url.href, '--token-file', tokenFile(), ...extra],
     isolatedEnv(),
   );
