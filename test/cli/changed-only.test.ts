@@ -1,5 +1,5 @@
 /**
- * --changed-only --state end to end: the flags reach the run, the exit codes, and the state commands' words. What is
+ * --changed-only --state through the whole command line (in-process): the flags reach the run, the exit codes, and the state commands' words. What is
  * sent on each run (changed rows, failures and skips never marked, forget/reset, a new mapping) is proven
  * in-process against the sandbox in test/core/import-changed-only.test.ts.
  */
@@ -7,7 +7,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { isolatedEnv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 let box: SandboxHandle | undefined;
 afterEach(async () => {
@@ -53,7 +54,7 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     writeMembers(file, rows);
     const run = async () => {
       const before = sandbox.stats().itemsReceived;
-      const result = await runCli(['import', file, '--changed-only', '--state', state, '--json'], env);
+      const result = await runInProcess(['import', file, '--changed-only', '--state', state, '--json'], env);
       const report = JSON.parse(result.stdout) as Report;
       expect(sum(report)).toBe(report.rows);
       return { code: result.code, report, sent: sandbox.stats().itemsReceived - before };
@@ -70,22 +71,22 @@ describe('import --changed-only --state', { timeout: 180_000 }, () => {
     expect(second.sent).toBe(0);
     expect(second.code).toBe(0);
 
-    const show = await runCli(['state', 'show', '--state', state, '--json'], env);
+    const show = await runInProcess(['state', 'show', '--state', state, '--json'], env);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ members: 3, lastUpdate: expect.stringMatching(/^\d{4}-/) });
-    const human = await runCli(['state', 'show', '--state', state], env);
+    const human = await runInProcess(['state', 'show', '--state', state], env);
     expect(human.stdout).toMatch(/members\s+3/);
-    const unknown = await runCli(['state', 'show', 'nobody', '--state', state], env);
+    const unknown = await runInProcess(['state', 'show', 'nobody', '--state', state], env);
     expect(unknown.stdout).toContain('nobody: not in the state (its next row will be sent)');
-    const forget = await runCli(['state', 'forget', 'c2', '--state', state], env);
+    const forget = await runInProcess(['state', 'forget', 'c2', '--state', state], env);
     expect(forget.stdout).toContain('forgot c2');
-    const reset = await runCli(['state', 'reset', '--state', state, '--json'], env);
+    const reset = await runInProcess(['state', 'reset', '--state', state, '--json'], env);
     expect(JSON.parse(reset.stdout)).toEqual({ state, forgotten: 2 });
 
-    const missing = await runCli(['state', 'show', '--state', join(dir, 'nope.state')], env);
+    const missing = await runInProcess(['state', 'show', '--state', join(dir, 'nope.state')], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no state file at .*nope\.state/);
-    const noState = await runCli(['import', file, '--changed-only'], env);
+    const noState = await runInProcess(['import', file, '--changed-only'], env);
     expect(noState.code).toBe(2);
     expect(noState.stderr).toMatch(/--changed-only needs --state FILE/);
   });
