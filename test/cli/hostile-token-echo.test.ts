@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type Step } from '../http/scripted-server.js';
-import { isolatedEnv, runCli } from './config-cli-helper.js';
-import { membersCsv, tempDir } from './import-helper.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { membersCsv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 /** token68 characters that percent-encoding changes (+ / =), so an encoded echo differs from the raw one. */
 const MEMBER_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJob3N0aWxlIn0.Zm9v+YmFy/c2ln==';
@@ -74,7 +75,7 @@ describe('a server that echoes the token everywhere', () => {
     server = await startScriptedServer(steps);
     const rejects = join(dir, 'rejects.csv');
     const report = join(dir, 'report.json');
-    const result = await runCli(
+    const result = await runInProcess(
       [
         '--log-format',
         'json',
@@ -125,7 +126,7 @@ describe('a server that echoes the token everywhere', () => {
     ];
     for (const [step, code] of cases) {
       server = await startScriptedServer([step]);
-      const result = await runCli(
+      const result = await runInProcess(
         [
           'subscribe',
           'cust-1',
