@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { isolatedEnv, membersCsv, runCli, tempDir } from './import-helper.js';
+import { isolatedEnv, membersCsv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 let box: SandboxHandle | undefined;
 afterEach(async () => {
@@ -28,11 +29,11 @@ async function server() {
 describe('target binding', { timeout: 120_000 }, () => {
   it('a journal made against the sandbox is not resumed against a server, nor one server against another', async () => {
     const file = membersCsv(dir, 30, undefined, 'journal.csv');
-    const first = await runCli(['import', file, '--sandbox', '--keep-journal'], isolatedEnv());
+    const first = await runInProcess(['import', file, '--sandbox', '--keep-journal'], isolatedEnv());
     expect(first.code).toBe(0);
     expect(existsSync(`${file}.memberctl-journal`)).toBe(true);
     const { box: real, env, shown } = await server();
-    const resumed = await runCli(['import', file, '--resume'], env);
+    const resumed = await runInProcess(['import', file, '--resume'], env);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain(
       `journal ${file}.memberctl-journal was written against a local sandbox (ephemeral); this run sends to ${shown}`,
@@ -40,9 +41,9 @@ describe('target binding', { timeout: 120_000 }, () => {
     expect(resumed.stderr).toContain('--restart');
     expect(real.stats().itemsReceived).toBe(0);
     // --restart starts again against this target, and binds the new journal to it
-    expect((await runCli(['import', file, '--restart', '--keep-journal'], env)).code).toBe(0);
+    expect((await runInProcess(['import', file, '--restart', '--keep-journal'], env)).code).toBe(0);
     expect(real.stats().itemsReceived).toBe(30);
-    const back = await runCli(['import', file, '--resume', '--sandbox'], isolatedEnv());
+    const back = await runInProcess(['import', file, '--resume', '--sandbox'], isolatedEnv());
     expect(back.code).toBe(2);
     expect(back.stderr).toContain(`was written against ${shown}; this run sends to a local sandbox (ephemeral)`);
   });
@@ -53,23 +54,23 @@ describe('target binding', { timeout: 120_000 }, () => {
     const data = join(dir, 'sandbox.ndjson');
     expect(
       (
-        await runCli(
+        await runInProcess(
           ['import', file, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state],
           isolatedEnv(),
         )
       ).code,
     ).toBe(0);
-    const show = await runCli(['state', 'show', '--state', state, '--json'], isolatedEnv());
+    const show = await runInProcess(['state', 'show', '--state', state, '--json'], isolatedEnv());
     expect(JSON.parse(show.stdout)).toMatchObject({ members: 20, target: `a local sandbox with data file ${data}` });
     const { box: real, env, shown } = await server();
-    const run = await runCli(['import', file, '--changed-only', '--state', state], env);
+    const run = await runInProcess(['import', file, '--changed-only', '--state', state], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       `state ${state} was filled against a local sandbox with data file ${data}; this run sends to ${shown}`,
     );
     expect(real.stats().itemsReceived).toBe(0);
     // the same sandbox data file is the same target: the second pass sends nothing, as it should
-    const again = await runCli(
+    const again = await runInProcess(
       ['import', file, '--sandbox', '--sandbox-data', data, '--changed-only', '--state', state, '--json'],
       isolatedEnv(),
     );
