@@ -71,7 +71,7 @@ export function addInputOptions(command: Command): Command {
 export function inputOptionsFrom(
   file: string,
   flags: InputFlags,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = cliIo().env,
 ): CandidateOptions {
   return {
     path: file,
