@@ -7,14 +7,18 @@
 import type { ImportReport, ImportStateReport, ImportSummary } from '../core/import/index.js';
 import { shellCommand } from '../core/shell-command.js';
 import { formatWait, YEAR_MS } from '../duration.js';
-import { CredentialsError, NotConfirmedError, type MemberctlError } from '../errors.js';
+import { CredentialsError, NotConfirmedError, type MemberctlError, type ResultCategory } from '../errors.js';
 import { OutputFailure } from '../io/output-failure.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunReport } from './run-report.js';
 import type { ImportTargetHandle } from './target.js';
 
 export interface ImportOutcome {
-  exitCode: number;
+  /**
+   * How the run ended: core's category, or a failure's after the summary when its exit code is the higher (a
+   * store file or report that could not be written: the run did not do all it was asked).
+   */
+  category: ResultCategory;
   /** The --json object (the --report file holds the same). */
   json: Record<string, unknown>;
   /** Why the run stopped early, shown after the summary; `json.error` is this, else a failure closing the target. */
@@ -23,7 +27,7 @@ export interface ImportOutcome {
   againCommand: string;
   /** What the JSON log's finished line adds to the counts, as --json has it: the state's fields and nextCommand. */
   finishedFields: Record<string, unknown>;
-  /** Shown after the summary, each with its exit code already in `exitCode`. */
+  /** Shown after the summary, each counted in `category` already. */
   laterFailures: OutputFailure[];
 }
 
@@ -41,14 +45,14 @@ export async function importOutcome(
   { reportFile, target, argv, flags }: ImportOutcomeParts,
 ): Promise<ImportOutcome> {
   const closeFailure = await closeTarget(target);
-  let exitCode = Math.max(exitCodeFor(report.category), closeFailure ? exitCodeFor(closeFailure.category) : 0);
+  let category = worse(report.category, closeFailure?.category);
   const again = againCommand(argv, report.state.journalKept);
   const { summary } = report;
   const stopError = importRunError(summary, target, again);
   const state = stateJson(report.state);
   const next = nextCommandJson(summary, again);
   const result = reportFile.result(
-    exitCode,
+    exitCodeFor(category),
     {
       ...summaryJson(summary, flags),
       ...state,
@@ -60,10 +64,10 @@ export async function importOutcome(
   );
   const reportFailure = await reportFile.finished(result);
   // the report could not be written (full disk): the run did not do all it was asked, said after the summary
-  if (reportFailure) exitCode = Math.max(exitCodeFor(reportFailure.category), exitCode);
+  category = worse(category, reportFailure?.category);
   return {
-    exitCode,
-    json: { ...result, exitCode },
+    category,
+    json: { ...result, exitCode: exitCodeFor(category) },
     stopError,
     againCommand: again,
     finishedFields: { ...state, ...next },
@@ -182,6 +186,11 @@ function stateJson(state: ImportStateReport): Record<string, unknown> {
 /** `retryAfterMs` (and the limit it went over) when the server's Retry-After stopped the run. */
 function serverWaitJson({ serverWait }: ImportSummary): Record<string, number> {
   return serverWait ? { retryAfterMs: serverWait.retryAfterMs, maxRetryAfterMs: serverWait.maxRetryAfterMs } : {};
+}
+
+/** The category with the higher exit code. */
+function worse(category: ResultCategory, other: ResultCategory | undefined): ResultCategory {
+  return other !== undefined && exitCodeFor(other) > exitCodeFor(category) ? other : category;
 }
 
 /** A full disk on the sandbox's store file is returned (said after the summary); anything else is thrown. */

@@ -190,7 +190,7 @@ async function importWith(mode: 'always' | 'never', args: string[], rejectsName 
     );
     const outcome = await importOutcome(report, { reportFile, target, argv, flags });
     return {
-      code: outcome.exitCode,
+      code: exitCodeFor(outcome.category),
       report: withoutTiming(outcome.json),
       stderr: stderrOf(events, [outcome.stopError, ...outcome.laterFailures]),
       rejects: takeRejects(rejectsPath),

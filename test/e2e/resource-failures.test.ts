@@ -129,7 +129,7 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(box.memberCount()).toBe(4000);
   });
 
-  it("EFBIG on the report: the summary is still printed, then the error; last night's report is removed; exit 4", async () => {
+  it("EFBIG on the report: the summary is still printed, then the error; last night's report is removed; exit 4, as the log's finished line says", async () => {
     box = await startSandbox({ host: '127.0.0.1', port: 0, strictTokens: true });
     const env = isolatedEnv({ MEMBERCTL_BASE_URL: box.url, MEMBERCTL_TOKEN: box.memberToken });
     const dir = tempDir();
@@ -138,13 +138,19 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     const report = join(dir, 'last-run.json');
     await writeOutputFile(report, 'report', '{"exitCode":0,"note":"last night"}'); // as last night's run wrote it
     // ulimit -f 0: no file may grow at all (the report's temp file is created empty, then its write fails)
-    const run = await runLimited(0, ['import', file, '--no-journal', '--report', report], env);
+    const run = await runLimited(0, ['import', file, '--no-journal', '--report', report, '--log-format', 'json'], env);
     expect(run.stderr).not.toMatch(/internal error|this is a bug/);
     expect(run.stdout).toContain('imported  1');
     expect(run.stderr).toContain(`writing the report file ${report} failed: EFBIG`);
     expect(run.code).toBe(4);
     expect(existsSync(report)).toBe(false);
     expect(box.memberCount()).toBe(1);
+    // every record imported, but the run did not do all it was asked: the finished line says the exit code it ends with
+    const lines = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.event === 'finished')).toMatchObject({ level: 'error', exitCode: 4 });
   });
 
   it("a full disk on the sandbox's store file (--sandbox-data), written as it closes: named after the summary, exit 4, in the result", async () => {

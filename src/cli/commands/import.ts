@@ -10,7 +10,7 @@ import { parseDuration } from '../../duration.js';
 import { importFile, IMPORT_DEFAULTS } from '../../core/import/index.js';
 import { settingValues, type ResolvedSettings } from '../../core/settings/index.js';
 import { UsageError } from '../../errors.js';
-import { exitCodesHelp } from '../exit-codes.js';
+import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
 import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { runReport } from '../run-report.js';
 import { installStopSignals } from '../import-signals.js';
@@ -157,7 +157,7 @@ async function runImportCommand(file: string, flags: ImportFlags, command: Comma
     view.finish();
     const outcome = await importOutcome(report, { reportFile, target, argv: cliIo().argv.slice(2), flags });
     view.render(report, outcome);
-    return outcome.exitCode;
+    return exitCodeFor(outcome.category);
   } catch (error) {
     await reportFile.failed(error); // a failed night replaces last night's report
     throw error;

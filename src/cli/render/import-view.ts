@@ -72,7 +72,7 @@ export function createImportView(
     else if (event.type === 'notice') notice(event.message);
   };
   const pipelineEvents = fanOut(
-    // the JSON log's finished line is written by render, once the exit code is known
+    // the JSON log's finished line is written by render, once the exit code is known (the outcome's category)
     (event) => void (event.type !== 'finished' && jsonLog?.onImportEvent(event)),
     progress?.onEvent.bind(progress),
   );
@@ -129,7 +129,7 @@ export function createImportView(
       }
       // the summary is out (it accounts for the records before a stop); then the error, on stderr with --json too
       if (outcome.stopError) renderError(outcome.stopError, output);
-      if (jsonLog) logFinished(jsonLog, summary, report.category, outcome.finishedFields);
+      if (jsonLog) logFinished(jsonLog, summary, outcome.category, outcome.finishedFields);
       for (const failure of outcome.laterFailures) renderError(failure, output);
     },
   };
