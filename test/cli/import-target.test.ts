@@ -3,13 +3,15 @@
  * token at once, so a wrong configuration is refused before the input is read; a --sandbox is named then and
  * started only when the run opens it (once its input is open), and stopped once however often it is closed.
  */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/core/settings/index.js';
 import { resolveImportTarget } from '../../src/cli/target.js';
 import { call, IMPORT, member } from '../sandbox/helpers.js';
+import { isolatedEnv } from '../e2e/config-cli-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memberctl-import-target-'));
 /** Settings from the given flags only: an empty environment and a home with no config file. */
@@ -74,5 +76,36 @@ describe("import's target", () => {
     expect(sent.status).toBe(200);
     await expect(target.close()).rejects.toThrow();
     await target.close();
+  });
+});
+
+describe('import resolves its target before it reads the input (the whole command, in-process)', () => {
+  const missing = join(dir, 'missing.csv');
+
+  it('a wrong configuration is said first, even when the input is wrong too', async () => {
+    const run = await runInProcess(['import', missing], isolatedEnv());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('error: no base URL: nothing to send to');
+    expect(run.stderr).not.toContain('missing.csv');
+  });
+
+  it('a run that fails on its input names its target in the report (it was resolved before)', async () => {
+    const report = join(dir, 'input-failed.json');
+    const env = isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' });
+    const run = await runInProcess(
+      ['import', missing, '--base-url', 'https://api.example.com', '--report', report],
+      env,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('missing.csv');
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ exitCode: 2, target: 'https://api.example.com' });
+  });
+
+  it('a --sandbox is not started for a wrong input: its store folder, missing too, is not looked at', async () => {
+    const data = join(dir, 'no-such-folder', 'members.json');
+    const run = await runInProcess(['import', missing, '--sandbox', '--sandbox-data', data], isolatedEnv());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('missing.csv');
+    expect(run.stderr).not.toContain('no-such-folder');
   });
 });
