@@ -5,8 +5,9 @@
  *   two outputs share, is refused before anything is read (checkOutputPaths);
  * - a path that is a symlink to a file, or a dangling one, is refused: memberctl never writes through a link;
  * - a regular file is written to a temp file beside it (O_EXCL, 0600), synced, and renamed into place when
- *   complete, the way rsync does: a crash leaves the old file whole and no half-written one (a stale temp file of
- *   a dead process is removed by the next run that writes the same path);
+ *   complete, the way rsync does, then its folder is synced so the rename itself survives a power cut: a crash
+ *   leaves the old file whole and no half-written one (a stale temp file of a dead process is removed by the next
+ *   run that writes the same path);
  * - a device or a pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced: it is written directly;
  * - an existing file is replaced only when no one else's work is in it (docs/safety.md#outputs): an output a person
  *   edits and keeps (map init --out, template --out: `noClobber`) never without --force; an output rewritten by
@@ -21,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { cannotWrite, fileExists } from './output-errors.js';
 import { notOwnBecause, recordPathOf, recordWritten } from './output-record.js';
+import { syncDirectory } from './sync-directory.js';
 
 const CHUNK_BYTES = 64 * 1024;
 const TEMP_MARK = '.memberctl-tmp-';
@@ -229,6 +231,9 @@ async function putInPlace(temp: string, path: string, purpose: string, exclusive
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw fileExists(path);
     throw cannotWrite(path, purpose, error, 'write');
   }
+  // the temp file was synced before it was closed; the new name lives in the folder, which a power cut right
+  // after the rename could otherwise roll back to the old file
+  await syncDirectory(dirname(path));
 }
 
 /**

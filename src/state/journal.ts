@@ -12,6 +12,7 @@
  */
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { syncDirectory } from '../io/sync-directory.js';
 import { isEntry, isHeader, type BatchEntry, type JournalEntry, type JournalHeader } from './journal-format.js';
 
 export class JournalCorruptError extends Error {
@@ -171,17 +172,4 @@ export class JournalWriter {
 
 function runLine(n: number): string {
   return `${JSON.stringify({ t: 'run', n, at: new Date().toISOString() })}\n`;
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  try {
-    const dir = await open(path, 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    // some file systems refuse to sync a directory; the entries themselves are still synced
-  }
 }
