@@ -67,7 +67,7 @@ export function addInputOptions(command: Command): Command {
     );
 }
 
-/** `env`: the environment, read here once (MEMBERCTL_CSV_WORKER); nothing below the command line reads it. */
+/** `env`: the run's environment, read here once (MEMBERCTL_CSV_WORKER); nothing below the command line reads it. */
 export function inputOptionsFrom(
   file: string,
   flags: InputFlags,

@@ -1,36 +1,30 @@
 /**
- * The CSV parsing worker through the import command's entry point, in-process. A file of 2 MB or more is parsed in
- * a worker thread; these files are small, so the request asks for the worker ('always', as MEMBERCTL_CSV_WORKER
- * does on the command line), and each tricky file is imported both ways into a sandbox of its own: the --json
- * object (timing aside), the rejects file, stderr and the exit code must be the same. Each is what the command
- * makes of importFile's report or error: importOutcome's object and exit code, or errorToJson and the one table;
- * stderr is the run's warnings and notices, then its errors as renderError draws them. Node's 'worker' event counts the
- * threads each run started. A worker that fails to start (only a preloaded module in a real process can make it)
- * stays in test/e2e/csv-worker-death.test.ts.
+ * The CSV parsing worker through the whole command line, in-process (test/cli/run-in-process.ts). A file of 2 MB or
+ * more is parsed in a worker thread; these files are small, so MEMBERCTL_CSV_WORKER=always (in the run's own
+ * environment) forces it here, and each tricky file is imported both ways: the --json report (timing aside), the
+ * rejects file, stderr and the exit code must be the same. Node's 'worker' event counts the threads each run
+ * started, so the test knows which path each run took. A worker that fails as it starts (only a module preloaded
+ * into a real process's worker threads can make it) stays spawned in test/e2e/csv-worker-death.test.ts.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Worker } from 'node:worker_threads';
-import { Chalk } from 'chalk';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importCommand } from '../../src/cli/commands/import.js';
-import { exitCodeFor } from '../../src/cli/exit-codes.js';
-import { importOutcome } from '../../src/cli/import-outcome.js';
-import { importStateOptionsFrom } from '../../src/cli/import-state-flags.js';
 import { inputOptionsFrom } from '../../src/cli/input-options.js';
-import { errorToJson, renderError, type Output } from '../../src/cli/output.js';
-import { runReport } from '../../src/cli/run-report.js';
-import { resolveImportTarget, type ImportTargetHandle } from '../../src/cli/target.js';
-import { IMPORT_DEFAULTS, importFile, type ImportFileEvent } from '../../src/core/import/index.js';
-import { loadSettings } from '../../src/core/settings/index.js';
-import { isMemberctlError } from '../../src/errors.js';
 import { recordPathOf } from '../../src/io/output-record.js';
+import { isolatedEnv, tempDir } from '../e2e/import-helper.js';
 import { HEADER, row, trickyCsv } from './csv-worker-files.js';
+import { runInProcess } from './run-in-process.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'memberctl-csv-worker-path-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir();
+/** Each run's whole environment: MEMBERCTL_CSV_WORKER as a user would set it (process.env is never touched). */
+const envs = {
+  always: isolatedEnv({ MEMBERCTL_CSV_WORKER: 'always' }),
+  never: isolatedEnv({ MEMBERCTL_CSV_WORKER: 'never' }),
+};
+afterAll(() => {
+  for (const path of [dir, envs.always.HOME!, envs.never.HOME!]) rmSync(path, { recursive: true, force: true });
+});
 
 const file = (name: string, content: string | Buffer): string => {
   const path = join(dir, name);
@@ -149,94 +143,38 @@ const cases: Array<{ name: string; args: string[]; code: number; rejects?: strin
 ];
 
 interface Outcome {
-  code: number;
-  report: Record<string, unknown>;
-  stderr: string[];
+  code: number | null;
+  report: unknown;
+  stderr: string;
   rejects: string | undefined;
   workers: number;
 }
 
 /**
- * `memberctl import ARGS --sandbox --json --no-journal --rejects FILE` with MEMBERCTL_CSV_WORKER=`mode`, as the
- * command runs it: its flags parsed by its own definition, the request built by the command line's own functions,
- * the sandbox named by resolveImportTarget and started when the run opens it. Every run writes the same rejects path (its name appears in the messages
- * both runs must share), so the runs take turns: the file is read and removed before the next run.
+ * `memberctl import ARGS --sandbox --json --no-journal --rejects FILE` with MEMBERCTL_CSV_WORKER=`mode`. Every run
+ * writes the same rejects path (its name appears in the messages both runs must share), so the runs take turns: the
+ * file is read and removed before the next run.
  */
 async function importWith(mode: 'always' | 'never', args: string[], rejectsName = 'rejects.ndjson'): Promise<Outcome> {
   const rejectsPath = join(dir, rejectsName);
-  const argv = ['import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', rejectsPath];
-  const command = importCommand({ exitCode: 0 });
-  const [input] = command.parseOptions(argv.slice(1)).operands as [string];
-  const flags = command.opts();
-  const events: ImportFileEvent[] = [];
-  const reportFile = runReport(undefined, input);
-  let target: ImportTargetHandle | undefined;
   let workers = 0;
-  const counted = (_worker: Worker) => void workers++;
+  const counted = () => void workers++;
   process.on('worker', counted);
   try {
-    target = await resolveImportTarget({ sandbox: true }, loadSettings({ env: {}, home: dir }));
-    reportFile.target = target.name;
-    const opened = target;
-    const report = await importFile(
-      {
-        input: inputOptionsFrom(input, flags, { MEMBERCTL_CSV_WORKER: mode }),
-        sending: { ...SENDING },
-        rejectsPath,
-        state: importStateOptionsFrom(input, flags),
-      },
-      { openTarget: () => opened.open() },
-      (event) => void events.push(event),
+    const r = await runInProcess(
+      ['import', ...args, '--sandbox', '--json', '--no-journal', '--rejects', rejectsPath],
+      envs[mode],
     );
-    const outcome = await importOutcome(report, { reportFile, target, argv, flags });
-    return {
-      code: exitCodeFor(outcome.category),
-      report: withoutTiming(outcome.json),
-      stderr: stderrOf(events, [outcome.stopError, ...outcome.laterFailures]),
-      rejects: takeRejects(rejectsPath),
-      workers,
-    };
-  } catch (error) {
-    // what main.ts does with an error thrown before a summary: its --json object, one line and a hint, the one table
-    return {
-      code: exitCodeFor(isMemberctlError(error) ? error.category : 'internal'),
-      report: errorToJson(error),
-      stderr: stderrOf(events, [error]),
-      rejects: takeRejects(rejectsPath),
-      workers,
-    };
+    let report: Record<string, unknown>;
+    try {
+      report = withoutTiming(JSON.parse(r.stdout) as Record<string, unknown>);
+    } catch {
+      throw new Error(`memberctl import (${mode}) exited ${r.code} without its --json report: ${r.stderr.slice(-600)}`);
+    }
+    return { code: r.code, report, stderr: r.stderr, rejects: takeRejects(rejectsPath), workers };
   } finally {
     process.off('worker', counted);
-    await target?.close();
   }
-}
-
-/** The command's sending settings when nothing sets them (flag, environment or profile). */
-const SENDING = {
-  batchSize: IMPORT_DEFAULTS.batchSize,
-  maxBatchBytes: IMPORT_DEFAULTS.maxBatchBytes,
-  maxConcurrency: IMPORT_DEFAULTS.maxConcurrency,
-  retries: 5,
-  timeoutMs: 30_000,
-  graceMs: IMPORT_DEFAULTS.graceMs,
-};
-
-/** What the import view writes on stderr with --json (no colour): warnings, notices, then the errors. */
-function stderrOf(events: readonly ImportFileEvent[], errors: readonly unknown[]): string[] {
-  const lines: string[] = [];
-  const output: Output = {
-    color: new Chalk({ level: 0 }),
-    out: (text) => void lines.push(`stdout: ${text}`),
-    err: (text) => void lines.push(text),
-    warn: (text) => void lines.push(`warning: ${text}`),
-    stderrIsTTY: false,
-  };
-  for (const event of events) {
-    if (event.type === 'warning') output.warn(event.message);
-    else if (event.type === 'notice') output.err(event.message);
-  }
-  for (const error of errors) if (error !== undefined) renderError(error, output);
-  return lines;
 }
 
 function takeRejects(path: string): string | undefined {
