@@ -1,25 +1,17 @@
 /**
  * `"onInvalid": "omit"` through the CLI (issue 24 item 5): validate and import count each left-out cell by field,
  * in the summary ("phone: 69 cells not sent") and in --json (`omittedCells`), exactly, with the CSV parsed on the
- * main thread and in the worker (MEMBERCTL_CSV_WORKER=always; a preloaded module marks each worker started).
+ * main thread and in the worker (MEMBERCTL_CSV_WORKER=always; Node's 'worker' event counts the threads started),
+ * through the whole command line in-process.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { isolatedEnv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const MARKER = join(dir, 'worker-marker.mjs');
-writeFileSync(
-  MARKER,
-  [
-    "import { isMainThread } from 'node:worker_threads';",
-    "import { appendFileSync } from 'node:fs';",
-    "if (!isMainThread) appendFileSync(process.env.WORKER_MARK, 'worker\\n');",
-  ].join('\n'),
-);
 
 const MAP = join(dir, 'map.json');
 writeFileSync(
@@ -43,14 +35,17 @@ for (let r = 1; r <= 6000; r++) {
 }
 writeFileSync(CSV, `${lines.join('\n')}\n`);
 
-function run(args: string[], worker: 'always' | 'never') {
-  const mark = join(dir, `workers-${worker}-${args[0]}`);
-  rmSync(mark, { force: true });
-  const env = isolatedEnv({ MEMBERCTL_CSV_WORKER: worker, NODE_OPTIONS: `--import ${MARKER}`, WORKER_MARK: mark });
-  return runCli([...args, CSV, '--map', MAP], env).then((result) => ({
-    ...result,
-    workers: existsSync(mark) ? readFileSync(mark, 'utf8').split('\n').filter(Boolean).length : 0,
-  }));
+/** The command line in-process; `workers`: the worker threads it started (Node's 'worker' event, for this run only). */
+async function run(args: string[], worker: 'always' | 'never') {
+  let workers = 0;
+  const count = () => void workers++;
+  process.on('worker', count);
+  try {
+    const result = await runInProcess([...args, CSV, '--map', MAP], isolatedEnv({ MEMBERCTL_CSV_WORKER: worker }));
+    return { ...result, workers };
+  } finally {
+    process.off('worker', count);
+  }
 }
 
 describe('"onInvalid": "omit" through the CLI', () => {
