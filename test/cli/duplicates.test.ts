@@ -6,7 +6,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HEADER, isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { HEADER, isolatedEnv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,12 +22,12 @@ writeFileSync(
 
 describe('duplicate memberIds', () => {
   it('validate: the summary says the last row wins and names the memberId and its lines; --json has duplicateMembers', async () => {
-    const human = await runCli(['validate', path], isolatedEnv());
+    const human = await runInProcess(['validate', path], isolatedEnv());
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(
       'Duplicate memberIds: 1 on rows with other content, the last row in file order wins (--duplicates refuse makes the later rows invalid): "P1" lines 2, 4; 1 row repeating an earlier row exactly (harmless).',
     );
-    const json = await runCli(['validate', path, '--json'], isolatedEnv());
+    const json = await runInProcess(['validate', path, '--json'], isolatedEnv());
     expect(JSON.parse(json.stdout).duplicateMembers).toEqual({
       rule: 'last-wins',
       count: 1,
@@ -51,7 +52,7 @@ describe('duplicate memberIds', () => {
         '--rejects',
         rejects,
       ];
-      const r = await runCli(args, isolatedEnv({ MEMBERCTL_CSV_WORKER: worker }));
+      const r = await runInProcess(args, isolatedEnv({ MEMBERCTL_CSV_WORKER: worker }));
       expect(r.code).toBe(3);
       const report = JSON.parse(r.stdout);
       expect(report).toMatchObject({ rows: 5, invalid: 1, importedCount: 3, updatedCount: 1 });
@@ -63,7 +64,7 @@ describe('duplicate memberIds', () => {
   );
 
   it('a rule that does not exist is a usage error naming the choices', async () => {
-    const r = await runCli(['validate', path, '--duplicates', 'first-wins'], isolatedEnv());
+    const r = await runInProcess(['validate', path, '--duplicates', 'first-wins'], isolatedEnv());
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('last-wins');
     expect(r.stderr).toContain('refuse');
