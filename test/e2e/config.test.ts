@@ -1,6 +1,7 @@
 /**
- * `config show` and `config check` through the built CLI: precedence as a user sees it, config-file errors,
- * and check's verdicts against a live server, an expired token and a closed port.
+ * `config show` and `config check` through the whole command line, in-process (test/cli/run-in-process.ts):
+ * precedence as a user sees it, config-file errors, and check's verdicts against a live server, an expired token
+ * and a closed port. Spawned: check over TLS (NODE_EXTRA_CA_CERTS is read by node as a process starts).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { configDir, craftJwt, isolatedEnv, nowSeconds, runCli } from './config-cli-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const GOOD = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 60, exp: nowSeconds() + 30 * 86400 });
 const EXPIRED = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 10 * 86400, exp: nowSeconds() - 3 * 86400 });
@@ -56,7 +58,7 @@ describe('config show', () => {
     );
     env.MEMBERCTL_CONCURRENCY = '8';
     env.MEMBERCTL_RETRIES = '1';
-    const { code, stdout, stderr } = await runCli(
+    const { code, stdout, stderr } = await runInProcess(
       // the sending settings as import takes them (docs/reference/config.md), e.g. to try one before a profile
       [
         'config',
@@ -90,7 +92,7 @@ describe('config show', () => {
 
   it('says "set (from MEMBERCTL_TOKEN)" and never prints the token, in text mode', async () => {
     const env = isolatedEnv({ MEMBERCTL_TOKEN: GOOD, MEMBERCTL_BASE_URL: 'https://env.example.com' });
-    const { code, stdout } = await runCli(['config', 'show'], env);
+    const { code, stdout } = await runInProcess(['config', 'show'], env);
     expect(code).toBe(0);
     expect(stdout).toMatch(/member token\s+set \(from MEMBERCTL_TOKEN\)/);
     expect(stdout).toMatch(/baseUrl\s+https:\/\/env\.example\.com\s+env MEMBERCTL_BASE_URL/);
@@ -99,14 +101,14 @@ describe('config show', () => {
   });
 
   it('honours the global --no-color (and NO_COLOR) even when color is forced', async () => {
-    const colored = await runCli(['config', 'show'], isolatedEnv({ FORCE_COLOR: '1' }));
+    const colored = await runInProcess(['config', 'show'], isolatedEnv({ FORCE_COLOR: '1' }));
     expect(colored.stdout).toContain('\u001b[');
     for (const [args, extra] of [
       [['config', 'show', '--no-color'], {}],
       [['--no-color', 'config', 'show'], {}],
       [['config', 'show'], { NO_COLOR: '1' }],
     ] as const) {
-      const plain = await runCli([...args], isolatedEnv({ FORCE_COLOR: '1', ...extra }));
+      const plain = await runInProcess([...args], isolatedEnv({ FORCE_COLOR: '1', ...extra }));
       expect(plain.code).toBe(0);
       expect(plain.stdout).not.toContain('\u001b[');
     }
@@ -115,8 +117,10 @@ describe('config show', () => {
   it('selects a profile with --profile (after the command too) or MEMBERCTL_PROFILE', async () => {
     const { xdg } = configDir({ profiles: { a: { batchSize: 11 }, b: { batchSize: 22 } } });
     const env = isolatedEnv({ XDG_CONFIG_HOME: xdg, MEMBERCTL_PROFILE: 'a' });
-    expect(JSON.parse((await runCli(['config', 'show', '--json'], env)).stdout).settings.batchSize.value).toBe(11);
-    const flagged = JSON.parse((await runCli(['config', 'show', '--json', '--profile', 'b'], env)).stdout);
+    expect(JSON.parse((await runInProcess(['config', 'show', '--json'], env)).stdout).settings.batchSize.value).toBe(
+      11,
+    );
+    const flagged = JSON.parse((await runInProcess(['config', 'show', '--json', '--profile', 'b'], env)).stdout);
     expect(flagged.profile).toEqual({ name: 'b', source: 'flag --profile' });
     expect(flagged.settings.batchSize.value).toBe(22);
   });
@@ -127,20 +131,20 @@ describe('config show', () => {
       profiles: { staging: { baseUrl: 'https://staging.example.com' }, prod: { description: 'the real thing' } },
     });
     const env = isolatedEnv({ XDG_CONFIG_HOME: xdg });
-    const listed = await runCli(['config', 'profiles'], env);
+    const listed = await runInProcess(['config', 'profiles'], env);
     expect(listed.stdout.split('\n').filter(Boolean)).toEqual([
       '  staging   https://staging.example.com',
       '* prod      the real thing',
     ]);
-    expect((await runCli(['config', 'profiles', '--names'], env)).stdout).toBe('staging\nprod\n');
-    expect((await runCli(['config', 'profiles'], isolatedEnv())).stdout).toMatch(
+    expect((await runInProcess(['config', 'profiles', '--names'], env)).stdout).toBe('staging\nprod\n');
+    expect((await runInProcess(['config', 'profiles'], isolatedEnv())).stdout).toMatch(
       /^no profiles: no config file at .*config\.json/,
     );
   });
 
   it('refuses an unknown profile with exit 2 and lists the known ones', async () => {
     const { xdg } = configDir({ profiles: { staging: {}, prod: {} } });
-    const { code, stderr } = await runCli(
+    const { code, stderr } = await runInProcess(
       ['--profile', 'prd', 'config', 'show'],
       isolatedEnv({ XDG_CONFIG_HOME: xdg }),
     );
@@ -152,7 +156,7 @@ describe('config show', () => {
 
   it('names the config file and key path of an invalid config, with did-you-mean, exit 2', async () => {
     const { xdg, configPath } = configDir({ profiles: { staging: { baseUrl: 'https://x', concurency: 4 } } });
-    const { code, stderr, stdout } = await runCli(['config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    const { code, stderr, stdout } = await runInProcess(['config', 'show'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain(
@@ -163,7 +167,7 @@ describe('config show', () => {
 
   it('refuses a token stored in the config file without echoing it', async () => {
     const { xdg } = configDir({ profiles: { staging: { token: GOOD } } });
-    const { code, stderr } = await runCli(['config', 'check'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
+    const { code, stderr } = await runInProcess(['config', 'check'], isolatedEnv({ XDG_CONFIG_HOME: xdg }));
     expect(code).toBe(2);
     expect(stderr).toContain('profiles.staging.token: tokens are never stored in the config file');
     expect(stderr).toContain('"tokenFile"');
@@ -172,9 +176,9 @@ describe('config show', () => {
 
   it('reads the file named by MEMBERCTL_CONFIG, and says so when it is missing', async () => {
     const { configPath } = configDir({ profiles: { ci: { batchSize: 7 } }, defaultProfile: 'ci' });
-    const shown = await runCli(['config', 'show', '--json'], isolatedEnv({ MEMBERCTL_CONFIG: configPath }));
+    const shown = await runInProcess(['config', 'show', '--json'], isolatedEnv({ MEMBERCTL_CONFIG: configPath }));
     expect(JSON.parse(shown.stdout).settings.batchSize).toEqual({ value: 7, source: 'profile ci' });
-    const missing = await runCli(
+    const missing = await runInProcess(
       ['config', 'show'],
       isolatedEnv({ MEMBERCTL_CONFIG: join(configPath, '..', 'nope.json') }),
     );
@@ -183,12 +187,12 @@ describe('config show', () => {
   });
 });
 
-// Each verdict's checks and category are tested in-process (test/core/config-check.test.ts); here, how a process
-// prints a few of them: the marks, the verdict line with its exit code, --json with exitCode.
+// Each verdict's checks and category are tested in-process (test/core/config-check.test.ts); here, how the command
+// line prints a few of them: the marks, the verdict line with its exit code, --json with exitCode.
 describe('config check', () => {
   it('is ready against a reachable server with a valid token (exit 0), probing with an empty batch only', async () => {
     sandbox.reset();
-    const { code, stdout } = await runCli(['config', 'check'], profileEnv({ baseUrl }, GOOD));
+    const { code, stdout } = await runInProcess(['config', 'check'], profileEnv({ baseUrl }, GOOD));
     expect(stdout).toContain('TCP connection to 127.0.0.1');
     expect(stdout).toMatch(/member token for subject import-bot valid until/);
     expect(stdout).toContain(
@@ -205,7 +209,7 @@ describe('config check', () => {
 
   it('fails with exit 5 on an expired token, saying when it expired, and sends nothing', async () => {
     sandbox.reset();
-    const { code, stdout } = await runCli(['config', 'check', '--json'], profileEnv({ baseUrl }, EXPIRED));
+    const { code, stdout } = await runInProcess(['config', 'check', '--json'], profileEnv({ baseUrl }, EXPIRED));
     expect(code).toBe(5);
     const check = JSON.parse(stdout);
     expect(check.verdict).toBe('not-ready');
@@ -217,7 +221,7 @@ describe('config check', () => {
 
   it('fails with exit 4 when the port is closed', async () => {
     const port = await closedPort();
-    const { code, stdout } = await runCli(
+    const { code, stdout } = await runInProcess(
       ['config', 'check'],
       profileEnv({ baseUrl: `http://127.0.0.1:${port}` }, GOOD),
     );
