@@ -1,9 +1,13 @@
-/** `memberctl import` end to end: the built CLI spawned against a sandbox on loopback (FORCE_COLOR=0). */
+/**
+ * `memberctl import` end to end against a sandbox on loopback: the whole command line in-process
+ * (test/cli/run-in-process.ts); Ctrl-C (a signal to a process) on the built CLI spawned (FORCE_COLOR=0).
+ */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { bucketSum, isolatedEnv, JSON_KEYS, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
+import { bucketSum, isolatedEnv, JSON_KEYS, membersCsv, spawnCli, tempDir, until } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 let box: SandboxHandle | undefined;
 afterEach(async () => {
@@ -24,7 +28,7 @@ beforeAll(() => {
 describe('memberctl import', { timeout: 120_000 }, () => {
   it('imports into a local sandbox with --sandbox and says so', async () => {
     const file = membersCsv(dir, 20, undefined, 'sandbox.csv');
-    const run = await runCli(['import', file, '--sandbox'], isolatedEnv());
+    const run = await runInProcess(['import', file, '--sandbox'], isolatedEnv());
     // one banner, on stdout with the summary; no URL of a server that is gone once the run ends
     expect(run.stdout).toContain(
       `Import of ${file} to a local sandbox (started for this run; its members are discarded)`,
@@ -45,7 +49,7 @@ describe('memberctl import', { timeout: 120_000 }, () => {
       'json.csv',
     );
     const report = join(dir, 'report.json');
-    const run = await runCli(['import', file, '--json', '--report', report, '--batch-size', '10'], env);
+    const run = await runInProcess(['import', file, '--json', '--report', report, '--batch-size', '10'], env);
     expect(run.code).toBe(3);
     const result = JSON.parse(run.stdout) as Record<string, unknown>;
     // how the run ended, when, what and where first, then the counts (docs/reference/import.md)
@@ -88,16 +92,16 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     const env = await target();
     const file = membersCsv(dir, 60, undefined, 'concurrency.csv');
     const adaptive = JSON.parse(
-      (await runCli(['import', file, '--json', '--batch-size', '5', '--max-concurrency', '3'], env)).stdout,
+      (await runInProcess(['import', file, '--json', '--batch-size', '5', '--max-concurrency', '3'], env)).stdout,
     );
     expect(adaptive.importedCount).toBe(60);
     expect(adaptive.concurrency.max).toBeLessThanOrEqual(3);
     expect(adaptive.concurrency.final).toBeGreaterThanOrEqual(1);
     const fixed = JSON.parse(
-      (await runCli(['import', file, '--json', '--batch-size', '5', '--concurrency', '2'], env)).stdout,
+      (await runInProcess(['import', file, '--json', '--batch-size', '5', '--concurrency', '2'], env)).stdout,
     );
     expect(fixed.concurrency).toEqual({ final: 2, max: 2 });
-    const both = await runCli(['import', file, '--concurrency', '2', '--max-concurrency', '8'], env);
+    const both = await runInProcess(['import', file, '--concurrency', '2', '--max-concurrency', '8'], env);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--concurrency and --max-concurrency cannot be used together');
   });
@@ -105,7 +109,7 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('--limit sends only the first N records', async () => {
     const env = await target();
     const file = membersCsv(dir, 100, undefined, 'limit.csv');
-    const run = await runCli(['import', file, '--limit', '7', '--json'], env);
+    const run = await runInProcess(['import', file, '--limit', '7', '--json'], env);
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 7, importedCount: 7 });
     expect(box!.memberCount()).toBe(7);
     expect(run.code).toBe(0);
@@ -121,7 +125,7 @@ describe('memberctl import', { timeout: 120_000 }, () => {
           : undefined;
     const file = membersCsv(dir, 12, bad, 'round.csv');
     const rejects = join(dir, 'fix-me.csv');
-    const first = await runCli(['import', file, '--rejects', rejects, '--batch-size', '5'], env);
+    const first = await runInProcess(['import', file, '--rejects', rejects, '--batch-size', '5'], env);
     expect(first.code).toBe(3);
     expect(first.stdout).toMatch(/invalid\s+2/);
     expect(first.stdout).toMatch(/rejected\s+1/);
@@ -136,7 +140,7 @@ describe('memberctl import', { timeout: 120_000 }, () => {
       readFileSync(rejects, 'utf8').replace(',maybe,', ',true,').replace(',yesterday,', ',2024-01-06T00:00:00Z,'),
     );
     box!.setFaults({ rejectMemberIds: [] });
-    const second = await runCli(['import', rejects, '--json'], env);
+    const second = await runInProcess(['import', rejects, '--json'], env);
     expect(JSON.parse(second.stdout)).toMatchObject({ rows: 3, invalid: 0, importedCount: 3, rejected: 0, failed: 0 });
     expect(second.code).toBe(0);
     expect(box!.memberCount()).toBe(12);
@@ -146,7 +150,7 @@ describe('memberctl import', { timeout: 120_000 }, () => {
   it('stops at once on 401 with exit 5 and a token hint; nothing further is sent', async () => {
     const env = await target();
     const file = membersCsv(dir, 3000, undefined, 'auth.csv');
-    const run = await runCli(['import', file, '--json', '--batch-size', '50', '--concurrency', '2'], {
+    const run = await runInProcess(['import', file, '--json', '--batch-size', '50', '--concurrency', '2'], {
       ...env,
       MEMBERCTL_TOKEN: 'expired.or.wrong',
     });
@@ -162,14 +166,14 @@ describe('memberctl import', { timeout: 120_000 }, () => {
 
   it('refuses plain http:// to a host other than loopback, and says what to do without a base URL', async () => {
     const file = membersCsv(dir, 2, undefined, 'http.csv');
-    const insecure = await runCli(
+    const insecure = await runInProcess(
       ['import', file, '--base-url', 'http://members.example.com'],
       isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }),
     );
     expect(insecure.code).toBe(2);
     expect(insecure.stderr).toContain('refusing to send a bearer token over plain http://');
     expect(insecure.stderr).not.toContain('abc.def.ghi');
-    const none = await runCli(['import', file], isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }));
+    const none = await runInProcess(['import', file], isolatedEnv({ MEMBERCTL_TOKEN: 'abc.def.ghi' }));
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--sandbox');
   });
@@ -226,7 +230,7 @@ describe('memberctl import', { timeout: 120_000 }, () => {
       file,
       '[\n{"memberId":"t-1","isActive":true,"createdAt":"2024-01-05T09:00:00Z"},\n{"memberId":"t-2","isActive":tr',
     );
-    const run = await runCli(['import', file, '--json'], env);
+    const run = await runInProcess(['import', file, '--json'], env);
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 1, importedCount: 1, failed: 0 });
     expect(box!.getMember('t-1')).toBeDefined();
@@ -246,14 +250,17 @@ describe('memberctl import', { timeout: 120_000 }, () => {
     for (const [i, mode] of [[], ['--json'], ['--quiet'], ['--log-format', 'json']].entries()) {
       const report = join(dir, `secret-report-${i}.json`);
       const rejects = join(dir, `secret-rejects-${i}.ndjson`);
-      const run = await runCli(
+      const run = await runInProcess(
         ['import', file, ...mode, '--report', report, '--rejects', rejects, '--batch-size', '10'],
         env,
       );
       expect(run.code).toBe(3);
       outputs.push(run.stdout, run.stderr, readFileSync(report, 'utf8'), readFileSync(rejects, 'utf8'));
     }
-    const failed = await runCli(['import', file, '--log-format', 'json'], { ...env, MEMBERCTL_TOKEN: `${token}x` });
+    const failed = await runInProcess(['import', file, '--log-format', 'json'], {
+      ...env,
+      MEMBERCTL_TOKEN: `${token}x`,
+    });
     expect(failed.code).toBe(5);
     outputs.push(failed.stdout, failed.stderr);
     for (const text of outputs) {
