@@ -1,11 +1,13 @@
 /**
- * `memberctl subscribe` end to end: the built CLI against a sandbox started here on port 0 (its faults script
- * the 400 and the 503), or with --sandbox. Every item of issue 5's "Done when" list has a test below.
+ * `memberctl subscribe` end to end: the whole command line in-process (test/cli/run-in-process.ts) against a
+ * sandbox started here on port 0 (its faults script the 400 and the 503), or with --sandbox; Ctrl-C on the built
+ * CLI spawned. Every item of issue 5's "Done when" list has a test below.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { spawn } from 'node:child_process';
-import { CLI, isolatedEnv, runCli, type RunResult } from './config-cli-helper.js';
+import { CLI, isolatedEnv, type RunResult } from './config-cli-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const APNS = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
 const FCM = `dXk3R2pTQ0eXa1b2:APA91b${'Hq3fK9xLmN2pQ7rStUvWxYz_-'.repeat(6)}`;
@@ -28,7 +30,7 @@ const env = (extra: Record<string, string> = {}) =>
 const pushRequests = () => sandbox.requests().filter((r) => r.endpoint.includes('/push/'));
 
 function subscribe(args: string[], extraEnv?: Record<string, string>): Promise<RunResult> {
-  return runCli(['subscribe', ...args], env(extraEnv));
+  return runInProcess(['subscribe', ...args], env(extraEnv));
 }
 
 function expectNoSecret(run: RunResult): void {
@@ -257,7 +259,7 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
   });
 
   it('no base URL and no --sandbox: exit 2 with a hint naming MEMBERCTL_BASE_URL and --sandbox', async () => {
-    const run = await runCli(
+    const run = await runInProcess(
       ['subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'],
       isolatedEnv({ MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN }),
     );
@@ -268,7 +270,7 @@ describe('memberctl subscribe: checked before sending (exit 2, nothing sent)', (
   });
 
   it('no push token: exit 2 naming MEMBERCTL_PUSH_TOKEN', async () => {
-    const run = await runCli(
+    const run = await runInProcess(
       ['subscribe', 'c1', '--token-handle', APNS, '--platform', 'apns', '--installation-id', 'i1'],
       isolatedEnv({ MEMBERCTL_BASE_URL: sandbox.url }),
     );
@@ -428,7 +430,7 @@ describe('memberctl subscribe: Ctrl-C', () => {
 
 describe('memberctl subscribe --sandbox', () => {
   it('starts a local sandbox, says so plainly, and needs no base URL or token', async () => {
-    const run = await runCli(
+    const run = await runInProcess(
       [
         'subscribe',
         'cust-42',
@@ -449,7 +451,7 @@ describe('memberctl subscribe --sandbox', () => {
   });
 
   it('--sandbox with --base-url is a usage error', async () => {
-    const run = await runCli(
+    const run = await runInProcess(
       [
         'subscribe',
         'c',
