@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { importBatch, member } from '../sandbox/helpers.js';
-import { CLI, isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { CLI, isolatedEnv, tempDir } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const DEPTH = 2000;
 const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -42,7 +43,7 @@ describe('a record nested 2,000 levels deep', () => {
   it('is invalid with a reason in validate and import; the rows before and after are untouched', async () => {
     const dir = tempDir();
     for (const [file, extra] of Object.entries(files(dir))) {
-      const validated = await runCli(['validate', file, ...extra, '--json'], isolatedEnv());
+      const validated = await runInProcess(['validate', file, ...extra, '--json'], isolatedEnv());
       expect(validated.stderr, file).not.toMatch(/call stack|internal error/);
       expect(validated.code, file).toBe(3);
       const report = JSON.parse(validated.stdout);
@@ -50,7 +51,10 @@ describe('a record nested 2,000 levels deep', () => {
       expect(JSON.stringify(report.invalidRecords[0])).toMatch(/nested deeper than 64 levels/);
       expect(report.invalidRecords[0].record).toBe(3);
 
-      const imported = await runCli(['import', file, ...extra, '--sandbox', '--json', '--no-journal'], isolatedEnv());
+      const imported = await runInProcess(
+        ['import', file, ...extra, '--sandbox', '--json', '--no-journal'],
+        isolatedEnv(),
+      );
       expect(imported.stderr, file).not.toMatch(/call stack|internal error/);
       expect(imported.code, file).toBe(3);
       expect(JSON.parse(imported.stdout)).toMatchObject({ rows: 4, invalid: 1, importedCount: 3, failed: 0 });
