@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { CLI, isolatedEnv, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
+import { CLI, isolatedEnv, membersCsv, spawnCli, tempDir, until } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 let box: SandboxHandle | undefined;
 afterEach(async () => {
@@ -44,13 +45,13 @@ describe('advice and reports', { timeout: 120_000 }, () => {
     const dir = tempDir();
     const file = membersCsv(dir, 10);
     writeFileSync(`${file}.memberctl-journal`, 'garbage\n');
-    const refused = await runCli(['import', file], env);
+    const refused = await runInProcess(['import', file], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--restart');
-    expect((await runCli(['import', file, '--restart'], env)).code).toBe(0);
+    expect((await runInProcess(['import', file, '--restart'], env)).code).toBe(0);
     expect(box!.memberCount()).toBe(10);
     writeFileSync(`${file}.memberctl-journal`, 'garbage\n');
-    const noJournal = await runCli(['import', file, '--restart', '--no-journal'], env);
+    const noJournal = await runInProcess(['import', file, '--restart', '--no-journal'], env);
     expect(noJournal.code).toBe(0);
     expect(existsSync(`${file}.memberctl-journal`)).toBe(false);
   });
@@ -60,14 +61,14 @@ describe('advice and reports', { timeout: 120_000 }, () => {
     const dir = tempDir();
     const file = membersCsv(dir, 5);
     const report = join(dir, 'run.json');
-    const ok = await runCli(['import', file, '--report', report], env);
+    const ok = await runInProcess(['import', file, '--report', report], env);
     expect(ok.code).toBe(0);
     const good = JSON.parse(readFileSync(report, 'utf8')) as Record<string, unknown>;
     expect(good).toMatchObject({ exitCode: 0, input: file, target: box!.url.replace(/\/$/, ''), error: null, rows: 5 });
     expect(Date.parse(good.startedAt as string)).toBeLessThanOrEqual(Date.parse(good.finishedAt as string));
     // the next night fails before anything is sent (a journal of another target): the report says so
     writeFileSync(`${file}.memberctl-journal`, 'garbage\n');
-    const bad = await runCli(['import', file, '--report', report], env);
+    const bad = await runInProcess(['import', file, '--report', report], env);
     expect(bad.code).toBe(2);
     const failed = JSON.parse(readFileSync(report, 'utf8')) as Record<string, unknown>;
     expect(failed).toMatchObject({ exitCode: 2, input: file, error: { code: 'journal-corrupt' } });
