@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, isolatedEnv, runCli, tempDir, until, type RunResult } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,7 +32,7 @@ describe('inputs that are no file to read', () => {
   it.each([['validate'], ['import', '--sandbox']])('%s on a directory', async (...args) => {
     const folder = join(dir, 'a-folder');
     mkdirSync(folder, { recursive: true });
-    expectOneLineError(await runCli([...args, folder], env), folder, /is a directory, not a file/);
+    expectOneLineError(await runInProcess([...args, folder], env), folder, /is a directory, not a file/);
   });
 
   it.runIf(existsSync('/dev/zero'))(
@@ -44,14 +45,14 @@ describe('inputs that are no file to read', () => {
         ['import', '--sandbox', '--format', 'ndjson'],
       ]) {
         expectOneLineError(
-          await runCli([...args, '/dev/zero'], env),
+          await runInProcess([...args, '/dev/zero'], env),
           '/dev/zero',
           /is not text: its first \d+ bytes are all zero/,
         );
       }
       const zeros = join(dir, 'never-written.csv'); // a file whose writing never finished
       writeFileSync(zeros, Buffer.alloc(4096));
-      expectOneLineError(await runCli(['validate', zeros], env), zeros, /is not text/);
+      expectOneLineError(await runInProcess(['validate', zeros], env), zeros, /is not text/);
     },
     60_000,
   );
@@ -60,7 +61,7 @@ describe('inputs that are no file to read', () => {
     const locked = join(dir, 'locked.csv');
     writeFileSync(locked, 'memberId\nm1\n');
     chmodSync(locked, 0o200);
-    expectOneLineError(await runCli(['validate', locked], env), locked, /permission denied/);
+    expectOneLineError(await runInProcess(['validate', locked], env), locked, /permission denied/);
   });
 });
 
