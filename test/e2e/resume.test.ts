@@ -1,7 +1,8 @@
 /**
  * --resume end to end: the built CLI is killed with SIGKILL at several points of an import against a sandbox, while
  * a proxy holds requests in flight (holding-proxy.ts), then resumed; the sandbox must end exactly as after a clean run,
- * and the last summary must account for every row of the file across all runs.
+ * and the last summary must account for every row of the file across all runs. The runs that are not killed are
+ * the whole command line in-process (test/cli/run-in-process.ts).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { readJournal } from '../../src/state/journal.js';
 import { ResumeIndex } from '../../src/state/resume-index.js';
 import { startHoldingProxy } from './holding-proxy.js';
-import { isolatedEnv, runCli, spawnCli, tempDir } from './import-helper.js';
+import { isolatedEnv, spawnCli, tempDir } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const boxes: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -78,7 +80,7 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
 
     const clean = await sandbox();
     clean.box.erase('m14');
-    const cleanRun = await runCli(['import', file, '--json', ...ARGS, '--no-journal'], clean.env);
+    const cleanRun = await runInProcess(['import', file, '--json', ...ARGS, '--no-journal'], clean.env);
     expect(cleanRun.code).toBe(3); // invalid rows and one skipped member
     const cleanReport = JSON.parse(cleanRun.stdout) as Report;
     expect(sum(cleanReport)).toBe(rows);
@@ -141,13 +143,13 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
     // without --resume the journal is in the way: exit 2, naming both ways out
     threshold = Infinity; // the proxy passes everything from here on
     proxy.release();
-    const refused = await runCli(['import', file, ...ARGS], proxied);
+    const refused = await runInProcess(['import', file, ...ARGS], proxied);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/journal of an earlier import .* exists/);
     expect(refused.stderr).toMatch(/--resume.*--restart/);
 
     const sentBefore = box.stats().itemsReceived;
-    const final = await runCli(['import', file, ...ARGS, '--resume', '--json'], proxied);
+    const final = await runInProcess(['import', file, ...ARGS, '--resume', '--json'], proxied);
     expect(final.stderr).toMatch(
       /^resuming from .*members\.csv\.memberctl-journal: \d+ records settled by [23] earlier runs \(\d+ imported, \d+ updated, \d+ skipped, 0 rejected\); sending the rest$/m,
     );
@@ -172,11 +174,11 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
     const dir = tempDir();
     const { file, rows, invalid } = membersFile(dir);
     const { box, env } = await sandbox();
-    const first = await runCli(['import', file, ...ARGS, '--limit', '300', '--keep-journal'], env);
+    const first = await runInProcess(['import', file, ...ARGS, '--limit', '300', '--keep-journal'], env);
     expect(first.code).toBe(3);
     const journal = `${file}.memberctl-journal`;
     writeFileSync(journal, `${readFileSync(journal, 'utf8')}{"t":"batch","ok":"301-600","imp":3`);
-    const resumed = await runCli(['import', file, ...ARGS, '--resume', '--json'], env);
+    const resumed = await runInProcess(['import', file, ...ARGS, '--resume', '--json'], env);
     const report = JSON.parse(resumed.stdout) as Report;
     expect(sum(report)).toBe(rows);
     expect(report.invalid).toBe(invalid);
@@ -190,15 +192,15 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
     const { file } = membersFile(dir);
     const { box, env } = await sandbox();
     box.setFaults({ failNext: [{ status: 500 }, { status: 500 }, { status: 500 }] });
-    const failing = await runCli(['import', file, ...ARGS, '--retries', '0', '--concurrency', '1'], env);
+    const failing = await runInProcess(['import', file, ...ARGS, '--retries', '0', '--concurrency', '1'], env);
     expect(failing.code).toBe(4);
     expect(failing.stdout).toMatch(/journal kept: .*--resume/);
     writeFileSync(file, readFileSync(file, 'utf8').replace('m7.v1@', 'm7.V1@'));
-    const wrong = await runCli(['import', file, '--resume'], env);
+    const wrong = await runInProcess(['import', file, '--resume'], env);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/belongs to another file/);
     expect(wrong.stderr).toMatch(/--restart/);
-    const restarted = await runCli(['import', file, ...ARGS, '--restart', '--json'], env);
+    const restarted = await runInProcess(['import', file, ...ARGS, '--restart', '--json'], env);
     expect(restarted.code).toBe(3);
     expect(JSON.parse(restarted.stdout)).toMatchObject({ rows: 600, failed: 0 });
   });
@@ -206,10 +208,10 @@ describe('import --resume after kill -9', { timeout: 180_000 }, () => {
   it('standard input keeps no journal; --resume on it is exit 2', async () => {
     const { env } = await sandbox();
     const csv = 'memberId,isActive,createdAt\na1,true,2024-01-05T09:00:00Z\n';
-    const piped = await runCli(['import', '-', '--format', 'csv'], env, csv);
+    const piped = await runInProcess(['import', '-', '--format', 'csv'], env, csv);
     expect(piped.code).toBe(0);
     expect(piped.stderr).toMatch(/standard input: no journal/);
-    const resume = await runCli(['import', '-', '--format', 'csv', '--resume'], env, csv);
+    const resume = await runInProcess(['import', '-', '--format', 'csv', '--resume'], env, csv);
     expect(resume.code).toBe(2);
     expect(resume.stderr).toMatch(/--resume needs a file/);
   });
