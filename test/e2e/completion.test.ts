@@ -9,14 +9,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { completionModel } from '../../src/cli/completion/model.js';
-import { CLI, configDir, isolatedEnv, runCli } from './config-cli-helper.js';
+import { CLI, configDir, isolatedEnv } from './config-cli-helper.js';
 import { helpOf } from '../cli/help-of.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const env = isolatedEnv();
 const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 
 async function script(shell: string): Promise<string> {
-  const { code, stdout, stderr } = await runCli(['completion', shell], env);
+  const { code, stdout, stderr } = await runInProcess(['completion', shell], env);
   expect(stderr).toBe('');
   expect(code).toBe(0);
   return stdout;
@@ -118,7 +119,7 @@ describe('memberctl completion', () => {
   });
 
   it('refuses an unknown shell, naming the ones it knows', async () => {
-    const { code, stderr } = await runCli(['completion', 'powershell'], env);
+    const { code, stderr } = await runInProcess(['completion', 'powershell'], env);
     expect(code).toBe(2);
     expect(stderr).toContain('Allowed choices are bash, zsh, fish');
   });
@@ -139,7 +140,7 @@ describe('help that teaches', () => {
       .map(({ path, examples }) => `memberctl ${path.join(' ')} (${examples} examples)`);
     expect(missing).toEqual([]);
     // and the built CLI prints the same text
-    const { code, stdout } = await runCli(['config', 'check', '--help'], env);
+    const { code, stdout } = await runInProcess(['config', 'check', '--help'], env);
     expect(code).toBe(0);
     expect(stdout).toBe(helpOf(['config', 'check']));
   });
@@ -168,13 +169,13 @@ describe('help that teaches', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const { code, stderr } = await runCli(args, env);
+      const { code, stderr } = await runInProcess(args, env);
       expect({ args, code, stderr: stderr.trim() }).toEqual({ args, code: 2, stderr: message });
     }
   });
 
   it('prints the version', async () => {
-    const { code, stdout } = await runCli(['--version'], env);
+    const { code, stdout } = await runInProcess(['--version'], env);
     expect(code).toBe(0);
     expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
