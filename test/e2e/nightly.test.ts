@@ -6,14 +6,15 @@
  * removed still there with its last values (the API has no delete) and listed by `state absent`.
  * The bad nights (an export cut mid-row, one cut within the shrink guard's margin, a header-only one) must send
  * nothing wrong, exit non-zero and leave an error or warn line in the log; a server that lost members is healed by
- * --refresh-after.
+ * --refresh-after. Each night is the whole command line in-process (test/cli/run-in-process.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { isolatedEnv, tempDir } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const HEADER = 'memberId,isActive,createdAt,email,phone,firstName,metadata.tier';
 type Row = { id: string; email: string; phone: string; firstName: string; tier: string };
@@ -51,7 +52,7 @@ function nightly(extra: string[] = []) {
     state,
     '--require-state',
   ];
-  return runCli(
+  return runInProcess(
     [...args, '--no-journal', '--empty-as-null', '--refresh-after', '30', '--json', '--log-format', 'json', ...extra],
     env,
   );
@@ -113,7 +114,7 @@ describe('a week of nightly syncs', () => {
     });
 
     // night 1: the first run, without --require-state: announced, every member sent
-    const first = await runCli(
+    const first = await runInProcess(
       [
         'import',
         exportFile,
@@ -153,11 +154,11 @@ describe('a week of nightly syncs', () => {
     expect(report2.importedCount).toBe(60);
     expect(report2.unchanged + report2.updatedCount + report2.importedCount).toBe(rows.length);
     await expectServerMatches(rows, removed);
-    const absent = await runCli(['state', 'absent', '--state', state, '--json'], env);
+    const absent = await runInProcess(['state', 'absent', '--state', state, '--json'], env);
     expect((JSON.parse(absent.stdout).members as { memberId: string }[]).map((m) => m.memberId).sort()).toEqual(
       [...removed.keys()].sort(),
     );
-    const listed = await runCli(['state', 'absent', '--state', state, '--out', join(dir, 'absent.csv')], env);
+    const listed = await runInProcess(['state', 'absent', '--state', state, '--out', join(dir, 'absent.csv')], env);
     expect(listed.code).toBe(0);
     const csv = readFileSync(join(dir, 'absent.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('memberId,absentSince');
@@ -259,22 +260,22 @@ describe('a week of nightly syncs', () => {
     const small = join(dir, 'small.csv');
     writeFileSync(small, `${HEADER}\n${rows.slice(0, 50).map(line).join('\n')}\n`);
     const args = ['import', small, '--sandbox', '--changed-only', '--state', damaged, '--no-journal', '--json'];
-    expect((await runCli(args, env)).code).toBe(0);
+    expect((await runInProcess(args, env)).code).toBe(0);
     truncateSync(damaged, Math.floor(statSync(damaged).size / 2));
 
-    const refused = await runCli(args, env);
+    const refused = await runInProcess(args, env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/state file .*damaged\.state is damaged \(SQLITE_CORRUPT/);
     expect(refused.stderr).toContain(`memberctl state reset --state ${damaged}`);
     expect(refused.stderr).not.toContain('permissions');
 
-    const show = await runCli(['state', 'show', '--state', damaged], env);
+    const show = await runInProcess(['state', 'show', '--state', damaged], env);
     expect(show.code).toBe(2);
     expect(show.stdout).toMatch(/damaged +state file .* is damaged/);
-    const reset = await runCli(['state', 'reset', '--state', damaged], env);
+    const reset = await runInProcess(['state', 'reset', '--state', damaged], env);
     expect(reset.code).toBe(0);
     expect(reset.stdout).toMatch(/moved to .*damaged\.state\.damaged-/);
-    const again = await runCli(args, env);
+    const again = await runInProcess(args, env);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ unchanged: 0 });
   });
