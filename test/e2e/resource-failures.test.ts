@@ -9,8 +9,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { bucketSum, CLI, HEADER, isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { bucketSum, CLI, HEADER, isolatedEnv, tempDir } from './import-helper.js';
 import type { RunResult } from './config-cli-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 let box: SandboxHandle | undefined;
 afterEach(async () => {
@@ -71,7 +72,7 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
       nextCommand: expect.stringMatching(/^memberctl import .* --resume$/),
     });
 
-    const resumed = await runCli([...args, '--resume', '--json'], env);
+    const resumed = await runInProcess([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(3);
     const whole = JSON.parse(resumed.stdout) as Record<string, unknown>;
     expect(whole).toMatchObject({ rows, invalid: rows - valid, failed: 0 });
@@ -97,7 +98,7 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(run.code).toBe(4);
     const summary = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(bucketSum(summary)).toBe(summary.rows);
-    const resumed = await runCli([...args, '--resume', '--json', '--batch-size', '200'], env);
+    const resumed = await runInProcess([...args, '--resume', '--json', '--batch-size', '200'], env);
     expect(resumed.code).toBe(0);
     const whole = JSON.parse(resumed.stdout) as Record<string, unknown>;
     expect(whole).toMatchObject({ rows: 2000, failed: 0 });
@@ -122,7 +123,7 @@ describe('resource failures on outputs', { timeout: 120_000 }, () => {
     expect(run.code).toBe(4);
     const summary = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(bucketSum(summary)).toBe(summary.rows);
-    const resumed = await runCli([...args, '--resume', '--json'], env);
+    const resumed = await runInProcess([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ rows: 4000, failed: 0, exitCode: 0 });
     expect(JSON.parse(resumed.stdout)).not.toHaveProperty('nextCommand');
