@@ -1,20 +1,21 @@
 /**
  * `memberctl subscribe --from FILE|-`: the device values from a JSON object as apps and logs print it, through
- * the built CLI against a sandbox on port 0. The same checks as for flags run before anything is sent.
+ * the whole command line in-process against a sandbox on port 0 (on a terminal: spawned under script(1)). The same checks as for flags run before anything is sent.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, type RunResult } from './config-cli-helper.js';
+import { type RunResult } from './config-cli-helper.js';
 import { APNS, FCM, usePushSandbox } from './push-sandbox-helper.js';
 import { hasScript, runOnTerminal } from './terminal-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 const PUSH_TOKEN = 'sandbox-push-token-from-2b7d';
 const SECRET = 'eyJhbGciOiJIUzI1NiJ9.session-secret-4f1c';
 const { sandbox, env, pushRequests } = usePushSandbox(PUSH_TOKEN);
 const fromStdin = (blob: string, extra: string[] = []): Promise<RunResult> =>
-  runCli(['subscribe', 'cust-9', '--from', '-', ...extra], env(), blob);
+  runInProcess(['subscribe', 'cust-9', '--from', '-', ...extra], env(), blob);
 
 function blobFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'memberctl-blob-')), 'device.json');
@@ -45,7 +46,7 @@ describe('subscribe --from: reading the blob', () => {
 
   it('from a file, with the spellings an Android app prints', async () => {
     const file = blobFile(JSON.stringify({ registration_id: FCM, os: 'Android', installation_id: 'pixel-7' }, null, 2));
-    const run = await runCli(['subscribe', 'cust-9', '--from', file, '--json'], env());
+    const run = await runInProcess(['subscribe', 'cust-9', '--from', file, '--json'], env());
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       customerId: 'cust-9',
@@ -110,17 +111,17 @@ describe('subscribe --from: refused before anything is sent (exit 2)', () => {
   });
 
   it('a file that is not JSON, an empty one, a JSON array, a missing file', async () => {
-    const notJson = await runCli(['subscribe', 'c', '--from', blobFile(`token: ${SECRET}\n`)], env());
+    const notJson = await runInProcess(['subscribe', 'c', '--from', blobFile(`token: ${SECRET}\n`)], env());
     expectRefused(notJson, SECRET);
     expect(notJson.stderr).toMatch(/--from .*device\.json: is not JSON/);
-    expect((await runCli(['subscribe', 'c', '--from', blobFile('')], env())).stderr).toMatch(
+    expect((await runInProcess(['subscribe', 'c', '--from', blobFile('')], env())).stderr).toMatch(
       /--from .*device\.json: is empty/,
     );
     expect((await fromStdin('[{"token": "t"}]')).stderr).toContain('--from stdin: is a JSON array, not an object');
-    const missing = await runCli(['subscribe', 'c', '--from', '/no/such/device.json'], env());
+    const missing = await runInProcess(['subscribe', 'c', '--from', '/no/such/device.json'], env());
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--from /no/such/device.json: not found');
-    const directory = await runCli(['subscribe', 'c', '--from', tmpdir()], env());
+    const directory = await runInProcess(['subscribe', 'c', '--from', tmpdir()], env());
     expect(directory.code).toBe(2);
     expect(directory.stderr).toContain('is a directory, not a file');
     expect(directory.stderr).not.toContain('.csv');
@@ -137,7 +138,7 @@ describe('subscribe --from: refused before anything is sent (exit 2)', () => {
     expect(nullId.stderr).toContain(
       'no installation id (none of installationId, installId, appInstallationId or deviceId; "installation_id" is null or empty)',
     );
-    const noCustomer = await runCli(
+    const noCustomer = await runInProcess(
       ['subscribe', '--from', '-'],
       env(),
       JSON.stringify({ deviceToken: APNS, os: 'ios', installationId: 'i-1' }),
