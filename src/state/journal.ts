@@ -4,11 +4,9 @@
  * Durability: every append is written and fdatasync'ed before its promise resolves, entries are written in the
  * order they were appended, and each sync covers every earlier write, so after a kill -9 or a power cut the
  * journal holds a prefix of the appended entries, and at worst a torn last line (a write cut short), which the
- * reader drops and the writer truncates away before appending again. The pipeline appends in response order and
- * sends a member's next row only after the earlier row's response was appended, so the journal never holds a
- * later row of a member without the earlier one: what a resume needs to apply the rest in order. Appends that
- * arrive while a sync is under way are written together and share the next sync (group commit). The file is
- * 0600: its reasons may name members.
+ * reader drops and the writer truncates away before appending again. Why such a prefix is all a resume needs: the
+ * journal-ordering rule in src/core/import/ledger.ts. Appends that arrive while a sync is under way are written
+ * together and share the next sync (group commit). The file is 0600: its reasons may name members.
  */
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -48,12 +48,6 @@ export interface ConcurrencyLimit {
   /** The highest limit of the run so far. */
   readonly peak: number;
   readonly phase: LimitPhase;
-  /**
-   * Closed batches that may wait to be sent (the reader pauses beyond it), and half the answered responses whose
-   * onSettled (a journal's fsync) may be pending before sending pauses: the limit, but for an adaptive limit never
-   * less than where it started, so a limit cut to 1 by a slow server does not also stall the reader and the journal.
-   */
-  readonly backlog: number;
   /** Give to the transport with each request: it hears every attempt leave and end. */
   readonly attempt: AttemptObserver;
 }
@@ -107,7 +101,7 @@ const ignore: AttemptObserver = () => () => undefined;
 
 export function fixedLimit(n: number): ConcurrencyLimit {
   const current = Math.max(1, Math.floor(n));
-  return { current, peak: current, phase: 'fixed', backlog: current, attempt: ignore };
+  return { current, peak: current, phase: 'fixed', attempt: ignore };
 }
 
 export class AdaptiveLimit implements ConcurrencyLimit {
@@ -144,10 +138,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
 
   get phase(): LimitPhase {
     return this.#phase;
-  }
-
-  get backlog(): number {
-    return Math.max(this.current, this.settings.initial);
   }
 
   /** The fastest answer seen (with its slow drift), in ms; Infinity before any. */

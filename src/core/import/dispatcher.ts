@@ -9,14 +9,17 @@ import { causeKey } from '../../http/failure.js';
 import { batchBody, type Batch, type Batcher, type PendingRecord } from './batcher.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import type { ImportEvent } from './events.js';
+import type { FlowGate } from './flow-gate.js';
 import { accountResponse, recordRange } from './response.js';
 import type { Settler } from './settle.js';
 import type { ImportResponse, ImportTransport } from './types.js';
 
 export interface DispatcherOptions {
   transport: ImportTransport;
-  /** Requests allowed in flight, read at every send: it may change with every answer. */
+  /** Hears every attempt of every request (the adaptive limit sizes itself on them). */
   limit: ConcurrencyLimit;
+  /** Whether a request may leave now, and the count of requests out (flow-gate.ts). */
+  flow: FlowGate;
   batcher: Batcher;
   settler: Settler;
   emit: (event: ImportEvent) => void;
@@ -28,18 +31,12 @@ export interface DispatcherOptions {
   onAnswer?: (response: ImportResponse) => void;
   /** Why an aborted request ended, when the run is stopping. */
   stopReasonText: () => string | undefined;
-  /** Something changed: a slot freed, records settled. */
-  notify: () => void;
-  /** False once the run is stopping: nothing more is sent, not even bisect halves. */
-  canSend: () => boolean;
   onFatal: (error: unknown) => void;
 }
 
 export class Dispatcher {
+  /** Closed batches waiting to be sent, bisect halves and 413 splits first. */
   readonly ready: Batch[] = [];
-  /** Requests in flight plus responses being accounted. */
-  busy = 0;
-  inFlight = 0;
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -48,14 +45,9 @@ export class Dispatcher {
     this.pump();
   }
 
+  /** Sends queued batches while the flow gate lets them go (never once the run is stopping, not even bisect halves). */
   pump(): void {
-    // Answered batches still being accounted or synced count too: a slow onSettled hook (a journal's fsync) must
-    // slow the sending down, not let answered batches pile up in memory behind it.
-    while (this.o.canSend() && this.ready.length > 0) {
-      const { current, backlog } = this.o.limit;
-      if (this.inFlight >= current || this.busy + this.o.settler.unsynced >= 2 * backlog) return;
-      void this.send(this.ready.shift()!);
-    }
+    while (this.ready.length > 0 && this.o.flow.maySend) void this.send(this.ready.shift()!);
   }
 
   /** Takes every batch not yet sent (the run is stopping). */
@@ -64,8 +56,8 @@ export class Dispatcher {
   }
 
   private async send(batch: Batch): Promise<void> {
-    this.inFlight++;
-    this.busy++;
+    const { flow } = this.o;
+    flow.requestSent();
     const { records } = batch;
     const range = rangeOf(batch);
     this.o.emit({
@@ -89,7 +81,7 @@ export class Dispatcher {
         cause: { kind: 'network', code: 'network', retries: 0, gaveUp: false, reachedServer: true },
       };
     }
-    this.inFlight--;
+    flow.requestAnswered();
     // credentials refused: stop before anything else is sent (the others in flight may still be answered)
     if (response.kind === 'auth') this.o.onCredentialsRefused(response.status, response.message);
     this.o.onAnswer?.(response);
@@ -99,9 +91,7 @@ export class Dispatcher {
     } catch (error) {
       this.o.onFatal(error);
     } finally {
-      this.busy--;
-      this.pump();
-      this.o.notify();
+      flow.responseHandled();
     }
   }
 

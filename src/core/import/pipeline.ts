@@ -6,16 +6,16 @@
  *   them through the concurrency limit (concurrency-limit.ts) and turns responses into outcomes;
  * - the Ledger (ledger.ts): settles every outcome, the only writer of the buckets.
  *
- * Reading and sending are decoupled by a small bounded queue of closed batches (the concurrency limit's `backlog`
- * waiting behind the requests in flight): the reader runs ahead while requests are out, and pauses when the queue is
- * full, so memory stays flat for any file size.
+ * Reading and sending are decoupled by a small bounded queue of closed batches waiting behind the requests in
+ * flight: the reader runs ahead while requests are out, and pauses when the queue is full, so memory stays flat for
+ * any file size. The FlowGate (flow-gate.ts) holds every such bound, and both sides ask it.
  */
 import type { InputError } from '../../errors.js';
 import { Batcher, type PendingRecord } from './batcher.js';
-import { Changes } from './changes.js';
-import { ADAPTIVE_DEFAULTS, createLimit } from './concurrency-limit.js';
+import { ADAPTIVE_DEFAULTS, createLimit, type ConcurrencyLimit } from './concurrency-limit.js';
 import { Dispatcher } from './dispatcher.js';
 import { FailFast } from './fail-fast.js';
+import { FlowGate } from './flow-gate.js';
 import type { ImportEvent } from './events.js';
 import { Ledger } from './ledger.js';
 import { MemberOrder } from './member-order.js';
@@ -34,8 +34,9 @@ export const IMPORT_DEFAULTS = {
 const PROGRESS_EVERY_MS = 200;
 
 /** The parts of one run, named: what the reader, the sender and the end of the run share. */
-interface Run extends Omit<ReaderParts, 'maxHeld' | 'tick'> {
+interface Run extends Omit<ReaderParts, 'tick'> {
   options: ImportOptions;
+  limit: ConcurrencyLimit;
   started: number;
   emit(event: ImportEvent): void;
   warnings(): number;
@@ -58,7 +59,7 @@ export async function runPipeline(options: ImportOptions): Promise<ImportSummary
     lastProgress = performance.now();
     run.progress();
   };
-  const reader = new Reader(options, { ...run, maxHeld: options.maxHeldRows ?? IMPORT_DEFAULTS.maxHeldRows, tick });
+  const reader = new Reader(options, { ...run, tick });
   const inputError = await reader.read();
   await sendTheRest(run);
   // every response's onSettled call (its journal entry on disk, its hashes in the state) before the summary
@@ -79,13 +80,22 @@ function assemble(options: ImportOptions): Run {
     options.onEvent?.(event);
   };
   const limit = createLimit(options);
-  const changes = new Changes();
-  const notify = () => changes.notify();
   const order = new MemberOrder();
   const batcher = new Batcher(
     options.batchSize ?? IMPORT_DEFAULTS.batchSize,
     options.maxBatchBytes ?? IMPORT_DEFAULTS.maxBatchBytes,
   );
+  const flow = new FlowGate(limit, options.maxHeldRows ?? IMPORT_DEFAULTS.maxHeldRows, {
+    queued: () => dispatcher.ready.length,
+    held: () => order.held,
+    unsynced: () => ledger.unsynced,
+    stopping: () => stop.stopping,
+    pump: () => dispatcher.pump(),
+    closeOpenBatch: () => {
+      const batch = batcher.close();
+      if (batch) dispatcher.enqueue(batch);
+    },
+  });
   const hardStop = () => void options.transport.destroy?.().catch(() => undefined);
   const stop = new StopControl({
     stopSignal: options.stopSignal,
@@ -93,7 +103,7 @@ function assemble(options: ImportOptions): Run {
     outputFailedSignal: options.outputFailedSignal,
     graceMs: options.graceMs ?? IMPORT_DEFAULTS.graceMs,
     emit,
-    notify,
+    notify: () => flow.changed(),
     hardStop,
     stopWaits: () => options.transport.stopWaiting?.(),
   });
@@ -106,7 +116,7 @@ function assemble(options: ImportOptions): Run {
         if (stop.stopping) void ledger.settleFailed([next], stop.reasonText()!, stop.reasonText()!);
         else for (const batch of batcher.add(next)) dispatcher.enqueue(batch);
       },
-      onSynced: () => (dispatcher.pump(), notify()),
+      onSynced: () => flow.hookCallResolved(),
       onHookFailed: (error) => stop.fatal(error),
     },
     options.rejects,
@@ -115,6 +125,7 @@ function assemble(options: ImportOptions): Run {
   const dispatcher: Dispatcher = new Dispatcher({
     transport: options.transport,
     limit,
+    flow,
     batcher,
     settler: ledger,
     emit,
@@ -132,8 +143,6 @@ function assemble(options: ImportOptions): Run {
       if (diagnosis) stop.unreachable(diagnosis);
     },
     stopReasonText: () => stop.reasonText(),
-    notify,
-    canSend: () => !stop.stopping,
     onFatal: (error) => stop.fatal(error),
   });
   const progress = () => {
@@ -144,7 +153,7 @@ function assemble(options: ImportOptions): Run {
         recordsRead,
         settled,
         confirmed,
-        inFlight: dispatcher.inFlight,
+        inFlight: flow.inFlight,
         concurrency: limit.current,
         bytesRead: options.bytesRead?.(),
         totalBytes: options.totalBytes,
@@ -160,7 +169,7 @@ function assemble(options: ImportOptions): Run {
     batcher,
     dispatcher,
     stop,
-    changes,
+    flow,
     emit,
     warnings: () => warnings,
     progress,
@@ -168,8 +177,8 @@ function assemble(options: ImportOptions): Run {
 }
 
 /** Sends what is left after the reading, then waits for every record to settle; on a stop, what was not sent fails. */
-async function sendTheRest({ dispatcher, batcher, order, stop, ledger, changes, progress }: Run): Promise<void> {
-  while (dispatcher.busy > 0 || dispatcher.ready.length > 0 || batcher.size > 0 || order.held > 0) {
+async function sendTheRest({ dispatcher, batcher, order, stop, ledger, flow, progress }: Run): Promise<void> {
+  while (flow.outstanding > 0 || dispatcher.ready.length > 0 || batcher.size > 0 || order.held > 0) {
     if (stop.stopping) {
       const reason = stop.reasonText()!;
       const unsent = [...batcher.drain(), ...dispatcher.drainReady(), ...order.drainHeld()];
@@ -178,7 +187,7 @@ async function sendTheRest({ dispatcher, batcher, order, stop, ledger, changes, 
         await ledger.settleFailed(unsent, reason, reason);
         continue;
       }
-      if (dispatcher.busy === 0) break;
+      if (flow.outstanding === 0) break;
     } else {
       if (dispatcher.ready.length === 0) {
         const batch = batcher.close();
@@ -187,7 +196,7 @@ async function sendTheRest({ dispatcher, batcher, order, stop, ledger, changes, 
       dispatcher.pump();
     }
     progress();
-    await changes.next();
+    await flow.nextChange();
   }
 }
 

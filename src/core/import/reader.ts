@@ -1,7 +1,8 @@
 /**
  * The import's reading side: takes the input chunk by chunk, asks the hooks (--changed-only, --shard, --resume)
  * about each record, counts it in the Ledger, and admits the valid ones to sending in per-member order. It runs
- * ahead of sending until the queue of closed batches or the held rows are full, then waits for a change.
+ * ahead of sending until the flow gate finds the queue of closed batches or the held rows full (flow-gate.ts),
+ * then waits there for room.
  *
  * The input comes a chunk at a time (one promise per 64 KB read, not per record); the checks still run after every
  * record, so a full queue, --limit or a stop pauses or ends the reading mid-chunk (the rest of that chunk is not
@@ -12,9 +13,8 @@ import { issuesToReason, type Candidate } from '../candidate.js';
 import { refused } from '../duplicates/duplicate-members.js';
 import type { SourceRecord } from '../../io/source.js';
 import type { Batcher, PendingRecord } from './batcher.js';
-import type { Changes } from './changes.js';
-import type { ConcurrencyLimit } from './concurrency-limit.js';
 import type { Dispatcher } from './dispatcher.js';
+import type { FlowGate } from './flow-gate.js';
 import { inputChunks } from './input-chunks.js';
 import { ItemSlabs, ownBytes } from './item-bytes.js';
 import type { Ledger } from './ledger.js';
@@ -31,9 +31,7 @@ export interface ReaderParts {
   batcher: Batcher;
   dispatcher: Dispatcher;
   stop: StopControl;
-  changes: Changes;
-  limit: ConcurrencyLimit;
-  maxHeld: number;
+  flow: FlowGate;
   /** Called after every 512 records: the pipeline decides whether a progress event is due. */
   tick(): void;
 }
@@ -78,7 +76,7 @@ export class Reader {
     iterator: AsyncIterator<readonly unknown[]>,
     toCandidate: (record: unknown) => Candidate,
   ): Promise<boolean> {
-    const { ledger, stop } = this.parts;
+    const { ledger, stop, flow } = this.parts;
     const { duplicates } = this.options;
     const memberIdOf = this.options.chunks?.memberIdOf;
     const rowLimit = this.options.limit ?? Infinity;
@@ -108,30 +106,11 @@ export class Reader {
           if (taking) await taking;
         }
         if ((ledger.rows & 511) === 0) this.parts.tick();
-        if (this.#full()) await this.#waitForRoom();
+        if (flow.full) await flow.waitForRoom();
         if (stop.stopping || ledger.rows >= rowLimit) return false;
       }
     }
     return false;
-  }
-
-  /** The queue of closed batches or the held rows are full (checked per record without a promise). */
-  #full(): boolean {
-    const { stop, dispatcher, order, limit, maxHeld } = this.parts;
-    return !stop.stopping && (dispatcher.ready.length >= limit.backlog || order.held >= maxHeld);
-  }
-
-  async #waitForRoom(): Promise<void> {
-    const { dispatcher, order, maxHeld, changes } = this.parts;
-    while (this.#full()) {
-      // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
-      if (order.held >= maxHeld || dispatcher.ready.length === 0) {
-        const batch = this.parts.batcher.close();
-        if (batch) dispatcher.enqueue(batch);
-      }
-      dispatcher.pump();
-      await changes.next();
-    }
   }
 
   /**

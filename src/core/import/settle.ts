@@ -19,8 +19,6 @@ export interface Settler {
   settleAnswered(batch: AnsweredBatch): Promise<void>;
   /** Records not confirmed. Their members' later rows, held or still to come, fail too. */
   settleFailed(records: readonly PendingRecord[], reason: string, countAs: string): Promise<void>;
-  /** onSettled calls not resolved yet (a journal's entries not yet on disk): sending waits while there are many. */
-  readonly unsynced: number;
   /** Resolves once every onSettled call made so far resolved; rejects with the first that failed. */
   synced(): Promise<void>;
 }
@@ -28,7 +26,7 @@ export interface Settler {
 export interface SettlerLinks {
   /** Called with a member's next row, released because the row before it settled (not failed). */
   release(record: PendingRecord): void;
-  /** An onSettled call resolved: `unsynced` went down. */
+  /** An onSettled call resolved: the Ledger's `unsynced` went down (the flow gate may let a request go). */
   onSynced(): void;
   /** An onSettled call failed: the run stops. */
   onHookFailed(error: unknown): void;

@@ -88,12 +88,10 @@ export interface ImportHooks {
   /** Called per valid, selected candidate, in input order, with the JSON text that would be sent. */
   beforeSend?(candidate: Candidate & { valid: true }, json: string): PreSendDecision | Promise<PreSendDecision>;
   /**
-   * Called once per response as it is accounted, in completion order (a journal appends and fsyncs here, a sync
-   * state stores item hashes here). Not awaited before the records count or their members' next rows go, nor
-   * before the next call (so a journal can sync several responses' entries at once); a hook that needs order
-   * keeps it by acting in call order. The run ends only after every call resolved, and sending pauses while
-   * 2 × the concurrency limit's backlog of calls are unresolved (the limit, at least 4 when it adapts). Records that end `failed` are never passed: they are to be sent
-   * again. A throw stops the run (exit 1).
+   * Called once per response as it is accounted, in completion order, and not awaited (a journal appends and
+   * fsyncs here, a sync state stores item hashes here): what a hook may rely on, and why that keeps a resume
+   * exact, is the journal-ordering rule in ledger.ts. Records that end `failed` are never passed: they are to be
+   * sent again. A throw stops the run (exit 1).
    */
   onSettled?(batch: SettledBatch): Promise<void> | void;
 }

@@ -10,8 +10,8 @@
  *   compared first, the canonical hash only when the text differs: see state/item-hash.ts); with --refresh-after,
  *   an unchanged member whose confirmation is due (state/nightly-state.ts) is sent anyway;
  * - onSettled: the journal entry is written and synced, then the confirmed items' hashes are committed to the
- *   state (one transaction per response). Calls come in response order and their appends resolve in that order,
- *   so the commits keep it too: a member's later row, sent once the earlier one was answered, is committed after.
+ *   state (one transaction per response). The calls come in the order of the journal-ordering rule (ledger.ts)
+ *   and their appends resolve in that order, so the commits keep it too: a member's later row is committed after.
  *
  * A member's later row is always sent while an earlier row of it is on its way (`onTheWay`): the state still
  * holds the hash from before that row, and comparing against it could call a row unchanged that the earlier row
