@@ -25,7 +25,7 @@ import { prepareStateFile, sqlite } from './state-file.js';
 import { stateCloseError, stateError } from './state-errors.js';
 
 /**
- * SQLite reads the state through a memory map of up to this many bytes (about its first 1.6 million members)
+ * SQLite reads the state through a memory map of up to this many bytes (about its first 1.3 million members)
  * instead of read() calls into its own 2 MB page cache: when the export is not in memberId order nearly every
  * lookup missed that cache (figures in docs/performance.md). The mapped pages are the OS's file cache: they count
  * in RSS but are shared and reclaimable, and a state in memberId order (the common case) costs the same either way.
