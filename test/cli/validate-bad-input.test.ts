@@ -3,7 +3,7 @@
  * the file and line plus a hint, never a stack trace. Each kind of bad input (empty, truncated, 16 MB records,
  * workbooks, unknown columns, bad flags…) is checked in-process in test/core/validate-bad-input.test.ts.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,54 @@ describe('validate on bad input', () => {
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, outputWritten: false, rejectsWritten: false });
       expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the human output says on stderr, in one line, that --output and --rejects were not replaced (as import says it)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memberctl-validate-cut-'));
+    try {
+      const [output, rejects] = [join(dir, 'items.ndjson'), join(dir, 'rejects.ndjson')];
+      await writeFile(output, 'yesterday\n');
+      await writeFile(rejects, 'yesterday\n');
+      const r = await validate('fixtures/invalid/truncated.json', '--output', output, '--rejects', rejects, '--force');
+      expectNoStack(r);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toBe(
+        `Not replaced: ${output}, ${rejects} (the run ended before its valid items and rejects were complete; files from before stay as they were)`,
+      );
+      expect(lines[1]).toMatch(/^error: fixtures\/invalid\/truncated\.json line 3/);
+      expect(lines[2]).toMatch(/^hint: /);
+      expect(await readFile(output, 'utf8')).toBe('yesterday\n');
+      expect(await readFile(rejects, 'utf8')).toBe('yesterday\n');
+      // only what was asked for is named; a failure before the outputs were opened names none
+      const one = await validate('fixtures/invalid/truncated.json', '--rejects', rejects, '--force');
+      expect(one.stderr.split('\n')[0]).toBe(
+        `Not replaced: ${rejects} (the run ended before its rejects were complete; a file from before stays as it was)`,
+      );
+      const none = await validate('fixtures/invalid/empty.csv', '--output', output, '--force');
+      expect(none.stderr).not.toContain('Not replaced');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with --log-format json the line is a JSON log line like the error after it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memberctl-validate-cut-'));
+    try {
+      const output = join(dir, 'items.ndjson');
+      const r = await validate('fixtures/invalid/truncated.json', '--output', output, '--log-format', 'json');
+      expect(r.code).toBe(2);
+      const events = r.stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string; message?: string });
+      expect(events.map((e) => e.event)).toEqual(['message', 'error', 'finished']);
+      expect(events[0]?.message).toMatch(new RegExp(`^Not replaced: ${output} `));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

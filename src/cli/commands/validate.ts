@@ -9,10 +9,12 @@ import {
 } from '../../core/validate/validate-file.js';
 import { isMemberctlError, UsageError } from '../../errors.js';
 import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
+import { createJsonLog, jsonStderrOutput } from '../log-format.js';
 import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
-import { createOutput, renderError } from '../output.js';
+import { createOutput, renderError, type Output } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { ValidateJsonStream } from '../render/validate-json.js';
+import { notReplacedLine, type KeptOutput } from '../render/not-replaced.js';
 import { renderProfile } from '../render/validate-profile.js';
 import { renderValidateSummary } from '../render/validate-table.js';
 import { createValidateProgress } from '../render/validate-progress.js';
@@ -62,8 +64,12 @@ Examples:
 
 ${exitCodesHelp('validate')}`,
   );
-  return command.action(async (file: string, flags: ValidateFlags) => {
-    const output = createOutput();
+  return command.action(async (file: string, flags: ValidateFlags, self: Command) => {
+    // --log-format json: the warnings and the "Not replaced" line become JSON lines on stderr (log-format.ts)
+    const output =
+      (self.optsWithGlobals() as { logFormat?: string }).logFormat === 'json'
+        ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'validate' } }))
+        : createOutput();
     const show = showSchema.safeParse(flags.show);
     if (!show.success)
       throw new UsageError(`--show must be a whole number, got "${flags.show}"`, {
@@ -72,6 +78,7 @@ ${exitCodesHelp('validate')}`,
     const json = flags.json ? new ValidateJsonStream() : undefined;
     const progress = !json && output.stderrIsTTY ? createValidateProgress() : undefined;
     let soFar: ValidateProgressInfo | undefined;
+    let began = false; // the outputs were opened: a failure from here on leaves them as they were
     const onEvent = (event: ValidateEvent): Promise<void> | void => {
       progress?.onEvent(event);
       switch (event.type) {
@@ -80,6 +87,7 @@ ${exitCodesHelp('validate')}`,
           progress?.stop();
           return output.warn(event.message);
         case 'started':
+          began = true;
           return json?.start(event.file, event.format);
         case 'invalid':
           return json?.invalid(event.invalid);
@@ -100,6 +108,8 @@ ${exitCodesHelp('validate')}`,
       stats = await validateFile(options, onEvent);
     } catch (error) {
       progress?.stop();
+      // the error itself comes last, from the entry point (or below with --json), as import's summary comes first
+      if (!json && began) sayNotReplaced(flags, output);
       // before the JSON object began, the entry point reports the error; after, close the object ourselves
       if (!json?.hasStarted) throw error;
       json.fail(error, soFar, { output: flags.output, rejects: flags.rejects });
@@ -115,4 +125,13 @@ ${exitCodesHelp('validate')}`,
     }
     result.exitCode = exitCodeFor(validateCategory(stats));
   });
+}
+
+/** The --output and --rejects asked for, left as they were by a run that ended midway: one line on stderr. */
+function sayNotReplaced(flags: ValidateFlags, output: Output): void {
+  const kept: KeptOutput[] = [
+    ...(flags.output ? [{ path: flags.output, holds: 'valid items' }] : []),
+    ...(flags.rejects ? [{ path: flags.rejects, holds: 'rejects' }] : []),
+  ];
+  if (kept.length > 0) output.err(output.color.yellow(notReplacedLine(kept)));
 }

@@ -8,6 +8,7 @@ import { paddedRowsText } from './validate-table.js';
 import { formatDuration, formatWait } from '../../duration.js';
 import { duplicatesLine } from './duplicates-line.js';
 import { omittedCellsLines } from './omitted-cells-lines.js';
+import { notReplacedLine } from './not-replaced.js';
 
 export interface SummaryContext {
   file: string;
@@ -69,11 +70,7 @@ export function renderImportSummary(summary: ImportSummary, context: SummaryCont
   }
   const notImported = summary.invalid + summary.skipped + summary.rejected + summary.failed;
   if (context.rejectsPath && context.rejectsKept)
-    output.out(
-      color.yellow(
-        `Not replaced: ${context.rejectsPath} (the run ended before its rejects were complete; a file from before stays as it was)`,
-      ),
-    );
+    output.out(color.yellow(notReplacedLine([{ path: context.rejectsPath, holds: 'rejects' }])));
   else if (context.rejectsPath && summary.outputError?.kind === 'rejects')
     output.out(color.red(`Not written: ${context.rejectsPath} (it would be incomplete; error below)`));
   else if (context.rejectsPath)
