@@ -67,7 +67,10 @@ export function addInputOptions(command: Command): Command {
     );
 }
 
-/** `env`: the run's environment, read here once (MEMBERCTL_CSV_WORKER); nothing below the command line reads it. */
+/**
+ * `env`: the run's environment, read here once (MEMBERCTL_CSV_WORKER, MEMBERCTL_CSV_WORKER_HEAP_MB); nothing below
+ * the command line reads it.
+ */
 export function inputOptionsFrom(
   file: string,
   flags: InputFlags,
@@ -88,6 +91,7 @@ export function inputOptionsFrom(
     limit: flags.limit === undefined ? undefined : parseLimit(flags.limit),
     duplicates: flags.duplicates,
     csvWorker: csvWorkerFrom(env.MEMBERCTL_CSV_WORKER),
+    csvWorkerHeapMb: heapMbFrom(env.MEMBERCTL_CSV_WORKER_HEAP_MB),
   };
 }
 
@@ -117,4 +121,10 @@ function parseLimit(value: string): number {
     });
   }
   return Number(value);
+}
+
+/** MEMBERCTL_CSV_WORKER_HEAP_MB=N: the parsing worker's heap cap, a whole number of MB; anything else: Node's own. */
+function heapMbFrom(value: string | undefined): number | undefined {
+  const mb = Number(value);
+  return Number.isInteger(mb) && mb > 0 ? mb : undefined;
 }

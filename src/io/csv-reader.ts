@@ -27,6 +27,8 @@ export interface OpenCsvOptions {
   worker?: URL;
   /** --pad-short-rows (checkRowLength in csv-record-core.ts). */
   padShortRows?: boolean;
+  /** The worker's heap cap in MB (SourceOptions.csvWorkerHeapMb). */
+  workerHeapMb?: number;
 }
 
 export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvOptions = {}): Promise<CsvRecords> {
@@ -38,7 +40,7 @@ export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvO
   bytes.unshift(head);
   const { utf8, padShortRows } = options;
   const parser = options.worker
-    ? new WorkerCsvParser(bytes, { file, delimiter, utf8, padShortRows }, options.worker)
+    ? new WorkerCsvParser(bytes, { file, delimiter, utf8, padShortRows, heapMb: options.workerHeapMb }, options.worker)
     : new InThreadCsvParser(bytes, new CsvRecordCore(file, delimiter, utf8, false, padShortRows));
   let headers: string[] | undefined;
   try {

@@ -44,7 +44,7 @@ export class WorkerCsvParser {
 
   constructor(
     private readonly bytes: InputBytes,
-    input: { file: string; delimiter: string; utf8?: Utf8LineChecker; padShortRows?: boolean },
+    input: { file: string; delimiter: string; utf8?: Utf8LineChecker; padShortRows?: boolean; heapMb?: number },
     entry: URL,
   ) {
     this.#file = input.file;
@@ -52,7 +52,7 @@ export class WorkerCsvParser {
     const { file, delimiter } = input;
     this.#worker = new Worker(entry, {
       workerData: { file, delimiter, padShortRows: input.padShortRows === true },
-      resourceLimits: workerLimits(),
+      resourceLimits: workerLimits(input.heapMb),
     });
     keepV8FlagsAcross(this.#worker);
     // only a pending reply keeps the process alive: an abandoned parser never holds it
@@ -198,13 +198,14 @@ export class WorkerCsvParser {
 
 /**
  * The worker's heap: its records live for one chunk, so a young generation of 4 MB (V8's is 16) costs no CPU
- * (docs/performance.md, issue 28). MEMBERCTL_CSV_WORKER_HEAP_MB caps its old generation (unset: Node's own limit):
- * for tests, which make a worker run out of memory for real, and for a container that must keep its share small.
+ * (docs/performance.md, issue 28). `heapMb` caps its old generation (SourceOptions.csvWorkerHeapMb).
  */
-function workerLimits(): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb?: number } {
-  const mb = Number(process.env.MEMBERCTL_CSV_WORKER_HEAP_MB);
-  return Number.isInteger(mb) && mb > 0
-    ? { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: mb }
+function workerLimits(heapMb: number | undefined): {
+  maxYoungGenerationSizeMb: number;
+  maxOldGenerationSizeMb?: number;
+} {
+  return heapMb !== undefined
+    ? { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: heapMb }
     : { maxYoungGenerationSizeMb: WORKER_YOUNG_MB };
 }
 

@@ -186,6 +186,7 @@ async function openText(
       utf8,
       worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true, options.csvWorker),
       padShortRows: options.padShortRows,
+      workerHeapMb: options.csvWorkerHeapMb,
     });
     return {
       format,

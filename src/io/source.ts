@@ -69,6 +69,12 @@ export interface SourceOptions {
    * way out should a worker misbehave); nothing below it reads the environment.
    */
   csvWorker?: CsvWorkerChoice;
+  /**
+   * The parsing worker's heap cap in MB (its old generation; unset: Node's own limit), from
+   * MEMBERCTL_CSV_WORKER_HEAP_MB: for tests, which make a worker run out of memory for real, and for a container
+   * that must keep the worker's share small.
+   */
+  csvWorkerHeapMb?: number;
   /** Stream to read when path is '-' (defaults to process.stdin; tests pass their own). */
   stdin?: NodeJS.ReadableStream;
 }

@@ -1,4 +1,4 @@
-/** CSV files for the worker-path tests (in-process here, spawned in test/e2e/csv-worker-death.test.ts). */
+/** CSV files for the CSV worker tests: in-process in test/cli, and the one spawned in test/e2e/csv-worker-death.test.ts. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

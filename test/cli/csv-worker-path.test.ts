@@ -4,7 +4,8 @@
  * environment) forces it here, and each tricky file is imported both ways: the --json report (timing aside), the
  * rejects file, stderr and the exit code must be the same. Node's 'worker' event counts the threads each run
  * started, so the test knows which path each run took. A worker that fails as it starts (only a module preloaded
- * into a real process's worker threads can make it) stays spawned in test/e2e/csv-worker-death.test.ts.
+ * into a real process's worker threads can make it) stays spawned in test/e2e/csv-worker-death.test.ts; one that runs
+ * out of memory midway is test/cli/csv-worker-death.test.ts.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
