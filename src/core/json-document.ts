@@ -1,6 +1,6 @@
 /**
- * A JSON file a person writes and keeps (the --map file, the settings file): read as written, or refused with
- * where. JSON.parse alone would take a key given twice in one object without a word (the last one wins, so half a
+ * A JSON file a person writes and keeps (the --map file, the settings file) or pastes (subscribe --from, which
+ * also finds an object inside a log line: subscribe/device-blob.ts): read as written, or refused with where. JSON.parse alone would take a key given twice in one object without a word (the last one wins, so half a
  * block vanishes), and would stop at a Notepad byte order mark or at typographic quotes with an offset no editor
  * shows. Each caller puts its own file name and hint words around the problems found here.
  */
@@ -20,9 +20,14 @@ export type JsonDocument =
     }
   | { ok: false; problem: NotJson };
 
-/** Parses a whole JSON document; a leading UTF-8 byte order mark (Notepad, some exports) is no part of the JSON. */
+/** The text without a leading UTF-8 byte order mark (Notepad, some exports): no part of the JSON. */
+export function withoutBom(raw: string): string {
+  return raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
+}
+
+/** Parses a whole JSON document; a leading byte order mark is no part of the JSON. */
 export function parseJsonDocument(raw: string): JsonDocument {
-  const text = raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
+  const text = withoutBom(raw);
   try {
     return { ok: true, json: JSON.parse(text), text };
   } catch (error) {

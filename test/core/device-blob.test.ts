@@ -119,19 +119,19 @@ describe('parseDeviceBlob: never a guess', () => {
 
   it('one key given twice (JSON.parse would keep the last) is an error naming the key, never the values', () => {
     expect(problems('{"token": "aa", "os": "ios", "token": "bb"}')).toEqual([
-      { kind: 'repeated', field: 'tokenHandle', key: 'token' },
+      { kind: 'repeated', field: 'tokenHandle', key: 'token', line: 1 },
     ]);
     expect(problems('log line: {"device": {"installationId": "1", "os": "ios", "installationId": "2"}} end')).toEqual([
-      { kind: 'repeated', field: 'installationId', key: 'device.installationId' },
+      { kind: 'repeated', field: 'installationId', key: 'device.installationId', line: 1 },
     ]);
     // a key nothing reads may repeat; so may one deeper than the levels read
     expect(values(JSON.parse('{"token": "aa"}'))).toEqual({ tokenHandle: 'aa' });
     expect(
       read('{"token": "aa", "ts": 1, "ts": 2, "a": {"b": {"token": 1, "token": 2}}}').values.tokenHandle?.value,
     ).toBe('aa');
-    const error = blobError('blob.json', [{ kind: 'repeated', field: 'tokenHandle', key: 'token' }]);
+    const error = blobError('blob.json', [{ kind: 'repeated', field: 'tokenHandle', key: 'token', line: 3 }]);
     expect(error.message).toBe(
-      '--from blob.json: gives "token" twice; memberctl does not guess which device token is meant (nothing sent)',
+      '--from blob.json: gives "token" twice (line 3); memberctl does not guess which device token is meant (nothing sent)',
     );
     expect(error.hint).toMatch(/--token-handle/);
   });
@@ -148,9 +148,9 @@ describe('parseDeviceBlob: never a guess', () => {
   it.each([
     ['', { kind: 'empty' }],
     ['  \n', { kind: 'empty' }],
-    ['hello world', { kind: 'not-json' }],
-    ['{"deviceToken": "abc', { kind: 'not-json' }],
-    ["{'deviceToken': 'abc'}", { kind: 'not-json' }],
+    ['hello world', { kind: 'not-json', where: '' }],
+    ['{"deviceToken": "abc', { kind: 'not-json', where: '(line 1, column 21)' }],
+    ["{'deviceToken': 'abc'}", { kind: 'not-json', where: '(line 1, column 2)' }],
     ['[{"token": "t"}]', { kind: 'not-object', got: 'array' }],
     ['"just a token"', { kind: 'not-object', got: 'string' }],
   ])('%j → %j', (text, problem) => expect(problems(text)).toEqual([problem]));
@@ -176,6 +176,46 @@ describe('parseDeviceBlob: never a guess', () => {
 
   it('a byte-order mark is not content', () =>
     expect(read('\uFEFF{"token": "t"}').values.tokenHandle?.value).toBe('t'));
+});
+
+describe('parseDeviceBlob: lines and columns are where the person sees them in what they pasted', () => {
+  const problems = (text: string) => {
+    const blob = parseDeviceBlob(text);
+    return blob.kind === 'invalid' ? blob.problems : blob.fieldProblems;
+  };
+
+  it('blank lines before the paste count (they are in the file or the terminal)', () => {
+    expect(problems('\n\n{“token”: “t”}')).toEqual([{ kind: 'curly-quotes', line: 3, column: 2 }]);
+    expect(problems('\uFEFF\n{\n  "token": "a",\n  "token": "b"\n}\n')).toEqual([
+      { kind: 'repeated', field: 'tokenHandle', key: 'token', line: 4 },
+    ]);
+  });
+
+  it('in a log line: a syntax error or a curly quote of the object, not of the log text around it', () => {
+    expect(problems('12:00 INFO registered {"token": "t",}')).toEqual([
+      { kind: 'not-json', where: '(line 1, column 37)' },
+    ]);
+    expect(problems('12:00 said “hi” {“token”: “t”}')).toEqual([{ kind: 'curly-quotes', line: 1, column: 18 }]);
+    expect(problems('12:00 said “hi”\nnext {"device": {"token": "a",\n "token": "b"}}')).toEqual([
+      { kind: 'repeated', field: 'tokenHandle', key: 'device.token', line: 3 },
+    ]);
+    // log text with curly quotes around an object that is JSON is no problem
+    expect(read('12:00 said “hi” {"token": "t"}').values.tokenHandle?.value).toBe('t');
+    expect(read('12:00 said “hi” {"token": "t"}').ignoredChars).toBe(16);
+  });
+
+  it('a syntax error says where, never what (JSON.parse would quote a character of a token pasted by mistake)', () => {
+    const [problem] = problems('{"token": "zq9x" zq9x}');
+    expect(problem).toEqual({ kind: 'not-json', where: '(line 1, column 18)' });
+    const error = blobError('-', [problem!]);
+    expect(error.message).toBe(
+      '--from -: is not JSON (line 1, column 18); expected an object such as {"tokenHandle": "…", "platform": "ios", "installationId": "…"} (nothing sent)',
+    );
+    // JSON.parse's own words here would be "Unexpected token 'z', \"{\"token\": zq9x}\" is not valid JSON"
+    const bare = blobError('-', problems('{"token": zq9x}'));
+    for (const said of [error, bare])
+      expect(`${said.message} ${said.hint} ${JSON.stringify(said.details)}`).not.toMatch(/zq9x|'z'/);
+  });
 });
 
 describe('mergeBlob: flags win', () => {

@@ -11,6 +11,7 @@ import {
   type ReadBlob,
 } from '../../core/subscribe/device-blob.js';
 import type { SubscriptionDraft } from '../../core/subscribe/index.js';
+import { notJsonText } from '../../core/json-document.js';
 import { UsageError } from '../../errors.js';
 import { fieldName } from './subscribe-problems.js';
 
@@ -36,15 +37,15 @@ function problemText(problem: BlobProblem): string {
     case 'too-large':
       return `is larger than ${problem.limitBytes / 1024 / 1024} MiB; expected one device's JSON object`;
     case 'not-json':
-      return `is not JSON; expected an object such as ${EXAMPLE}`;
+      return `is not JSON${problem.where ? ` ${problem.where}` : ''}; expected an object such as ${EXAMPLE}`;
     case 'curly-quotes':
-      return `is not JSON: it has curly quotes (“ ”, first at line ${problem.line}, column ${problem.column}) where JSON needs straight ones (")`;
+      return `is ${notJsonText(problem)}`;
     case 'not-object':
       return `is a JSON ${problem.got}, not an object; expected ${EXAMPLE}`;
     case 'ambiguous':
       return `holds different ${WHAT[problem.field]} in ${problem.keys.map(quoted).join(' and ')}; memberctl does not guess which one is meant`;
     case 'repeated':
-      return `gives ${quoted(problem.key)} twice; memberctl does not guess which ${NOUN[problem.field]} is meant`;
+      return `gives ${quoted(problem.key)} twice (line ${problem.line}); memberctl does not guess which ${NOUN[problem.field]} is meant`;
     case 'not-text':
       return `${quoted(problem.key)} is a JSON ${problem.got}, not the ${NOUN[problem.field]} as text`;
   }

@@ -4,11 +4,16 @@
  * key), at the top level or one object down (`{"device": {…}}`, an event's `data`). Two different values for one
  * field, at one level or at both, are an error, never a guess, and so is one key given twice (JSON.parse would keep the last value without a
  * word). Nothing here echoes a value: problems name keys, never their contents.
+ *
+ * The JSON itself is read as the --map and settings files are (../json-document.ts: the byte order mark, curly
+ * quotes named with where, keys given twice with their line). What is the blob's own: the object may sit inside a
+ * log line, a key given twice counts only at the levels read, and a syntax error says where but not JSON.parse's
+ * reason, which quotes a character of the text (a blob may be a secret pasted by mistake).
  */
 import type { SubscriptionDraft } from './input.js';
-import { duplicateKeys, type DuplicateKey } from '../../io/json-duplicate-keys.js';
+import type { DuplicateKey } from '../../io/json-duplicate-keys.js';
 import { normalizePlatform } from './platforms.js';
-import { firstCurlyQuote } from '../json-position.js';
+import { parseJsonDocument, repeatedKeys, withoutBom, type JsonDocument, type NotJson } from '../json-document.js';
 
 export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';
 const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'installationId'];
@@ -51,14 +56,15 @@ export interface BlobValue {
 /** A field's value the blob holds in a way that cannot be used; moot when a flag gives that field. */
 export type FieldProblem =
   | { kind: 'ambiguous'; field: DeviceField; keys: string[] }
-  /** The same key twice in one object (JSON.parse would keep the last value without a word). */
-  | { kind: 'repeated'; field: DeviceField; key: string }
+  /** The same key twice in one object (JSON.parse would keep the last value without a word); `line` is 1-based. */
+  | { kind: 'repeated'; field: DeviceField; key: string; line: number }
   | { kind: 'not-text'; field: DeviceField; key: string; got: JsonKind };
 
 export type BlobProblem =
   | { kind: 'empty' }
   | { kind: 'too-large'; limitBytes: number }
-  | { kind: 'not-json' }
+  /** `where` is "(line 1, column 14)", or '' when JSON.parse did not say. */
+  | { kind: 'not-json'; where: string }
   /** Not JSON because a notes or chat app made its quotes typographic (“ ”): where the first one is. */
   | { kind: 'curly-quotes'; line: number; column: number }
   | { kind: 'not-object'; got: JsonKind }
@@ -91,25 +97,25 @@ const kindOf = (value: unknown): JsonKind =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as JsonKind);
 const isObject = (value: unknown): value is Record<string, unknown> => kindOf(value) === 'object';
 
+type ParsedDocument = Extract<JsonDocument, { ok: true }>;
+
 /**
- * The JSON object in `text`: the whole text, or the `{…}` inside a log line (from the first `{` to the last `}`),
- * with the text it was parsed from.
+ * The JSON object in `raw`: the whole text, or the `{…}` inside a log line (from the first `{` to the last `}`).
+ * The log text before the object is read as blanks (newlines kept), so that every line and column said, of a
+ * syntax error, a curly quote or a repeated key, is where the person sees it in what they pasted.
  */
-function findObject(text: string): { json: unknown; text: string; ignoredChars: number } | undefined {
-  try {
-    return { json: JSON.parse(text), text, ignoredChars: 0 };
-  } catch {
-    const start = text.indexOf('{');
-    const end = text.lastIndexOf('}');
-    if (start < 0 || end < start) return undefined;
-    try {
-      const object = text.slice(start, end + 1);
-      const json: unknown = JSON.parse(object);
-      return isObject(json) ? { json, text: object, ignoredChars: text.length - object.length } : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+function findObject(raw: string): { document: ParsedDocument; ignoredChars: number } | { problem: NotJson } {
+  const whole = parseJsonDocument(raw);
+  if (whole.ok) return { document: whole, ignoredChars: 0 };
+  const text = withoutBom(raw);
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end < start) return { problem: whole.problem };
+  const object = text.slice(start, end + 1);
+  if (object === text.trim()) return { problem: whole.problem }; // nothing around it: the same text, the same error
+  const inside = parseJsonDocument(text.slice(0, start).replace(/[^\n]/g, ' ') + object);
+  if (!inside.ok) return { problem: inside.problem };
+  return { document: inside, ignoredChars: text.trim().length - object.length };
 }
 
 interface Found {
@@ -167,31 +173,32 @@ function readField(root: Record<string, unknown>, field: DeviceField): { value?:
 }
 
 /** Keys given twice at the levels read (the top level and one object down); deeper ones are never read. */
-function repeatedKeys(text: string, root: Record<string, unknown>): DuplicateKey[] {
-  return duplicateKeys(text, root).filter((duplicate) => duplicate.depth <= 1 && !duplicate.path.includes('['));
+function repeatedAtLevelsRead(document: ParsedDocument): DuplicateKey[] {
+  return repeatedKeys(document).filter((duplicate) => duplicate.depth <= 1 && !duplicate.path.includes('['));
 }
 
 export const BLOB_LIMIT_BYTES = 1024 * 1024;
 
-function notJson(text: string): BlobProblem {
-  const curly = firstCurlyQuote(text);
-  return curly ? { kind: 'curly-quotes', ...curly } : { kind: 'not-json' };
+/** Curly quotes are named, not read as JSON's (../json-position.ts says why); a syntax error says only where. */
+function notJson(problem: NotJson): BlobProblem {
+  if (problem.kind === 'curly-quotes') return problem;
+  return { kind: 'not-json', where: problem.where };
 }
 
 export function parseDeviceBlob(text: string): DeviceBlob {
-  const trimmed = text.replace(/^\uFEFF/, '').trim();
-  if (trimmed === '') return { kind: 'invalid', problems: [{ kind: 'empty' }] };
-  const found = findObject(trimmed);
-  if (!found) return { kind: 'invalid', problems: [notJson(trimmed)] };
-  if (!isObject(found.json)) return { kind: 'invalid', problems: [{ kind: 'not-object', got: kindOf(found.json) }] };
-  const root = found.json;
+  if (withoutBom(text).trim() === '') return { kind: 'invalid', problems: [{ kind: 'empty' }] };
+  const found = findObject(text);
+  if ('problem' in found) return { kind: 'invalid', problems: [notJson(found.problem)] };
+  const { json } = found.document;
+  if (!isObject(json)) return { kind: 'invalid', problems: [{ kind: 'not-object', got: kindOf(json) }] };
+  const root = json;
   const values: Partial<Record<DeviceField, BlobValue>> = {};
   const fieldProblems: FieldProblem[] = [];
-  const repeated = repeatedKeys(found.text, root);
+  const repeated = repeatedAtLevelsRead(found.document);
   for (const field of DEVICE_FIELDS) {
     const { value, problem } = readField(root, field);
     const twice = repeated.find((duplicate) => isKeyFor(field, duplicate.key));
-    if (twice) fieldProblems.push({ kind: 'repeated', field, key: twice.path });
+    if (twice) fieldProblems.push({ kind: 'repeated', field, key: twice.path, line: twice.line + 1 });
     else if (problem) fieldProblems.push(problem);
     if (value) values[field] = value;
   }
