@@ -96,11 +96,16 @@ export function inputOptionsFrom(
 }
 
 /**
- * MEMBERCTL_CSV_WORKER=always|never: a CSV parsed in a worker thread whatever its size, or never (the way out
- * should a worker misbehave); anything else leaves the choice to the size of the file (SourceOptions.csvWorker).
+ * MEMBERCTL_CSV_WORKER=always|never|auto: a CSV parsed in a worker thread whatever its size, never (the way out
+ * should a worker misbehave), or as the size of the file says (SourceOptions.csvWorker; also when unset or empty).
+ * Any other value is refused: a typo in the way out must not silently leave the worker on.
  */
 function csvWorkerFrom(value: string | undefined): CsvWorkerChoice {
-  return value === 'always' || value === 'never' ? value : 'auto';
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  if (value === 'always' || value === 'never') return value;
+  throw new UsageError(`MEMBERCTL_CSV_WORKER must be always, never or auto; got "${value}"`, {
+    hint: 'For example MEMBERCTL_CSV_WORKER=never to parse the CSV on the main thread, or unset it.',
+  });
 }
 
 function parseDelimiter(value: string | undefined): string | undefined {
@@ -123,8 +128,13 @@ function parseLimit(value: string): number {
   return Number(value);
 }
 
-/** MEMBERCTL_CSV_WORKER_HEAP_MB=N: the parsing worker's heap cap, a whole number of MB; anything else: Node's own. */
+/** MEMBERCTL_CSV_WORKER_HEAP_MB=N: the parsing worker's heap cap, a whole number of MB; unset or empty: Node's own. */
 function heapMbFrom(value: string | undefined): number | undefined {
-  const mb = Number(value);
-  return Number.isInteger(mb) && mb > 0 ? mb : undefined;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new UsageError(`MEMBERCTL_CSV_WORKER_HEAP_MB must be a whole number of MB, at least 1; got "${value}"`, {
+      hint: "For example MEMBERCTL_CSV_WORKER_HEAP_MB=64, or unset it for Node's own limit.",
+    });
+  }
+  return Number(value);
 }

@@ -184,6 +184,16 @@ describe('validate on bad input (in-process)', () => {
     await expectFatal(() => inputOptionsFrom(file, { delimiter: ';;' }), '--delimiter', /one character/);
   });
 
+  it('a misspelt MEMBERCTL_CSV_WORKER or heap size is refused, not read as the default', async () => {
+    const file = 'fixtures/invalid/mixed.csv';
+    const env = (vars: NodeJS.ProcessEnv) => () => inputOptionsFrom(file, {}, vars);
+    await expectFatal(env({ MEMBERCTL_CSV_WORKER: 'nevr' }), 'MEMBERCTL_CSV_WORKER', /always, never or auto/);
+    await expectFatal(env({ MEMBERCTL_CSV_WORKER_HEAP_MB: '64MB' }), 'MEMBERCTL_CSV_WORKER_HEAP_MB', /whole number/);
+    expect(inputOptionsFrom(file, {}, { MEMBERCTL_CSV_WORKER: '' }).csvWorker).toBe('auto');
+    expect(inputOptionsFrom(file, {}, { MEMBERCTL_CSV_WORKER: 'never' }).csvWorker).toBe('never');
+    expect(inputOptionsFrom(file, {}, { MEMBERCTL_CSV_WORKER_HEAP_MB: '64' }).csvWorkerHeapMb).toBe(64);
+  });
+
   describe('a workbook', () => {
     const HEAD =
       '<row r="1"><c r="A1" t="inlineStr"><is><t>memberId</t></is></c><c r="B1" t="inlineStr"><is><t>isActive</t></is></c>' +
