@@ -18,7 +18,7 @@ export const addressSchema = z.strictObject({
   countryCode: nullableMax(2).optional(),
 });
 
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -52,7 +52,7 @@ export function dataRecord<T>(valueSchema: z.ZodType<T>, quickCheck: (value: unk
 }
 
 /** True for a value JSON can carry, within the nesting bound: what customProperties may hold (quick path of jsonValueSchema). */
-function isJsonValue(value: unknown, depth = 0): boolean {
+export function isJsonValue(value: unknown, depth = 0): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (depth >= CUSTOM_VALUE_LEVELS) return false;

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { Candidate } from '../../src/core/candidate.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { UsageError } from '../../src/errors.js';
+import { memberUpsertItemSchema } from '../../src/schemas/index.js';
 
 export const issuesOf = (c: Candidate) =>
   c.valid ? [] : c.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
@@ -36,4 +37,13 @@ export function cellReader(rule: object) {
     const c = mapper.toCandidate({ record: 1, line: 2, raw: ['m', cell] });
     return c.valid ? c.item : issuesOf(c);
   };
+}
+
+/**
+ * What a valid candidate sends is what zod's parse of the row's item gave before the mapper checked items in place
+ * (schemas/member-check.ts): JSON.stringify of the item is that text, key for key, value for value.
+ */
+export function expectZodsText(candidate: Candidate, built: Record<string, unknown>): void {
+  if (!candidate.valid || candidate.omitted) return;
+  expect(JSON.stringify(candidate.item)).toBe(JSON.stringify(memberUpsertItemSchema.parse(built)));
 }

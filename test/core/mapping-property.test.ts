@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRecordMapper } from '../../src/core/mapping/index.js';
+import { buildCsvMapper } from '../../src/core/mapping/csv-mapper.js';
 import { memberUpsertItemSchema } from '../../src/schemas/index.js';
+import { expectZodsText } from './mapping-helpers.js';
 
 const HEADERS = [
   'memberId',
@@ -78,11 +80,13 @@ describe('mapping + validation, random records', () => {
             return;
           }
           const mapper = createRecordMapper('csv', headers, { file: 'p.csv', nullToken });
+          const csv = buildCsvMapper(headers, { file: 'p.csv', nullToken });
           let valid = 0;
           let invalid = 0;
           rows.forEach((cells, i) => {
             const c = mapper.toCandidate({ record: i + 1, line: i + 2, raw: cells });
             expect(c.record).toBe(i + 1);
+            expectZodsText(c, csv.build(cells).item);
             if (c.valid) {
               valid++;
               expect(memberUpsertItemSchema.safeParse(JSON.parse(JSON.stringify(c.item))).success).toBe(true);

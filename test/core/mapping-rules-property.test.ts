@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCsvMapper } from '../../src/core/mapping/csv-mapper.js';
 import { parseMapping } from '../../src/core/mapping/index.js';
 import { validateImportBody } from '../../src/sandbox/validation.js';
+import { expectZodsText } from './mapping-helpers.js';
 
 const HEADERS = ['Id', 'Status', 'Created', 'Born', 'Country', 'Phone', 'Work', 'Home', 'Score', 'Tier', 'Name'];
 
@@ -133,6 +134,7 @@ describe("a mapping's output against the sandbox's judgement", () => {
             if (candidate.valid)
               expect(JSON.parse(JSON.stringify(candidate.item))).toEqual(JSON.parse(JSON.stringify(item)));
             else expect(candidate.issues.length).toBeGreaterThan(0);
+            expectZodsText(candidate, item);
           });
         },
       ),

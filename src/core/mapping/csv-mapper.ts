@@ -12,7 +12,8 @@ import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-c
 import { assignerFor, getterFor, type Assign, type Item } from './item-paths.js';
 import { NOT_GIVEN, type CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
-import { memberUpsertItemSchema } from '../../schemas/member.js';
+import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema, type MemberUpsertItem } from '../../schemas/member.js';
+import { isMemberItem } from '../../schemas/member-check.js';
 import type { FieldTarget } from './targets.js';
 import { sortByFieldOrder } from './issues.js';
 import { OmitRules } from './omit-invalid.js';
@@ -100,6 +101,11 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     fallback: rule.fallback,
     besideColumn: plans.some((plan) => plan.path === rule.path),
   }));
+  // The item is filled in the schema's order, so that a valid one is already what zod's parse would give back (its
+  // keys in the schema's order) and isMemberItem can stand for zod: zod copied the item, and its address, per row.
+  // A `fields` rule fills in after the columns, out of that order: then zod parses as before.
+  const orderedPlans = inSchemaOrder(plans);
+  const checkInPlace = fieldPlans.length === 0;
   const omit = new OmitRules([
     ...columns.flatMap((column) => column.feeds.filter((feed) => feed.omitInvalid)),
     ...fields.map(({ rule }) => rule).filter((rule) => rule.omitInvalid),
@@ -116,8 +122,12 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     const { record, line } = source;
     const cells = source.raw as readonly (string | undefined)[];
     const item: Item = {};
-    const problems = fill(cells, item, plans, fieldPlans);
+    let problems = fill(cells, item, orderedPlans, fieldPlans);
     const memberId = typeof item.memberId === 'string' ? item.memberId : undefined;
+    if (!problems && checkInPlace && isMemberItem(item))
+      return { record, line, memberId, raw: cells, valid: true, item: item as MemberUpsertItem };
+    // the cells' problems in the columns' order, as they were always listed (rare: read again)
+    if (problems) problems = fill(cells, {}, plans, fieldPlans);
     const check = checkItem(item, 'csv');
     if (check.ok && !problems) return { record, line, memberId, raw: cells, valid: true, item: check.item };
     const issues = mergeIssues(problems, check.ok ? [] : check.issues);
@@ -160,6 +170,22 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     return { item, problems: fill(cells, item, plans, fieldPlans) };
   };
   return { columns, warnings, toCandidate, build, memberIdOf, sourceKey };
+}
+
+/**
+ * The plans in the order of the fields they fill in the item: the schema's fields, an address's in the address's
+ * order; metadata and customProperties keys keep the columns' order (their maps are sent as they are filled).
+ */
+function inSchemaOrder(plans: readonly Plan[]): Plan[] {
+  const rank = (plan: Plan) => {
+    const [field, key] = plan.path.split('.', 2) as [string, string | undefined];
+    const at = MEMBER_FIELDS.indexOf(field as (typeof MEMBER_FIELDS)[number]);
+    return field === 'address' ? at + (ADDRESS_FIELDS.indexOf(key as (typeof ADDRESS_FIELDS)[number]) + 1) / 8 : at;
+  };
+  return plans
+    .map((plan, index) => ({ plan, index, rank: rank(plan) }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ plan }) => plan);
 }
 
 /** Whether the API takes null for the target (it clears the field): not for memberId, isActive, createdAt, isEmployee. */
