@@ -18,7 +18,9 @@ const summary: ImportSummary = {
   durationMs: 12,
   topReasons: { invalid: [{ reason: 'email: too long', count: 1 }], skipped: [], rejected: [], failed: [] },
   finalBatchSize: 5,
+  concurrency: { final: 3, max: 6 },
   warnings: 0,
+  paddedRows: 0,
 };
 
 function capture(secrets: string[] = []) {
@@ -35,7 +37,7 @@ function capture(secrets: string[] = []) {
 describe('JSON log lines', () => {
   it('writes one JSON object per line with time, level, event and the event fields', () => {
     const { log, lines, parsed } = capture();
-    log.onImportEvent({ type: 'run-started', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4 });
+    log.onImportEvent({ type: 'run-started', batchSize: 500, maxBatchBytes: 1048576, concurrency: 4, adaptive: true });
     log.onImportEvent({
       type: 'batch-confirmed',
       batch: 1,
@@ -48,7 +50,10 @@ describe('JSON log lines', () => {
       durationMs: 3,
     });
     log.onImportEvent({ type: 'retry', reason: 'HTTP 503', delayMs: 250, attempt: 1, status: 503 });
-    log.onImportEvent({ type: 'progress', progress: { recordsRead: 5, settled: 5, confirmed: 5, inFlight: 0 } });
+    log.onImportEvent({
+      type: 'progress',
+      progress: { recordsRead: 5, settled: 5, confirmed: 5, inFlight: 0, concurrency: 4 },
+    });
     log.onImportEvent({ type: 'finished', summary });
     expect(lines.every((line) => line.endsWith('\n') && !line.slice(0, -1).includes('\n'))).toBe(true);
     expect(parsed()).toEqual([
@@ -62,6 +67,7 @@ describe('JSON log lines', () => {
         batchSize: 500,
         maxBatchBytes: 1048576,
         concurrency: 4,
+        adaptive: true,
       },
       expect.objectContaining({
         level: 'info',
@@ -71,7 +77,14 @@ describe('JSON log lines', () => {
         importedCount: 4,
       }),
       expect.objectContaining({ level: 'warn', event: 'retry', reason: 'HTTP 503', delayMs: 250 }),
-      expect.objectContaining({ level: 'info', event: 'finished', rows: 10, skipped: 1, rejected: 1 }),
+      expect.objectContaining({
+        level: 'info',
+        event: 'finished',
+        rows: 10,
+        skipped: 1,
+        rejected: 1,
+        concurrency: { final: 3, max: 6 },
+      }),
     ]);
   });
 
@@ -142,7 +155,11 @@ describe('jsonStderrOutput', () => {
     const { log, parsed } = capture(['s3cr3t-token']);
     const stdout: string[] = [];
     const output = jsonStderrOutput(
-      { out: (text: string) => stdout.push(text), err: () => undefined, warn: () => undefined },
+      {
+        out: (text: string) => stdout.push(text),
+        err: (_text: string) => undefined,
+        warn: (_text: string) => undefined,
+      },
       log,
     );
     output.err('\u001b[31merror:\u001b[39m HTTP 400: platform invalid');

@@ -25,6 +25,7 @@ function summary(fields: Partial<ImportSummary>): ImportSummary {
     durationMs: 10,
     topReasons: empty,
     finalBatchSize: 500,
+    concurrency: { final: 4, max: 4 },
     warnings: 0,
     paddedRows: 0,
     ...fields,

@@ -119,10 +119,6 @@ describe('one pass over the cell (issue 26 item 1)', () => {
 
 // ---- the one-pass reader agrees with the regular expression it replaced ----
 
-interface Piece {
-  token?: string;
-  text: string;
-}
 const SLOTS: string[][] = [
   ['yyyy', 'yy'],
   ['MMMM', 'MMM', 'MM', 'M'],
@@ -152,9 +148,22 @@ const formatArb = fc
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const MONTHS = 'january february march april may june july august september october november december'.split(' ');
 
+/** The values a cell is written from: `offset` as ±hhmm, `style` picks among spellings (case, spaces, am/pm). */
+type CellValues = [
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+  offset: number,
+  style: number,
+];
+
 /** A cell written in the format for random values (some out of range), with its case and spaces varied. */
-function render(format: string, v: number[]): string {
-  const [year, month, day, hour, minute, second, ms, offset, style] = v as [number, ...number[]];
+function render(format: string, values: CellValues): string {
+  const [year, month, day, hour, minute, second, ms, offset, style] = values;
   const byToken: Record<string, () => string> = {
     yyyy: () => pad(year % 10000, 4),
     yy: () => pad(year % 100, 2),

@@ -104,7 +104,7 @@ describe('convert e164 refuses a cell it would cut', () => {
       ['+47 912 34 567 ext. 12', '12'],
       ['+1 212 555 0123 x45', '45'],
       ['+1 212-555-0123;ext=45', '45'],
-    ])
+    ] as const)
       expect(read(cell)).toEqual([
         `phone: "${cell}": its extension ${ext} would be lost: E.164 has no room for one (write the extension elsewhere, or "onInvalid": "omit") (column "X")`,
       ]);
@@ -165,7 +165,7 @@ describe('convert countryCode does not guess', () => {
       ['Korea', 'KR (South Korea) or KP (North Korea)'],
       ['virgin islands', 'VG (British Virgin Islands) or VI (U.S. Virgin Islands)'],
       ['Georgia', 'GE (the country) or the US state'],
-    ])
+    ] as const)
       expect(read(cell)).toEqual([expect.stringContaining(`names more than one place (${named})`)]);
   });
 
@@ -177,7 +177,7 @@ describe('convert countryCode does not guess', () => {
       ['  United   Kingdom ', 'GB'],
       ['Guinea', 'GN'],
       ['Republic of the Congo', 'CG'],
-    ])
+    ] as const)
       expect(code(cell), cell).toBe(expected);
   });
 
@@ -202,7 +202,7 @@ describe('a date format that would make up part of the time is refused when the 
       ['dd.MM.yyyy HH ss', 'seconds (ss) without minutes (mm)'],
       ['dd.MM.yyyy HH:mm SSS', 'a fraction (SSS) without seconds (ss)'],
       ['dd.MM.yyyy a', 'an AM/PM marker (a) without an hour (hh)'],
-    ])
+    ] as const)
       expect(usageMessage(load(format)), format).toContain(
         `columns["D"]: format "${format}" of createdAt has ${name}: the time would be made up`,
       );

@@ -37,6 +37,8 @@ const valid = (record: number, it: MemberUpsertItem) => ({
   item: it,
 });
 const ok: Partial<ImportSummary> = { failed: 0 };
+/** The run's target: journals and state files are bound to it (state/target-binding.ts). */
+const TARGET = 'http://x/';
 const settledBatch = (
   records: {
     record: number;
@@ -64,7 +66,7 @@ describe('state session', () => {
     writeFileSync(statePath, '');
     await expect(
       openImportState(
-        { input: file, journal: {}, statePath, changedOnly: true, requireState: true, target: 'http://x/' },
+        { input: file, journal: {}, statePath, changedOnly: true, requireState: true, target: TARGET },
         () => undefined,
       ),
     ).rejects.toMatchObject({ category: 'usage', code: 'state-damaged', hint: expect.stringContaining('state reset') });
@@ -82,7 +84,7 @@ describe('clocks', () => {
     const realNow = Date.now();
     // the night the clock was 10 years fast: every member confirmed "in 2036"
     const fast = vi.spyOn(Date, 'now').mockReturnValue(realNow + tenYears);
-    const state = SyncState.open(statePath, { create: true, target: 'http://x/' });
+    const state = SyncState.open(statePath, { create: true, target: TARGET });
     state.commit(
       members.map((m) => ({ memberId: m.memberId, hash: itemHash(m), textHash: textHash(JSON.stringify(m)) })),
     );
@@ -97,7 +99,7 @@ describe('clocks', () => {
         statePath,
         changedOnly: true,
         refreshAfterDays: 30,
-        target: 'http://x/',
+        target: TARGET,
       },
       () => undefined,
       (message) => warnings.push(message),
@@ -122,7 +124,7 @@ describe('journal session', () => {
   it('keeps a journal beside the input; a second run without --resume is exit 2; --resume restores; success removes it', async () => {
     const file = input(tempDir());
     const notices: string[] = [];
-    const first = await openImportState({ input: file, journal: {} }, (m) => notices.push(m));
+    const first = await openImportState({ target: TARGET, input: file, journal: {} }, (m) => notices.push(m));
     expect(first.journalPath).toBe(`${file}.memberctl-journal`);
     await first.hooks.onSettled!(
       settledBatch(
@@ -135,8 +137,10 @@ describe('journal session', () => {
       ),
     );
     expect(await first.finish({ failed: 1 } as ImportSummary)).toEqual({ journalKept: true });
+    const [header] = readFileSync(`${file}.memberctl-journal`, 'utf8').split('\n');
+    expect(JSON.parse(header!)).toMatchObject({ memberctl: 'journal', target: TARGET }); // bound to the run's target
 
-    await expect(openImportState({ input: file, journal: {} }, () => undefined)).rejects.toMatchObject({
+    await expect(openImportState({ target: TARGET, input: file, journal: {} }, () => undefined)).rejects.toMatchObject({
       category: 'usage',
       code: 'journal-exists',
       message: expect.stringContaining(
@@ -145,7 +149,9 @@ describe('journal session', () => {
       hint: expect.stringMatching(/--resume .* --restart/),
     });
 
-    const resumed = await openImportState({ input: file, journal: { resume: true } }, (m) => notices.push(m));
+    const resumed = await openImportState({ target: TARGET, input: file, journal: { resume: true } }, (m) =>
+      notices.push(m),
+    );
     expect(resumed.resumedRecords).toBe(2);
     expect(notices.at(-1)).toMatch(/^resuming from .*: 2 records settled/);
     expect(resumed.hooks.beforeSend!(valid(1, item('m1')), JSON.stringify(item('m1')))).toEqual({
@@ -166,22 +172,29 @@ describe('journal session', () => {
   it('refuses to resume with another file, even of the same size (exit 2)', async () => {
     const dir = tempDir();
     const file = input(dir, 'memberId\nAAAA\n');
-    const first = await openImportState({ input: file, journal: {} }, () => undefined);
+    const first = await openImportState({ target: TARGET, input: file, journal: {} }, () => undefined);
     await first.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'AAAA', outcome: 'confirmed' }], 1, 0));
     await first.finish(undefined);
     writeFileSync(file, 'memberId\nBBBB\n');
-    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+    await expect(
+      openImportState({ target: TARGET, input: file, journal: { resume: true } }, () => undefined),
+    ).rejects.toMatchObject({
       category: 'usage',
       code: 'journal-mismatch',
       message: expect.stringMatching(/belongs to another file.*has 14 bytes and other content/),
     });
     writeFileSync(file, 'memberId\nBBBBB\n');
-    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+    await expect(
+      openImportState({ target: TARGET, input: file, journal: { resume: true } }, () => undefined),
+    ).rejects.toMatchObject({
       code: 'journal-mismatch',
       message: expect.stringMatching(/15 bytes$/),
     });
     // --restart discards it
-    const restarted = await openImportState({ input: file, journal: { restart: true, keep: true } }, () => undefined);
+    const restarted = await openImportState(
+      { target: TARGET, input: file, journal: { restart: true, keep: true } },
+      () => undefined,
+    );
     await restarted.finish(ok as ImportSummary);
     expect(readFileSync(`${file}.memberctl-journal`, 'utf8').split('\n').filter(Boolean)).toHaveLength(2); // header + run
   });
@@ -192,7 +205,9 @@ describe('journal session', () => {
       `${file}.memberctl-journal`,
       `${JSON.stringify({ memberctl: 'journal', v: 2, input: { path: file, size: 1, sha256: 'x' }, shard: null, createdAt: '' })}\n`,
     );
-    await expect(openImportState({ input: file, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+    await expect(
+      openImportState({ target: TARGET, input: file, journal: { resume: true } }, () => undefined),
+    ).rejects.toMatchObject({
       category: 'usage',
       code: 'journal-version',
     });
@@ -200,13 +215,17 @@ describe('journal session', () => {
 
   it('refuses to resume a journal of another shard, and names journals per shard', async () => {
     const file = input(tempDir());
-    const s1 = await openImportState({ input: file, shard: { index: 1, count: 3 }, journal: {} }, () => undefined);
+    const s1 = await openImportState(
+      { target: TARGET, input: file, shard: { index: 1, count: 3 }, journal: {} },
+      () => undefined,
+    );
     expect(s1.journalPath).toBe(`${file}.shard-1-of-3.memberctl-journal`);
     await s1.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }], 1, 0));
     await s1.finish(undefined);
     await expect(
       openImportState(
         {
+          target: TARGET,
           input: file,
           shard: { index: 2, count: 3 },
           journal: { resume: true, path: `${file}.shard-1-of-3.memberctl-journal` },
@@ -219,7 +238,9 @@ describe('journal session', () => {
   it('--resume with no journal starts from the first record, with a notice', async () => {
     const file = input(tempDir());
     const notices: string[] = [];
-    const session = await openImportState({ input: file, journal: { resume: true } }, (m) => notices.push(m));
+    const session = await openImportState({ target: TARGET, input: file, journal: { resume: true } }, (m) =>
+      notices.push(m),
+    );
     expect(notices).toEqual([expect.stringMatching(/^no journal at .*: nothing to resume/)]);
     expect(session.resumedRecords).toBe(0);
     await session.finish(ok as ImportSummary);
@@ -228,7 +249,7 @@ describe('journal session', () => {
   it('a journal whose header never reached the disk counts as none', async () => {
     const file = input(tempDir());
     writeFileSync(`${file}.memberctl-journal`, '');
-    const session = await openImportState({ input: file, journal: {} }, () => undefined);
+    const session = await openImportState({ target: TARGET, input: file, journal: {} }, () => undefined);
     await session.hooks.onSettled!(settledBatch([{ record: 1, memberId: 'm1', outcome: 'confirmed' }], 1, 0));
     await session.finish({ failed: 2 } as ImportSummary);
     expect(readFileSync(`${file}.memberctl-journal`, 'utf8')).toMatch(/^\{"memberctl":"journal"/);
@@ -236,7 +257,7 @@ describe('journal session', () => {
 
   it('a fresh journal nothing was written to is removed even when the run failed (nothing to resume)', async () => {
     const file = input(tempDir());
-    const session = await openImportState({ input: file, journal: {} }, () => undefined);
+    const session = await openImportState({ target: TARGET, input: file, journal: {} }, () => undefined);
     expect(await session.finish({ failed: 5, stopReason: 'credentials' } as ImportSummary)).toEqual({
       journalKept: false,
     });
@@ -245,23 +266,23 @@ describe('journal session', () => {
 
   it('standard input: no journal, a notice; --resume / --journal are exit 2', async () => {
     const notices: string[] = [];
-    const session = await openImportState({ input: '-', journal: {} }, (m) => notices.push(m));
+    const session = await openImportState({ target: TARGET, input: '-', journal: {} }, (m) => notices.push(m));
     expect(session.journalPath).toBeUndefined();
     expect(notices[0]).toMatch(/standard input: no journal/);
     for (const journal of [{ resume: true }, { path: 'x' }, { keep: true }]) {
-      await expect(openImportState({ input: '-', journal }, () => undefined)).rejects.toMatchObject({
+      await expect(openImportState({ target: TARGET, input: '-', journal }, () => undefined)).rejects.toMatchObject({
         category: 'usage',
         code: 'journal-stdin',
       });
     }
     await expect(
-      openImportState({ input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined),
+      openImportState({ target: TARGET, input: 'x.csv', journal: { resume: true, restart: true } }, () => undefined),
     ).rejects.toMatchObject({ category: 'usage' });
     await expect(
-      openImportState({ input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined),
+      openImportState({ target: TARGET, input: 'x.csv', journal: { disabled: true, resume: true } }, () => undefined),
     ).rejects.toMatchObject({ category: 'usage' });
     await expect(
-      openImportState({ input: 'x.csv', journal: {}, changedOnly: true }, () => undefined),
+      openImportState({ target: TARGET, input: 'x.csv', journal: {}, changedOnly: true }, () => undefined),
     ).rejects.toMatchObject({ category: 'usage', code: 'changed-only-state' });
   });
 
@@ -274,10 +295,12 @@ describe('journal session', () => {
     }
     const notices: string[] = [];
     // hashing would block here until a writer opened the pipe, then eat what the import should read
-    const session = await openImportState({ input: fifo, journal: {} }, (m) => notices.push(m));
+    const session = await openImportState({ target: TARGET, input: fifo, journal: {} }, (m) => notices.push(m));
     expect(session.journalPath).toBeUndefined();
     expect(notices[0]).toMatch(/export\.csv \(a pipe\): no journal is kept/);
-    await expect(openImportState({ input: fifo, journal: { resume: true } }, () => undefined)).rejects.toMatchObject({
+    await expect(
+      openImportState({ target: TARGET, input: fifo, journal: { resume: true } }, () => undefined),
+    ).rejects.toMatchObject({
       category: 'usage',
       code: 'journal-stdin',
     });
@@ -286,7 +309,7 @@ describe('journal session', () => {
   it('an unwritable journal place fails before anything is sent, naming --journal and --no-journal', async () => {
     const file = input(tempDir());
     await expect(
-      openImportState({ input: file, journal: { path: join(file, 'cannot', 'be') } }, () => undefined),
+      openImportState({ target: TARGET, input: file, journal: { path: join(file, 'cannot', 'be') } }, () => undefined),
     ).rejects.toMatchObject({
       category: 'usage',
       code: 'journal',

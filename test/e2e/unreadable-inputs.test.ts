@@ -8,7 +8,8 @@ import { chmodSync, existsSync, mkdirSync, readlinkSync, readdirSync, rmSync, wr
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, isolatedEnv, runCli, tempDir, until, type RunResult } from './import-helper.js';
+import type { RunResult } from './config-cli-helper.js';
+import { CLI, isolatedEnv, runCli, tempDir, until } from './import-helper.js';
 import { runInProcess } from '../cli/run-in-process.js';
 
 const dir = tempDir();

@@ -5,7 +5,9 @@ import { reply, startScriptedServer, type ScriptedServer, type Step } from './sc
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXRva2Vu.SIGNATURE-xyz';
 const OK = { importedCount: 1, updatedCount: 0, skipped: null };
-const BODY = JSON.stringify([{ memberId: 'm1', isActive: true, createdAt: '2024-01-01T00:00:00Z' }]);
+const BODY_JSON = JSON.stringify([{ memberId: 'm1', isActive: true, createdAt: '2024-01-01T00:00:00Z' }]);
+/** As the pipeline hands it over: the JSON array as UTF-8 bytes. */
+const BODY = new TextEncoder().encode(BODY_JSON);
 /** Fast retries: the behaviour is the same, the tests just do not wait half a second per retry. */
 const FAST: RetryPolicy = { ...memberRetryPolicy(3), minDelayMs: 1, maxDelayMs: 5 };
 
@@ -40,7 +42,7 @@ describe('MemberApiClient: sending', () => {
     const response = await client.postImport(BODY);
     expect(response).toEqual({ kind: 'ok', status: 200, result: OK });
     const [req] = server.received;
-    expect(req).toMatchObject({ method: 'POST', url: '/api/member/v1/members/import', body: BODY });
+    expect(req).toMatchObject({ method: 'POST', url: '/api/member/v1/members/import', body: BODY_JSON });
     expect(req!.headers['content-type']).toBe('application/json');
     expect(req!.headers.accept).toBe('application/json');
     expect(req!.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -50,7 +52,7 @@ describe('MemberApiClient: sending', () => {
   it('retries 503, 503 then succeeds, sending the same body each time', async () => {
     const { server, client, retries } = await setup([reply(503, 'busy'), reply(503, 'busy'), reply(200, OK)]);
     expect(await client.postImport(BODY)).toMatchObject({ kind: 'ok' });
-    expect(server.received.map((r) => r.body)).toEqual([BODY, BODY, BODY]);
+    expect(server.received.map((r) => r.body)).toEqual([BODY_JSON, BODY_JSON, BODY_JSON]);
     expect(retries.map((r) => [r.attempt, r.reason])).toEqual([
       [1, '503'],
       [2, '503'],

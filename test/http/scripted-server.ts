@@ -15,8 +15,10 @@ export interface Received {
   at: number;
 }
 
+/** Answers one request. */
+export type Responder = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 /** A step answers one request; `hold` never answers (a timeout), `reset` drops the connection. */
-export type Step = ((req: IncomingMessage, res: ServerResponse, body: string) => void) | 'hold' | 'reset';
+export type Step = Responder | 'hold' | 'reset';
 
 export interface ScriptedServer {
   url: URL;
@@ -25,7 +27,7 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export function reply(status: number, body: unknown = '', headers: Record<string, string> = {}): Step {
+export function reply(status: number, body: unknown = '', headers: Record<string, string> = {}): Responder {
   return (_req, res) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const type = typeof body === 'string' ? 'text/plain' : 'application/json';

@@ -138,7 +138,7 @@ describe('CSV parsed in a worker', () => {
     // four chunks before answering the first, so an import fed slowly by a pipe sent nothing and accounted for nothing
     let closed = false;
     let release: () => void = () => undefined;
-    const chunks = [Buffer.from('memberId,name\nm1,Ann\nm2,Bo\n')];
+    const chunks: Buffer[] = [Buffer.from('memberId,name\nm1,Ann\nm2,Bo\n')];
     const silent: InputBytes = {
       next: async () =>
         chunks.shift() ??

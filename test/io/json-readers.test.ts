@@ -199,7 +199,7 @@ describe('a key given twice in one object', () => {
 describe('firstDuplicateKey', () => {
   it('finds the first repeat of any object, whatever the keys and values hold (quotes, colons, escapes)', () => {
     const text = fc.constantFrom('a', 'b', 'a:', '"', '\\', '":', 'é', ' ');
-    type Node = [string, string | Node[]][];
+    type Node = [string, string | Node][];
     const node: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
       node: fc.array(fc.tuple(text, fc.oneof({ depthSize: 'small' }, text, tie('node'))), { maxLength: 5 }),
     })).node;

@@ -19,7 +19,7 @@ describe('map init on the corpus of real export shapes', () => {
   for (const name of exports) {
     it(`${name}: stores no wrong value and refuses no record the finished mapping sends`, async () => {
       const path = join(dir, name);
-      const init = await initMapping({ path }, 'UTC');
+      const init = await initMapping({ path });
       const score = await scoreExport(path, init, path.replace(/\.(csv|xlsx)$/, '.mapping.json'));
       scores.push(score);
       expect({ wrong: score.wrongExamples, refused: score.refused }).toEqual({ wrong: [], refused: 0 });
