@@ -1,15 +1,8 @@
 /** The push area's contracts, mirrored from the API description (seed 000). Shared by client and sandbox. */
 import { z } from 'zod';
+import { PLATFORM_NAMES, type Platform } from './platforms.js';
 
-/** The API's spelling of each platform, with what it means for humans. */
-export const PLATFORMS = {
-  Apns: 'iOS',
-  Fcm: 'Android (deprecated)',
-  FcmV1: 'Android (new)',
-  Hms: 'Huawei',
-} as const;
-export type Platform = keyof typeof PLATFORMS;
-export const PLATFORM_NAMES = Object.keys(PLATFORMS) as Platform[];
+export { PLATFORMS, PLATFORM_NAMES, type Platform } from './platforms.js';
 
 export const platformSchema = z.enum(PLATFORM_NAMES as [Platform, ...Platform[]]);
 

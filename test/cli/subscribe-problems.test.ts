@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   invalidSubscriptionError,
   missingError,
-  platformList,
   problemText,
   problemsHint,
 } from '../../src/cli/render/subscribe-problems.js';
+import { platformList } from '../../src/cli/render/subscribe-words.js';
 import type { SubscriptionProblem } from '../../src/core/subscribe/index.js';
 
 const installation51: SubscriptionProblem = { field: 'installationId', kind: 'too-long', length: 51, limit: 50 };

@@ -2,33 +2,17 @@
  * `memberctl import FILE`: flags in, the target resolved, one call to the core's importFile, its report turned into
  * an outcome (../import-outcome.ts: the --json / --report object, the error that stopped the run, the exit code),
  * both drawn by the view (../render/import-view.ts). Everything between (batching, ordering, retries, bisect,
- * accounting) lives in src/core/import; this file wires flags, files, the target, signals and the view.
+ * accounting) lives in src/core/import. This file declares the flags and the help; import-run.ts, loaded when the
+ * command runs, wires files, the target, signals and the view.
  */
 import { Command, Option } from 'commander';
-import { z } from 'zod';
-import { parseDuration } from '../../duration.js';
-import { importFile, IMPORT_DEFAULTS } from '../../core/import/index.js';
-import { settingValues, type ResolvedSettings } from '../../core/settings/index.js';
-import { UsageError } from '../../errors.js';
-import { exitCodeFor, exitCodesHelp } from '../exit-codes.js';
-import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
-import { runReport } from '../run-report.js';
-import { installStopSignals } from '../import-signals.js';
-import { resolveImportTarget, type ImportTargetHandle } from '../target.js';
-import { addInputOptions, inputOptionsFrom, type InputFlags } from '../input-options.js';
-import {
-  addImportStateOptions,
-  IMPORT_STATE_EXAMPLES,
-  importStateOptionsFrom,
-  type ImportStateFlags,
-} from '../import-state-flags.js';
+import { IMPORT_DEFAULTS } from '../../core/import/defaults.js';
+import { exitCodesHelp } from '../exit-codes.js';
+import { addInputOptions, type InputFlags } from '../input-options.js';
+import { addImportStateOptions, IMPORT_STATE_EXAMPLES, type ImportStateFlags } from '../import-state-flags.js';
 import type { CommandResult } from '../program.js';
-import { createImportView, type ImportView } from '../render/import-view.js';
-import { importOutcome } from '../import-outcome.js';
-import { loadCommandSettings } from '../settings-flags.js';
-import { cliIo } from '../io.js';
 
-interface ImportFlags extends InputFlags, ImportStateFlags {
+export interface ImportFlags extends InputFlags, ImportStateFlags {
   baseUrl?: string;
   tokenFile?: string;
   allowInsecureHttp?: boolean;
@@ -125,122 +109,9 @@ Examples:
 
 ${exitCodesHelp('import')}`,
   );
+  // what it does is loaded when it runs (import-run.ts): --help and the other commands do not pay for it
   return command.action(async (file: string, flags: ImportFlags, self: Command) => {
+    const { runImportCommand } = await import('./import-run.js');
     result.exitCode = await runImportCommand(file, flags, self);
   });
-}
-
-async function runImportCommand(file: string, flags: ImportFlags, command: Command): Promise<number> {
-  const settings = loadCommandSettings(command, 'member');
-  const { sending, grace } = parseFlags(settings, flags);
-  // An output that would destroy the input (or another output) is refused before the input is even opened.
-  await checkOutputPaths([file], importOutputs(flags), { force: flags.force });
-  if (flags.report) await checkWritable(flags.report, flags.force);
-  const reportFile = runReport(flags.report, file, flags.force);
-  const view = createImportView(command, flags, { file, profile: settings.profile?.value });
-  const signals = installStopSignals((count) => view.stopping(count, grace));
-  let target: ImportTargetHandle | undefined;
-  try {
-    // the server before the input (reading the token contacts nothing); a --sandbox starts once the input is open
-    target = await resolveImportTarget(flags, settings);
-    reportFile.target = target.name;
-    const request = {
-      input: inputOptionsFrom(file, flags),
-      sending: { ...sending, graceMs: grace },
-      rejectsPath: flags.rejects,
-      forceOutputs: flags.force,
-      state: importStateOptionsFrom(file, flags),
-      stopSignal: signals.stop,
-      abortSignal: signals.abort,
-    };
-    const report = await importFile(request, targetPort(target, view), (event) => view.onEvent(event));
-    view.finish();
-    const outcome = await importOutcome(report, { reportFile, target, argv: cliIo().argv.slice(2), flags });
-    view.render(report, outcome);
-    return exitCodeFor(outcome.category);
-  } catch (error) {
-    await reportFile.failed(error); // a failed night replaces last night's report
-    throw error;
-  } finally {
-    signals.dispose();
-    view.finish();
-    await target?.close(); // a run that threw stops its sandbox here; after importOutcome closed it, nothing happens
-  }
-}
-
-/** Core opens the target once the input is open; the view learns it then (and masks its token from there on). */
-function targetPort(target: ImportTargetHandle, view: ImportView) {
-  return {
-    openTarget: async () => {
-      const opened = await target.open();
-      view.knowTarget(opened);
-      return opened;
-    },
-  };
-}
-
-/** The sending settings (flag > env > profile > default, already checked by resolution) as the numbers core needs. */
-const sendingSchema = z.object({
-  batchSize: z.number().int().positive(),
-  maxBatchBytes: z.number().int().positive(),
-  /** Fixed by --concurrency, MEMBERCTL_CONCURRENCY or a profile; else it adapts up to maxConcurrency. */
-  concurrency: z.number().int().positive().optional(),
-  retries: z.number().int().nonnegative(),
-  timeoutMs: z.number().int().positive(),
-  /** Checked by the setting's schema already: a duration of at most 7 days. */
-  maxRetryAfter: z.string().transform((text) => parseDuration(text)!),
-});
-
-function parseFlags(settings: ResolvedSettings, flags: ImportFlags) {
-  const grace = flags.grace === undefined ? IMPORT_DEFAULTS.graceMs : wholeNumber('--grace', flags.grace);
-  const { maxRetryAfter, ...sending } = sendingSchema.parse(settingValues(settings));
-  const concurrency = concurrencyFrom(flags, sending.concurrency, settings.values.concurrency.source.kind);
-  return { sending: { ...sending, ...concurrency, maxRetryAfterMs: maxRetryAfter }, grace };
-}
-
-/**
- * --concurrency N (or a profile's or MEMBERCTL_CONCURRENCY's) fixes the number; else it adapts up to
- * --max-concurrency. Typed together they contradict each other; a typed --max-concurrency beats a profile's fixed one.
- */
-function concurrencyFrom(
-  flags: ImportFlags,
-  fixed: number | undefined,
-  from: string,
-): { concurrency?: number; maxConcurrency: number } {
-  if (flags.maxConcurrency === undefined) return { concurrency: fixed, maxConcurrency: IMPORT_DEFAULTS.maxConcurrency };
-  if (from === 'flag') {
-    throw new UsageError('--concurrency and --max-concurrency cannot be used together', {
-      hint: '--concurrency N fixes the number of requests in flight; --max-concurrency N lets it adapt up to N.',
-    });
-  }
-  const max = wholeNumber('--max-concurrency', flags.maxConcurrency);
-  if (max < 1 || max > 256)
-    throw new UsageError(`--max-concurrency must be from 1 to 256, got ${max}`, {
-      hint: 'For example --max-concurrency 64.',
-    });
-  return { concurrency: undefined, maxConcurrency: max };
-}
-
-function wholeNumber(flag: string, value: string): number {
-  if (!/^\d+$/.test(value))
-    throw new UsageError(`${flag} must be a whole number, got "${value}"`, { hint: `For example ${flag} 10000.` });
-  return Number(value);
-}
-
-/** Fails before the run, not after an hour of importing, when the report cannot be written (last night's stays). */
-async function checkWritable(path: string, force: boolean | undefined): Promise<void> {
-  const file = await openOutputFile(path, 'report', { force });
-  await file.abort();
-}
-
-function importOutputs(flags: ImportFlags) {
-  const named = (flag: string, path: string | false | undefined, ownOnly = false) =>
-    typeof path === 'string' ? { flag, path, ownOnly } : undefined;
-  return [
-    // rewritten by every run: replaced only when memberctl wrote them, unchanged since (else --force)
-    named('--rejects', flags.rejects, true),
-    named('--report', flags.report, true),
-    named('--journal', flags.journal),
-    named('--state', flags.state),
-  ];
 }

@@ -1,18 +1,11 @@
 /** `memberctl state show|forget|reset --state FILE`: look into and correct the --changed-only state. */
 import { Command } from 'commander';
-import {
-  forgetMember,
-  initState,
-  listAbsent,
-  resetState,
-  stateOfMember,
-  stateOverview,
-  withStateLock,
-} from '../../core/import/durable/state-admin.js';
 import { exitCodeFor } from '../exit-codes.js';
-import { checkOutputPaths, openOutputFile } from '../../io/output-file.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
+
+/** The state's code is loaded when a state command runs: --help and the other commands do not pay for it. */
+const stateAdmin = () => import('../../core/import/durable/state-admin.js');
 
 interface StateFlags {
   state: string;
@@ -69,6 +62,7 @@ function initCommand(result: CommandResult): Command {
       'create an empty state (its first --changed-only import sends every member); one already there is kept as it is',
     )
     .action(async (flags: StateFlags) => {
+      const { initState, withStateLock } = await stateAdmin();
       const output = createOutput();
       const outcome = await withStateLock(flags.state, () => initState(flags.state));
       const n = outcome.members.toLocaleString('en-US');
@@ -87,7 +81,8 @@ function showCommand(result: CommandResult): Command {
   return withStateOptions(new Command('show'))
     .description('count of members and last update; or, given MEMBER_ID, its item hash and confirmation time')
     .argument('[member-id]', 'one member to look up')
-    .action((memberId: string | undefined, flags: StateFlags) => {
+    .action(async (memberId: string | undefined, flags: StateFlags) => {
+      const { stateOfMember, stateOverview } = await stateAdmin();
       const output = createOutput();
       if (memberId === undefined) {
         const overview = stateOverview(flags.state);
@@ -127,6 +122,7 @@ function forgetCommand(result: CommandResult): Command {
     .description('forget one member, so its next row is sent whether it changed or not')
     .argument('<member-id>', 'the memberId to forget')
     .action(async (memberId: string, flags: StateFlags) => {
+      const { forgetMember, withStateLock } = await stateAdmin();
       const output = createOutput();
       const outcome = await withStateLock(
         flags.state,
@@ -148,6 +144,7 @@ function resetCommand(result: CommandResult): Command {
   return withStateOptions(new Command('reset'))
     .description('forget every member, so the next --changed-only import sends everything')
     .action(async (flags: StateFlags) => {
+      const { resetState, withStateLock } = await stateAdmin();
       const output = createOutput();
       const outcome = await withStateLock(
         flags.state,
@@ -178,6 +175,8 @@ function absentCommand(result: CommandResult): Command {
 }
 
 async function absentAction(flags: StateFlags): Promise<number> {
+  const { listAbsent } = await stateAdmin();
+  const { checkOutputPaths, openOutputFile } = await import('../../io/output-file.js');
   const output = createOutput();
   const header = 'memberId,absentSince';
   const line = (member: { memberId: string; absentSince: string }) =>

@@ -1,8 +1,5 @@
 /** `memberctl template`: an import file to map a CRM export onto, and the table of every field's limits. */
 import { Command, Option } from 'commander';
-import { writeOutputFile } from '../../io/output-file.js';
-import { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } from '../../core/template/template.js';
-import { MEMBER_FIELDS } from '../../schemas/index.js';
 import { createOutput } from '../output.js';
 import type { CommandResult } from '../program.js';
 import { exitCodeFor } from '../exit-codes.js';
@@ -36,6 +33,10 @@ Examples:
   $ memberctl template --fields                 the limits of every field (length, format, required)`,
     )
     .action(async (options: TemplateOptions) => {
+      // the schemas are loaded when it runs: --help and the other commands do not pay for them
+      const { fieldLimitsMarkdown, templateColumns, templateCsv, templateJson } = await import(
+        '../../core/template/template.js'
+      );
       const output = createOutput();
       if (options.fields) {
         output.out(fieldLimitsMarkdown());
@@ -49,13 +50,14 @@ Examples:
         return;
       }
       // a template holds no personal data: readable by others like any file the user makes (0644 less the umask)
+      const { writeOutputFile } = await import('../../io/output-file.js');
       await writeOutputFile(options.out, 'template', text, {
         noClobber: true,
         force: options.force,
         mode: 0o644 & ~process.umask(),
       });
       output.err(
-        `wrote ${options.out}: ${options.format === 'json' ? `${MEMBER_FIELDS.length} fields` : `${templateColumns().length} columns`} and one example record; ` +
+        `wrote ${options.out}: ${options.format === 'json' ? `${(await import('../../schemas/index.js')).MEMBER_FIELDS.length} fields` : `${templateColumns().length} columns`} and one example record; ` +
           'field limits: memberctl template --fields',
       );
       result.exitCode = exitCodeFor('ok');

@@ -3,7 +3,6 @@
  * Never a value from the blob (it may hold a token, or be a secret pasted by mistake): keys and lengths only.
  */
 import {
-  BLOB_KEYS,
   BLOB_LIMIT_BYTES,
   isKeyFor,
   type BlobProblem,
@@ -14,6 +13,7 @@ import type { SubscriptionDraft } from '../../core/subscribe/index.js';
 import { notJsonText } from '../../core/json-document.js';
 import { UsageError } from '../../errors.js';
 import { fieldName } from './subscribe-problems.js';
+import { keysLookedFor } from './subscribe-words.js';
 
 const EXAMPLE = '{"tokenHandle": "…", "platform": "ios", "installationId": "…"}';
 const WHAT: Record<DeviceField, string> = {
@@ -73,12 +73,6 @@ export function blobError(file: string, problems: readonly BlobProblem[]): Usage
 }
 
 export const tooLargeProblem: BlobProblem = { kind: 'too-large', limitBytes: BLOB_LIMIT_BYTES };
-
-/** The keys looked for, as documented ("installationId, installId, appInstallationId or deviceId"). */
-export function keysLookedFor(field: DeviceField): string {
-  const names = [...BLOB_KEYS[field].keys, ...BLOB_KEYS[field].fallback];
-  return `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-}
 
 /** Exit 2 for fields neither the flags nor the blob gave, with no terminal to ask on. */
 export function missingFromBlobError(

@@ -11,8 +11,8 @@ import {
   type SubscriptionDraft,
   type SubscriptionProblem,
 } from '../../core/subscribe/index.js';
-import { PLATFORM_NAMES } from '../../schemas/index.js';
-import { aliasesOf, type PlatformSuggestion } from '../../core/subscribe/platforms.js';
+import type { PlatformSuggestion } from '../../core/subscribe/platforms.js';
+import { platformList } from './subscribe-words.js';
 import { UsageError } from '../../errors.js';
 
 /** Where a value came from: a flag or argument (the default), a prompt answer, or a key of the --from blob. */
@@ -30,19 +30,6 @@ export function fieldName(key: keyof SubscriptionDraft, source: ValueSource = 'f
 }
 
 /** Every platform with the everyday words that mean it, current ones first; Fcm is legacy and has no alias. */
-export function platformEntries(): string[] {
-  const order = [...PLATFORM_NAMES.filter((name) => name !== 'Fcm'), 'Fcm' as const];
-  return order.map((name) =>
-    name === 'Fcm' ? 'Fcm (legacy Android, deprecated)' : `${name} (${aliasesOf(name).join(', ')})`,
-  );
-}
-
-export const PLATFORM_SPELLING = 'any case, with - or _ (fcm-v1, FCM_V1)';
-
-export function platformList(): string {
-  return `${platformEntries().join(', ')}; ${PLATFORM_SPELLING}`;
-}
-
 export function suggestionText(suggestion: PlatformSuggestion): string {
   return suggestion.alias ? `${suggestion.platform} (${suggestion.alias})` : suggestion.platform;
 }

@@ -12,7 +12,8 @@
  */
 import type { InputError } from '../../errors.js';
 import { Batcher, type PendingRecord } from './batcher.js';
-import { ADAPTIVE_DEFAULTS, createLimit, type ConcurrencyLimit } from './concurrency-limit.js';
+import { createLimit, type ConcurrencyLimit } from './concurrency-limit.js';
+import { IMPORT_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatcher.js';
 import { FailFast } from './fail-fast.js';
 import { FlowGate } from './flow-gate.js';
@@ -23,13 +24,7 @@ import { Reader, type ReaderParts } from './reader.js';
 import { StopControl } from './stop-control.js';
 import type { ImportOptions, ImportSummary } from './types.js';
 
-export const IMPORT_DEFAULTS = {
-  batchSize: 500,
-  maxBatchBytes: 1024 * 1024,
-  maxConcurrency: ADAPTIVE_DEFAULTS.max,
-  maxHeldRows: 10_000,
-  graceMs: 10_000,
-} as const;
+export { IMPORT_DEFAULTS };
 
 const PROGRESS_EVERY_MS = 200;
 

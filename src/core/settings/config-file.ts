@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { CONFIG_ENV, SETTING_KEYS, SETTING_SPECS, type SettingKey } from './spec.js';
+import { CONFIG_ENV, SETTING_KEYS, type SettingKey } from './spec.js';
 import { closest } from './suggest.js';
 import {
   CURLY_QUOTES_HINT,
@@ -17,10 +17,12 @@ import {
   repeatedKeyText,
   repeatedKeys,
 } from '../json-document.js';
+import { SETTING_SCHEMAS } from './setting-schemas.js';
 
-const profileShape = Object.fromEntries(
-  SETTING_KEYS.map((key) => [key, SETTING_SPECS[key].schema.optional()]),
-) as Record<SettingKey, z.ZodOptional<z.ZodType>>;
+const profileShape = Object.fromEntries(SETTING_KEYS.map((key) => [key, SETTING_SCHEMAS[key].optional()])) as Record<
+  SettingKey,
+  z.ZodOptional<z.ZodType>
+>;
 export const profileSchema = z.strictObject({ description: z.string().optional(), ...profileShape });
 export const configFileSchema = z.strictObject({
   $schema: z.string().optional(),

@@ -15,6 +15,7 @@ import {
   type SettingValues,
 } from './spec.js';
 import { closest } from './suggest.js';
+import { SETTING_SCHEMAS } from './setting-schemas.js';
 
 export type Provenance =
   | { kind: 'flag'; flag: string }
@@ -159,7 +160,7 @@ function fromText(key: SettingKey, text: string, variable: string): unknown {
 }
 
 function checked(key: SettingKey, value: unknown, origin: string): unknown {
-  const result = SETTING_SPECS[key].schema.safeParse(value);
+  const result = SETTING_SCHEMAS[key].safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   throw new UsageError(`${origin} ${JSON.stringify(value)}: ${issue?.message ?? 'invalid value'}`, {

@@ -14,38 +14,9 @@ import type { SubscriptionDraft } from './input.js';
 import type { DuplicateKey } from '../../io/json-duplicate-keys.js';
 import { normalizePlatform } from './platforms.js';
 import { parseJsonDocument, repeatedKeys, withoutBom, type JsonDocument, type NotJson } from '../json-document.js';
+import { BLOB_KEYS, DEVICE_FIELDS, type DeviceField } from './blob-keys.js';
 
-export type DeviceField = 'tokenHandle' | 'platform' | 'installationId';
-const DEVICE_FIELDS: readonly DeviceField[] = ['tokenHandle', 'platform', 'installationId'];
-
-/**
- * The keys read for each field, in the spelling documented. `fallback` keys count only when no `keys` key is
- * there: a `deviceId` is often the installation id in test apps, but an app that prints both means two things.
- */
-export const BLOB_KEYS: Readonly<Record<DeviceField, { keys: readonly string[]; fallback: readonly string[] }>> = {
-  tokenHandle: {
-    keys: [
-      'tokenHandle',
-      'deviceToken',
-      'token',
-      'pushToken',
-      'devicePushToken',
-      'pushChannel',
-      'registrationId',
-      'registrationToken',
-      'fcmToken',
-      'apnsToken',
-      'hmsToken',
-      'firebaseToken',
-    ],
-    fallback: [],
-  },
-  platform: {
-    keys: ['platform', 'os', 'platformName', 'osName', 'devicePlatform', 'pushPlatform', 'deviceType'],
-    fallback: [],
-  },
-  installationId: { keys: ['installationId', 'installId', 'appInstallationId'], fallback: ['deviceId'] },
-};
+export { BLOB_KEYS, type DeviceField };
 
 /** A value found in the blob and where: `key` is the path as written there ("deviceToken", "device.os"). */
 export interface BlobValue {

@@ -3,7 +3,7 @@
  * support staff and app logs use (`ios`, `android`, `huawei`, …), and a "did you mean" for near misses.
  */
 import levenshtein from 'damerau-levenshtein';
-import { PLATFORM_NAMES, type Platform } from '../../schemas/index.js';
+import { PLATFORM_NAMES, type Platform } from '../../schemas/platforms.js';
 
 /**
  * Everyday words for the platforms, as apps print them in an `os` or `platform` field. `Fcm` (legacy Android,
