@@ -22,8 +22,6 @@ import {
 import { readJsonArray } from './json-array-reader.js';
 import { readNdjson } from './ndjson-reader.js';
 import { Utf8LineChecker } from './utf8-check.js';
-import { openXlsx } from './xlsx-reader.js';
-import { openWorkbookZip } from './xlsx/workbook-zip.js';
 import type { InputFormat, RecordSource, SourceOptions, SourceRecord } from './source.js';
 
 const FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'xlsx'];
@@ -116,6 +114,11 @@ async function openWorkbook(raw: InputBytes, file: string, options: SourceOption
     );
   }
   await checkWorkbookHead(raw, file, options.path);
+  // the workbook reader (yauzl, saxes) is loaded for a workbook only: a CSV or JSON run does not pay for it
+  const [{ openWorkbookZip }, { openXlsx }] = await Promise.all([
+    import('./xlsx/workbook-zip.js'),
+    import('./xlsx-reader.js'),
+  ]);
   const zip = await openWorkbookZip(raw, file, options.path);
   try {
     const workbook = await openXlsx(zip, file, options.sheet);
