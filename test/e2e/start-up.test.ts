@@ -1,0 +1,52 @@
+/**
+ * What a process loads before any command runs: `--version` and a command's `--help` are built from the flag
+ * definitions alone, so none of the libraries or the code that do the work is loaded (each command's X-run.ts is
+ * imported by its action). A loader hook in the spawned CLI lists every module it loads. A process is what shows
+ * this: in-process, the modules are already in the worker's cache.
+ */
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, isolatedEnv, tempDir } from './import-helper.js';
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Every module the process loads, ESM or CommonJS, one URL or path a line on stderr, marked so.
+const TRACER = join(dir, 'trace-modules.mjs');
+writeFileSync(
+  TRACER,
+  `import Module, { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(
+  "export async function load(url, context, next) { process.stderr.write('loaded: ' + url + '\\\\n'); return next(url, context); }"));
+const load = Module._load;
+Module._load = function (request, ...rest) { process.stderr.write('loaded: ' + request + '\\n'); return load.call(this, request, ...rest); };
+`,
+);
+
+function modulesLoadedBy(args: string[]): { stdout: string; modules: string[] } {
+  const run = spawnSync(process.execPath, ['--import', TRACER, CLI, ...args], { env: isolatedEnv(), encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  const modules = run.stderr.split('\n').flatMap((line) => (line.startsWith('loaded: ') ? [line.slice(8)] : []));
+  return { stdout: run.stdout, modules };
+}
+
+/** What only running a command needs: validation, the readers, the HTTP client, the state, the sandbox. */
+const NOT_AT_START = [
+  /node_modules\/(zod|undici|better-sqlite3|csv-parse|libphonenumber-js|i18n-iso-countries|iconv-lite|yauzl|saxes|cli-progress)\//,
+  /dist\/cli\/commands\/[a-z-]+-run\.js$/,
+  /dist\/(sandbox\/index|core\/import\/pipeline|core\/validate\/validate-file|core\/map-init\/map-init|schemas\/index)\.js$/,
+];
+
+describe('start-up', () => {
+  it.each([[['--version']], [['--help']], [['subscribe', '--help']], [['config', 'check', '--help']]])(
+    'memberctl %s loads none of what the commands run',
+    (args) => {
+      const { stdout, modules } = modulesLoadedBy(args);
+      expect(stdout.length).toBeGreaterThan(0);
+      expect(modules.some((url) => url.includes('commander'))).toBe(true); // the tracer saw the modules
+      expect(modules.filter((url) => NOT_AT_START.some((pattern) => pattern.test(url)))).toEqual([]);
+    },
+  );
+});
