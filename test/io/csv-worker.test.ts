@@ -180,6 +180,27 @@ describe('CSV parsed in a worker', () => {
     expect(unpackRecords(packRecords(records, [2, 4, 6]))).toEqual({ records, ends: [2, 4, 6] });
   });
 
+  it('unpacks any cells exactly: short ones cut from the chunk text, long ones decoded alone, wide text too', () => {
+    const piece = fc.oneof(
+      fc.string({ maxLength: 3 }),
+      fc.constantFrom('é', 'ÿ', '😀', '会', '\ud800', '\udc00', '\u0000', '"', ','),
+    );
+    // lengths on both sides of the 13 characters where V8 stops copying a substring
+    const cellArb = fc.oneof(
+      fc.array(piece, { maxLength: 8 }).map((parts) => parts.join('')),
+      fc.integer({ min: 10, max: 15 }).chain((n) => fc.string({ minLength: n, maxLength: n })),
+      fc.integer({ min: 11, max: 14 }).map((n) => 'ø'.repeat(n)),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(cellArb, { maxLength: 6 }), { minLength: 1, maxLength: 20 }), (rows) => {
+        const records: SourceRecord[] = rows.map((raw, i) => ({ record: i + 1, line: i + 2, raw }));
+        const ends = rows.map((_, i) => i + 2);
+        expect(unpackRecords(packRecords(records, ends))).toEqual({ records, ends });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('keeps line numbers past 2^31 (a file of billions of blank lines): on the main thread they are plain numbers', () => {
     const records: SourceRecord[] = [
       { record: 1, line: 2 ** 31 + 5, raw: ['a'] },
