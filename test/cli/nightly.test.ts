@@ -13,8 +13,8 @@ import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { isolatedEnv, tempDir } from './import-helper.js';
-import { runInProcess } from '../cli/run-in-process.js';
+import { isolatedEnv, tempDir } from '../e2e/import-helper.js';
+import { runInProcess } from './run-in-process.js';
 
 const HEADER = 'memberId,isActive,createdAt,email,phone,firstName,metadata.tier';
 type Row = { id: string; email: string; phone: string; firstName: string; tier: string };
