@@ -1,10 +1,15 @@
-/** Two runs on one journal or one state (issue 15 item 8): the second refuses at once; kill -9 leaves no stuck lock. */
+/**
+ * Two runs on one journal or one state (issue 15 item 8): the second refuses at once; kill -9 leaves no stuck lock.
+ * The holder is a spawned process (killed -9); the runs it refuses are the whole command line in-process, in this
+ * test's own process (test/cli/run-in-process.ts): a lock held by another process either way.
+ */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { startHoldingProxy } from './holding-proxy.js';
-import { isolatedEnv, membersCsv, runCli, spawnCli, tempDir, until } from './import-helper.js';
+import { isolatedEnv, membersCsv, spawnCli, tempDir, until } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 let box: SandboxHandle | undefined;
 afterEach(async () => {
@@ -28,23 +33,23 @@ describe('locks', { timeout: 120_000 }, () => {
     const holder = spawnCli(args, env);
     await until(() => proxy.held() > 0, 'the first run to be under way');
 
-    const second = await runCli([...args, '--resume'], env);
+    const second = await runInProcess([...args, '--resume'], env);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`is in use by another memberctl (pid ${holder.child.pid}`);
     // another journal, the same state: refused too
     const copy = membersCsv(dir, 5, undefined, 'other.csv');
-    const third = await runCli(['import', copy, '--state', state], env);
+    const third = await runInProcess(['import', copy, '--state', state], env);
     expect(third.code).toBe(2);
     expect(third.stderr).toContain(`state ${state} is in use by another memberctl (pid ${holder.child.pid}`);
     // a correction while the import runs is refused too
-    expect((await runCli(['state', 'reset', '--state', state], env)).code).toBe(2);
+    expect((await runInProcess(['state', 'reset', '--state', state], env)).code).toBe(2);
 
     holder.child.kill('SIGKILL');
     await holder.result;
     holding = false;
     proxy.release();
     expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(true); // left behind by the killed run
-    const resumed = await runCli([...args, '--resume', '--json'], env);
+    const resumed = await runInProcess([...args, '--resume', '--json'], env);
     expect(resumed.code).toBe(0);
     const report = JSON.parse(resumed.stdout) as {
       rows: number;
@@ -87,18 +92,18 @@ describe('locks', { timeout: 120_000 }, () => {
       await until(() => proxy.held() > 0, 'the shard run to be under way');
       const refusal = `state ${state} is in use by another memberctl (pid ${holder.child.pid}, since `;
 
-      const whole = await runCli(['import', file, '--state', state, '--no-journal'], env);
+      const whole = await runInProcess(['import', file, '--state', state, '--no-journal'], env);
       expect(whole.code).toBe(2);
       expect(whole.stderr).toContain(refusal);
       expect(whole.stderr).toContain('--shard 0/3)');
-      const otherCount = await runCli(shardRun('1/4'), env);
+      const otherCount = await runInProcess(shardRun('1/4'), env);
       expect(otherCount.code).toBe(2);
       expect(otherCount.stderr).toContain(refusal);
-      expect((await runCli(['state', 'reset', '--state', state], env)).code).toBe(2);
+      expect((await runInProcess(['state', 'reset', '--state', state], env)).code).toBe(2);
       expect(box.stats().importedCount).toBe(0); // the refused runs sent nothing
       // the shards of its count go on beside it
       holding = false;
-      const sibling = await runCli(shardRun('1/3'), env);
+      const sibling = await runInProcess(shardRun('1/3'), env);
       expect(sibling.code).toBe(0);
       proxy.release(); // the held request fails as a dropped connection, and is retried
 
@@ -110,7 +115,7 @@ describe('locks', { timeout: 120_000 }, () => {
       expect(box.stats().importedCount).toBe(sent[0]!.importedCount + sent[0]!.updatedCount + sent[1]!.importedCount);
       // free again: a run without --shard takes the state
       expect(
-        (await runCli(['import', file, '--state', state, '--no-journal', '--changed-only', '--json'], env)).code,
+        (await runInProcess(['import', file, '--state', state, '--no-journal', '--changed-only', '--json'], env)).code,
       ).toBe(0);
     } finally {
       await proxy.close();
@@ -125,7 +130,7 @@ describe('locks', { timeout: 120_000 }, () => {
       `${file}.memberctl-journal.lock`,
       JSON.stringify({ pid: 1, host: (await import('node:os')).hostname(), at: new Date().toISOString() }),
     );
-    const run = await runCli(['import', file, '--sandbox'], isolatedEnv());
+    const run = await runInProcess(['import', file, '--sandbox'], isolatedEnv());
     expect(run.code).toBe(0);
     expect(existsSync(`${file}.memberctl-journal.lock`)).toBe(false);
   });
