@@ -1,13 +1,15 @@
 /**
  * Unix manners: a reader that closes stdout early (`| head`) ends the run quietly; control characters from the
  * data never reach the terminal raw; a token no HTTP header can carry is a usage error before anything is sent.
+ * The pipe closing is a spawned process's; the rest is the whole command line in-process (test/cli/run-in-process.ts).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startScriptedServer } from '../http/scripted-server.js';
-import { CLI, isolatedEnv, runCli, tempDir } from './import-helper.js';
+import { CLI, isolatedEnv, tempDir } from './import-helper.js';
+import { runInProcess } from '../cli/run-in-process.js';
 
 function invalidCsv(rows: number): string {
   const lines = ['memberId,isActive,createdAt'];
@@ -41,7 +43,7 @@ describe('control characters from the data', () => {
   it('are escaped in the invalid-records table and in error messages', async () => {
     const path = join(tempDir(), 'evil.csv');
     writeFileSync(path, `memberId,isActive,createdAt\nm\u001b]0;pwned\u0007\u001b[2J1,perhaps\u001b[31m,2024-01-01\n`);
-    const result = await runCli(['validate', path], isolatedEnv());
+    const result = await runInProcess(['validate', path], isolatedEnv());
     expect(result.code).toBe(3);
     expect(result.stdout + result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(result.stdout).toContain('\\u001b');
@@ -50,7 +52,7 @@ describe('control characters from the data', () => {
   it('--json stays valid JSON when the data holds characters JSON leaves raw (DEL, C1, bidi overrides)', async () => {
     const path = join(tempDir(), 'c1.csv');
     writeFileSync(path, 'memberId,isActive,createdAt\nm\u0085\u202e\u007f1,perhaps,2024-01-01\n');
-    const result = await runCli(['validate', path, '--json'], isolatedEnv());
+    const result = await runInProcess(['validate', path, '--json'], isolatedEnv());
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout).invalidRecords[0].memberId).toBe('m\u0085\u202e\u007f1');
   });
@@ -65,7 +67,7 @@ describe('a token an HTTP header cannot carry', () => {
     try {
       const path = join(tempDir(), 'one.csv');
       writeFileSync(path, 'memberId,isActive,createdAt\nm1,true,2024-01-01\n');
-      const result = await runCli(
+      const result = await runInProcess(
         ['import', path, '--base-url', server.url.href, '--no-journal'],
         isolatedEnv({ MEMBERCTL_TOKEN: token }),
       );
@@ -79,7 +81,7 @@ describe('a token an HTTP header cannot carry', () => {
   });
 
   it('config check names it too, without the token', async () => {
-    const result = await runCli(
+    const result = await runInProcess(
       ['config', 'check', '--no-probe', '--base-url', 'http://127.0.0.1:9/'],
       isolatedEnv({ MEMBERCTL_TOKEN: 'abc\u0001def-ghi' }),
     );
