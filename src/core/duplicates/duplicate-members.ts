@@ -7,7 +7,7 @@
  *
  * Rows are compared as read (a CSV row's cells, a JSON record's text), valid or not, so the verdicts do not depend
  * on --changed-only finding a row unchanged before it is mapped, nor on --resume restoring it from the journal:
- * a resumed run or a shard reaches the verdicts a whole run reaches. Memory: MemberTable's ~25 bytes per memberId,
+ * a resumed run or a shard reaches the verdicts a whole run reaches. Memory: MemberTable's ~20 bytes per memberId,
  * the one part of a run that grows with the file; `--duplicates off` keeps no table (for a file of many millions of
  * members in a small pod, or shards run one process each).
  */
