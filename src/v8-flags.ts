@@ -8,7 +8,8 @@
  * - The young generation stops growing at YOUNG_CAP_BYTES: V8 doubles it (up to 32 MB on the main thread, 16 MB
  *   in a worker) once as many bytes have survived scavenges as it holds, which a pipeline of records in flight
  *   always reaches; its 32 MB were a quarter of import's peak RSS. The growth factor is read at every growth, so
- *   setting it to 1 once the cap is reached holds the size there.
+ *   setting it to 1 once the cap is reached holds the size there. In a cgroup limited to 512 MiB or less (a small
+ *   pod) the cap is 8 MB: less memory for more CPU.
  * - WebAssembly stays on its baseline compiler (Liftoff): undici parses HTTP responses with llhttp compiled to
  *   WebAssembly, and V8's tier-up of its parse function to TurboFan (V8's optimizing compiler, on a background
  *   thread) took ~30 MB of compiler memory for ~0.5 s: the peak RSS of a run. A tiering budget cannot prevent it: the
@@ -20,17 +21,51 @@
  * Starting a worker thread sets the growth factor back to V8's default (measured on Node 20: a new isolate's heap
  * is configured with it): whoever starts one passes it to `keepV8FlagsAcross`, which sets every flag again.
  */
+import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 
 /**
  * Both semi-spaces of the main thread's young generation together. 1M-row import at 0 ms: peak RSS 208 MB → 158 MB
- * with this and the CSV worker's young generation at 4 MB, CPU unchanged; 8 MB gave the same peak for ~10% more
- * CPU (more records promoted).
+ * with this and the CSV worker's young generation at 4 MB, CPU unchanged.
  */
 export const YOUNG_CAP_BYTES = 16 * 1024 * 1024;
+/**
+ * The cap in a small pod (a cgroup memory limit of SMALL_POD_BYTES or less): 8 MB took 8 MB off a 1M-row import's
+ * peak RSS (171 → 163 MB) for ~10% more CPU (more records promoted), a trade for a pod, not for every run.
+ */
+export const SMALL_POD_YOUNG_CAP_BYTES = 8 * 1024 * 1024;
+export const SMALL_POD_BYTES = 512 * 1024 * 1024;
 
+/** Where Linux tells a process its memory limit: cgroup v2 (`max` or bytes), v1 (a huge number when unlimited). */
+const CGROUP_LIMIT_FILES = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes'];
+
+/** The memory limit of this process's cgroup in bytes, or undefined (none, or no cgroup file to read). */
+export function cgroupMemoryLimit(
+  read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): number | undefined {
+  for (const path of CGROUP_LIMIT_FILES) {
+    let text: string;
+    try {
+      text = read(path).trim();
+    } catch {
+      continue;
+    }
+    const bytes = Number(text);
+    // "max" (v2) and v1's unlimited (2^63 rounded down to a page) are no limit
+    return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
+  }
+  return undefined;
+}
+
+/** The main thread's young-generation cap for a memory limit (undefined: none). */
+export function youngCapFor(limitBytes: number | undefined): number {
+  return limitBytes !== undefined && limitBytes <= SMALL_POD_BYTES ? SMALL_POD_YOUNG_CAP_BYTES : YOUNG_CAP_BYTES;
+}
+
+let youngCap = YOUNG_CAP_BYTES;
+let limitRead = false;
 let capped = false;
 let watch: PerformanceObserver | undefined;
 
@@ -39,13 +74,18 @@ function youngBytes(): number {
 }
 
 function capWhenReached(): boolean {
-  if (youngBytes() < YOUNG_CAP_BYTES) return false;
+  if (youngBytes() < youngCap) return false;
   setFlagsFromString('--semi-space-growth-factor=1');
   capped = true;
   return true;
 }
 
-export function applyV8Flags(): void {
+/** Sets the flags; the young-generation cap from `memoryLimit` (bytes), else from the cgroup's limit, read once. */
+export function applyV8Flags(memoryLimit?: number): void {
+  if (!limitRead) {
+    youngCap = youngCapFor(memoryLimit ?? cgroupMemoryLimit());
+    limitRead = true;
+  }
   setFlagsFromString('--heap-growing-percent=100');
   // tier-up off first: dynamic tiering off with tier-up on would compile every function with TurboFan at once
   setFlagsFromString('--no-wasm-tier-up');
@@ -66,5 +106,5 @@ export function applyV8Flags(): void {
 
 /** Sets the flags again once `worker` runs: its start reset the growth factor. */
 export function keepV8FlagsAcross(worker: Worker): void {
-  worker.once('online', applyV8Flags);
+  worker.once('online', () => applyV8Flags());
 }

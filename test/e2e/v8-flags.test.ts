@@ -8,16 +8,19 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { YOUNG_CAP_BYTES } from '../../src/v8-flags.js';
+import { YOUNG_CAP_BYTES, youngCapFor } from '../../src/v8-flags.js';
 
 const V8_FLAGS = join(import.meta.dirname, '..', '..', 'dist', 'v8-flags.js');
 
-/** Allocates records that survive a few scavenges, before and after a worker starts; prints the largest young generation seen. */
-const script = (keep: boolean) => `
+/**
+ * Allocates records that survive a few scavenges, before and after a worker starts; prints the largest young
+ * generation seen. `memoryLimit` stands for the cgroup's (a big one: the cap is 16 MB on any machine).
+ */
+const script = (keep: boolean, memoryLimit = 2 ** 40, cap = YOUNG_CAP_BYTES) => `
 import { getHeapSpaceStatistics } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 const { applyV8Flags, keepV8FlagsAcross } = await import(${JSON.stringify(V8_FLAGS)});
-applyV8Flags();
+applyV8Flags(${memoryLimit});
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
 const window = [];
 let largest = 0;
@@ -30,7 +33,7 @@ async function allocate(steps) {
   }
 }
 // the cap is reached first, as in a run (its modules and first records), and seen; then the worker starts
-while (young() < ${YOUNG_CAP_BYTES}) await allocate(1);
+while (young() < ${cap}) await allocate(1);
 await new Promise((resolve) => setTimeout(resolve, 20));
 largest = 0;
 const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
@@ -41,8 +44,12 @@ await allocate(300);
 console.log(largest);
 `;
 
-async function largestYoung(keep: boolean): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script(keep)]);
+async function largestYoung(keep: boolean, memoryLimit?: number, cap?: number): Promise<number> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    '--input-type=module',
+    '-e',
+    script(keep, memoryLimit, cap),
+  ]);
   return Number(stdout.trim());
 }
 
@@ -98,6 +105,12 @@ describe('V8 flags across a worker start', () => {
   // bytes, seen once in a full e2e round at load 20+); a broken keepV8FlagsAcross fails all three tries.
   it('keep the young generation at its cap after a worker thread starts', { retry: 2 }, async () => {
     expect(await largestYoung(true)).toBeLessThanOrEqual(YOUNG_CAP_BYTES);
+  });
+
+  it('keep it at 8 MB in a pod limited to 512 MiB or less', { retry: 2 }, async () => {
+    const cap = youngCapFor(256 * 1024 * 1024);
+    expect(cap).toBe(8 * 1024 * 1024);
+    expect(await largestYoung(true, 256 * 1024 * 1024, cap)).toBeLessThanOrEqual(cap);
   });
 
   it('(the reason: without them set again, it grows past the cap)', { retry: 2 }, async () => {
