@@ -33,6 +33,28 @@ describe('toDateTime on a plain date (yyyy-mm-dd)', () => {
     expect(toDateTime('1985-13-01')).toBeInstanceOf(CellProblem);
   });
 
+  it('takes as a plain date exactly what /^(\\d{4})-(\\d{2})-(\\d{2})$/ matched (read by character codes since)', () => {
+    const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+    const near = fc
+      .array(fc.constantFrom('0', '1', '2', '9', '-', '/', ' ', '\n', '٣', 'x', 'T'), { minLength: 8, maxLength: 12 })
+      .map((chars) => chars.join(''));
+    const shaped = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }))
+      .map(([y, m, d]) => `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`);
+    const edited = fc
+      .tuple(shaped, fc.nat(9), fc.constantFrom('٣', '/', 'a', '', '00'))
+      .map(([cell, at, put]) => cell.slice(0, at) + put + cell.slice(at + 1));
+    fc.assert(
+      fc.property(fc.oneof(near, shaped, edited, fc.string({ maxLength: 12 })), (cell) => {
+        const result = toDateTime(cell);
+        const plain = PLAIN_DATE.test(cell);
+        if (!plain) expect(result).toBe(cell);
+        else expect(result === `${cell}T00:00:00.000Z` || result instanceof CellProblem).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('passes anything else to the schema as written', () => {
     expect(toDateTime('2024-05-01T12:00:00+02:00')).toBe('2024-05-01T12:00:00+02:00');
     expect(toDateTime('01/05/2024')).toBe('01/05/2024');
