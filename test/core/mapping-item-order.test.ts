@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCsvMapper } from '../../src/core/mapping/csv-mapper.js';
 import { parseMapping } from '../../src/core/mapping/index.js';
+import { mapKindFor } from '../../src/core/mapping/item-paths.js';
 import { memberUpsertItemSchema } from '../../src/schemas/index.js';
 import { expectZodsText, issuesOf } from './mapping-helpers.js';
 
@@ -76,5 +77,33 @@ describe('a CSV row’s item, checked in place', () => {
     const mapper = buildCsvMapper(['memberId', 'isActive', 'createdAt', 'Town', 'Zip'], { file: 'o.csv', mapping });
     const candidate = mapper.toCandidate({ record: 1, line: 2, raw: ['M', 'true', '2024-01-05', 'x', 'y'] });
     expect(issuesOf(candidate).map((line) => line.split(':')[0])).toEqual(['address.city', 'address.zipCode']);
+  });
+
+  it('makes metadata and customProperties plain objects, or maps without a prototype for a key `{}` already has', () => {
+    expect(mapKindFor([{ kind: 'metadata', key: 'tier' }])).toBe('plain');
+    for (const key of ['__proto__', 'toString', 'constructor', 'hasOwnProperty'])
+      expect(
+        mapKindFor([
+          { kind: 'metadata', key: 'tier' },
+          { kind: 'customProperties', key, type: 'string' },
+        ]),
+      ).toBe('bare');
+    const headers = ['memberId', 'isActive', 'createdAt', 'metadata.tier', 'metadata.toString', 'metadata.__proto__'];
+    const mapping = parseMapping({ fields: { 'customProperties.constructor': { value: 'c' } } }, 'm.json');
+    for (const options of [{ file: 'o.csv' }, { file: 'o.csv', mapping, ignoreUnknownColumns: true }]) {
+      const mapper = buildCsvMapper(headers, options);
+      const candidate = mapper.toCandidate({ record: 1, line: 2, raw: ['M', 'true', '2024-01-05', 'g', 't', 'p'] });
+      expect(candidate.valid).toBe(true);
+      const { metadata } = (candidate as { item: { metadata: object } }).item;
+      expect(Object.getPrototypeOf(metadata)).toBe(null);
+      expect(JSON.stringify(metadata)).toBe('{"tier":"g","toString":"t","__proto__":"p"}');
+    }
+    const plain = buildCsvMapper(['memberId', 'isActive', 'createdAt', 'metadata.tier'], { file: 'o.csv' });
+    const candidate = plain.toCandidate({ record: 1, line: 2, raw: ['M', 'true', '2024-01-05', 'g'] });
+    const { metadata } = (candidate as { item: { metadata: object } }).item;
+    expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype);
+    expect(JSON.stringify(candidate.valid && candidate.item)).toBe(
+      '{"memberId":"M","isActive":true,"createdAt":"2024-01-05T00:00:00.000Z","metadata":{"tier":"g"}}',
+    );
   });
 });

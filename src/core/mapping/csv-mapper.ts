@@ -1,7 +1,7 @@
 /**
  * The CSV hot path: per row, only index lookups and the setters chosen once from the header.
- * The item is built directly (no intermediate map); metadata and customProperties maps have no prototype,
- * so keys such as "__proto__" are plain data.
+ * The item is built directly (no intermediate map); metadata and customProperties maps are plain objects, or have
+ * no prototype when a key such as "__proto__" would otherwise not be plain data (item-paths.ts, MapKind).
  */
 import { hash } from 'node:crypto';
 import type { Candidate, RecordIssue } from '../candidate.js';
@@ -9,7 +9,7 @@ import { packageVersion } from '../../version.js';
 import type { SourceRecord } from '../../io/source.js';
 import { CellProblem } from './coerce.js';
 import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
-import { assignerFor, getterFor, type Assign, type Item } from './item-paths.js';
+import { assignerFor, getterFor, mapKindFor, type Assign, type Item } from './item-paths.js';
 import { NOT_GIVEN, type CellReader } from './rules/cell-rule.js';
 import { checkItem } from './validate-item.js';
 import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema, type MemberUpsertItem } from '../../schemas/member.js';
@@ -75,6 +75,10 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
   // `--null-token ''` means exactly what it says: an empty cell is null
   const emptyAsNull = options.emptyAsNull === true || options.nullToken === '';
   const nullToken = options.nullToken === '' ? undefined : options.nullToken;
+  const maps = mapKindFor([
+    ...columns.flatMap((column) => column.feeds.map((feed) => feed.target)),
+    ...fields.map(({ rule }) => rule.target),
+  ]);
   const plans: Plan[] = [];
   const headerOfPath = new Map<string, string>();
   for (const column of columns) {
@@ -84,7 +88,7 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
         path: feed.path,
         named: named(column.header, feed.path),
         read: feed.read,
-        assign: assignerFor(feed.target),
+        assign: assignerFor(feed.target, maps),
         emptyAsNull: feed.emptyAsNull || (emptyAsNull && takesNull(feed.target)),
       });
       if (column.header !== feed.path) headerOfPath.set(feed.path, column.header);
@@ -95,7 +99,7 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     indices,
     headers: indices.map((i) => headers[i]!),
     read: rule.read,
-    assign: assignerFor(rule.target),
+    assign: assignerFor(rule.target, maps),
     get: getterFor(rule.target),
     value: rule.value,
     fallback: rule.fallback,
