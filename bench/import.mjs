@@ -6,8 +6,8 @@
 // cases interleaved, BENCH_ROUNDS rounds (default 3); the figures are each case's median. The null server counts
 // items and answers: on 2 cores the sandbox's own CPU (~14 µs a row) would be measured along with the client's.
 // Then, for issue 28, import's peak RSS on a file of BENCH_POD_ROWS rows (default 1,000,000; BENCH_POD=0 skips
-// it) at 0 and 100 ms, one run each. Usage: node bench/import.mjs [ROWS=200000] [FILE.csv]. Exports
-// runImportBench() for bench/run.mjs.
+// it) at 0 and 100 ms, BENCH_POD_RUNS runs each (default 3), the highest printed against the target.
+// Usage: node bench/import.mjs [ROWS=200000] [FILE.csv]. Exports runImportBench() for bench/run.mjs.
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
@@ -69,6 +69,7 @@ const RSS_LIMIT_MB = 200;
 const POD_RSS_MB = 128;
 const POD_ROWS = Number(process.env.BENCH_POD_ROWS ?? 1_000_000);
 const POD_LATENCIES = [0, 100];
+const POD_RUNS = Number(process.env.BENCH_POD_RUNS ?? 3);
 
 /** name → how to run it: server, and the client (memberctl import with these flags, or the hand-written script). */
 function importCases() {
@@ -112,7 +113,11 @@ async function runCase(c, file) {
   }
 }
 
-/** One run per latency on a POD_ROWS file of its own (skipped with BENCH_POD=0): the peak RSS of each. */
+/**
+ * POD_RUNS runs per latency (BENCH_POD_RUNS, default 3: a run's peak varies by a few MB) on a POD_ROWS file of its
+ * own, skipped with BENCH_POD=0; memberctl's default flags, so the resume journal is on. Returns the highest peak at
+ * each latency: the target is about the worst run.
+ */
 export async function runPodMemory() {
   if (process.env.BENCH_POD === '0') return undefined;
   const file = join(mkdtempSync(join(tmpdir(), 'memberctl-pod-')), `members-${POD_ROWS}.csv`);
@@ -120,11 +125,18 @@ export async function runPodMemory() {
   try {
     const peaks = [];
     for (const latency of POD_LATENCIES) {
-      const run = await runCase({ name: `pod ${latency} ms`, server: { latency }, kind: 'import', flags: [] }, file);
-      if (run.rows !== POD_ROWS) throw new Error(`pod ${latency} ms: ${run.rows} rows, expected ${POD_ROWS}`);
-      peaks.push(run.rssMb);
+      const runs = [];
+      for (let run = 0; run < POD_RUNS; run++) {
+        const result = await runCase(
+          { name: `pod ${latency} ms`, server: { latency }, kind: 'import', flags: [] },
+          file,
+        );
+        if (result.rows !== POD_ROWS) throw new Error(`pod ${latency} ms: ${result.rows} rows, expected ${POD_ROWS}`);
+        runs.push(result);
+      }
+      peaks.push(Math.max(...runs.map((r) => r.rssMb)));
       console.error(
-        `import bench: ${POD_ROWS} rows at ${latency} ms, peak RSS ${run.rssMb} MB, CPU ${(run.cpuMs / 1000).toFixed(1)} s`,
+        `import bench: ${POD_ROWS} rows at ${latency} ms, peak RSS ${runs.map((r) => r.rssMb).join(', ')} MB, CPU ${runs.map((r) => (r.cpuMs / 1000).toFixed(1)).join(', ')} s`,
       );
     }
     return peaks;
@@ -229,7 +241,7 @@ export async function runImportBench({ rows = 200_000, file, rounds = Number(pro
   ];
   if (podPeaks)
     targets.push({
-      label: `import peak RSS, ${n(POD_ROWS)} rows, at ${POD_LATENCIES.join(' and ')} ms ≤ ${POD_RSS_MB} MB (issue 28)`,
+      label: `import peak RSS (highest of ${POD_RUNS} runs), ${n(POD_ROWS)} rows, at ${POD_LATENCIES.join(' and ')} ms ≤ ${POD_RSS_MB} MB (issue 28)`,
       value: podPeaks.map((mb) => `${mb} MB`).join(', '),
       met: podPeaks.every((mb) => mb <= POD_RSS_MB),
     });
