@@ -21,7 +21,6 @@
  * Starting a worker thread sets the growth factor back to V8's default (measured on Node 20: a new isolate's heap
  * is configured with it): whoever starts one passes it to `keepV8FlagsAcross`, which sets every flag again.
  */
-import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
@@ -38,25 +37,13 @@ export const YOUNG_CAP_BYTES = 16 * 1024 * 1024;
 export const SMALL_POD_YOUNG_CAP_BYTES = 8 * 1024 * 1024;
 export const SMALL_POD_BYTES = 512 * 1024 * 1024;
 
-/** Where Linux tells a process its memory limit: cgroup v2 (`max` or bytes), v1 (a huge number when unlimited). */
-const CGROUP_LIMIT_FILES = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes'];
-
-/** The memory limit of this process's cgroup in bytes, or undefined (none, or no cgroup file to read). */
-export function cgroupMemoryLimit(
-  read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
-): number | undefined {
-  for (const path of CGROUP_LIMIT_FILES) {
-    let text: string;
-    try {
-      text = read(path).trim();
-    } catch {
-      continue;
-    }
-    const bytes = Number(text);
-    // "max" (v2) and v1's unlimited (2^63 rounded down to a page) are no limit
-    return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
-  }
-  return undefined;
+/**
+ * The memory limit of this process's cgroup in bytes, or undefined (none, or unknown). libuv reads it (cgroup v2
+ * `memory.max` or v1 `memory.limit_in_bytes`, at the process's own cgroup path): 0 when it knows none, and v1's
+ * "unlimited" (2^63 rounded down to a page) comes through as a number past 2^53.
+ */
+export function cgroupMemoryLimit(constrained: number | undefined = process.constrainedMemory()): number | undefined {
+  return constrained !== undefined && Number.isSafeInteger(constrained) && constrained > 0 ? constrained : undefined;
 }
 
 /** The main thread's young-generation cap for a memory limit (undefined: none). */
