@@ -4,7 +4,14 @@
  * Redactor before anything else reads it, so no message, rejects file, report or log built from it can carry it.
  */
 
-export type Redactor = (text: string) => string;
+export interface Redactor {
+  (text: string): string;
+  /**
+   * The most characters one secret takes in any form it is masked in (0 without secrets): a text cut off at its
+   * end may end in fewer than that of a secret's beginning, which no mask can recognise (see redactCutText).
+   */
+  readonly longestForm: number;
+}
 
 /** A secret this long cannot turn up inside ordinary words by chance. */
 const SAFE_SUBSTRING_LENGTH = 16;
@@ -26,6 +33,16 @@ function characterPattern(char: string): string {
   return `(?:${[literal, percent, unicode, escaped].filter(Boolean).join('|')})`;
 }
 
+/** How many characters `secret` takes in its longest form (every character in the longest of its forms). */
+function longestFormLength(secret: string): number {
+  let length = 0;
+  for (const char of secret) {
+    const bytes = Buffer.byteLength(char, 'utf8');
+    length += Math.max(char.length, 3 * bytes, char.length === 1 ? 6 : 0, 2);
+  }
+  return length;
+}
+
 function secretPattern(secret: string): string {
   const body = [...secret].map(characterPattern).join('');
   // A short secret (a test token like "t") only where it stands alone, so "Gateway" does not become "Ga[redacted]eway".
@@ -35,7 +52,7 @@ function secretPattern(secret: string): string {
 /** One function for all the secrets of a client (the member token, the push token): every form of each is masked. */
 export function redactor(secrets: readonly (string | undefined)[]): Redactor {
   const present = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
-  if (present.length === 0) return (text) => text;
+  if (present.length === 0) return Object.assign((text: string) => text, { longestForm: 0 });
   // Longest first: a secret that contains another is masked whole.
   const pattern = new RegExp(
     present
@@ -44,7 +61,19 @@ export function redactor(secrets: readonly (string | undefined)[]): Redactor {
       .join('|'),
     'gi',
   );
-  return (text) => (text.length === 0 ? text : text.replace(pattern, MASK));
+  const mask = (text: string) => (text.length === 0 ? text : text.replace(pattern, MASK));
+  return Object.assign(mask, { longestForm: Math.max(...present.map(longestFormLength)) });
+}
+
+/**
+ * A text the reader cut off (a capped body) masked, and its last characters dropped: where the cut went through
+ * a secret, what was kept of it is a beginning the mask cannot tell from other text (up to all but one character
+ * of an opaque token). Dropping as many characters as a secret's longest form removes any such beginning (and the
+ * character the cut may have split); a message shows only the first few hundred characters of a capped body anyway.
+ */
+export function redactCutText(text: string, mask: Redactor): string {
+  const masked = mask(text);
+  return mask.longestForm === 0 ? masked : masked.slice(0, Math.max(0, masked.length - mask.longestForm));
 }
 
 /** Masks one secret in one text (see redactor). */

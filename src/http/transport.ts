@@ -32,7 +32,7 @@ import {
   type FailureCause,
 } from './failure.js';
 import { defaultUserAgent } from './user-agent.js';
-import { redactHeaders, redactor, type Redactor } from './redact.js';
+import { redactCutText, redactHeaders, redactor, type Redactor } from './redact.js';
 
 const undici = lazy<typeof import('undici')>('undici');
 export interface RetryInfo {
@@ -154,7 +154,8 @@ export class RetryingTransport {
         const retryable = isRetryableStatus(status, policy);
         const keep = status >= 200 && status < 300 && !retryable ? SUCCESS_BODY_MAX_BYTES : ERROR_BODY_KEEP_BYTES;
         const read = await readBodyCapped(response.body, keep);
-        const read2 = { ...read, text: this.#mask(read.text) };
+        const text = read.truncated ? redactCutText(read.text, this.#mask) : this.#mask(read.text);
+        const read2 = { ...read, text };
         ended?.({ ms: performance.now() - sentAt, status });
         const headers = redactHeaders(response.headers, this.#mask);
         if (!retryable) return { type: 'response', status, headers, body: read2, retries: attempt };

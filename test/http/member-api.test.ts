@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemberApiClient, type RetryInfo } from '../../src/http/member-api.js';
+import { ERROR_BODY_KEEP_BYTES } from '../../src/http/response-body.js';
 import { memberRetryPolicy, type RetryPolicy } from '../../src/http/retry-policy.js';
 import { reply, startScriptedServer, type ScriptedServer, type Step } from './scripted-server.js';
 
@@ -357,6 +358,18 @@ describe('MemberApiClient: the token never leaks', () => {
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain('SIGNATURE-xyz');
     expect(text).toContain('[redacted]');
+  });
+
+  it('keeps no beginning of the token when an error body is cut off inside it (past the 64 KiB kept)', async () => {
+    // whitespace before the token collapses in the message, so what was kept of the token would be all it shows
+    const cutInside: Step = (req, res) => {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(`${' '.repeat(ERROR_BODY_KEEP_BYTES - 40)}${req.headers.authorization} and more`);
+    };
+    const { client } = await setup([cutInside], { retry: { ...FAST, retries: 0 } });
+    const outcome = await client.postImport(BODY);
+    expect(outcome.kind).toBe('bad-request');
+    expect(JSON.stringify(outcome)).not.toContain(TOKEN.slice(0, 20));
   });
 });
 

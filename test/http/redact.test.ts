@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactHeaders, redactor } from '../../src/http/redact.js';
+import { redactCutText, redactHeaders, redactor } from '../../src/http/redact.js';
 
 const TOKEN = 'eyJhbGciOi.payload+part/sig==';
 
@@ -28,5 +28,24 @@ describe('redactor: every form a server may echo the token in', () => {
   it('leaves other text alone, and a short token inside words', () => {
     expect(mask('HTTP 502 Bad Gateway')).toBe('HTTP 502 Bad Gateway');
     expect(redactor(['t'])('Gateway; Bearer t.')).toBe('Gateway; Bearer [redacted].');
+  });
+});
+
+describe('redactCutText: a text cut off inside a secret keeps none of it', () => {
+  const OPAQUE = 'sbx_push_EvcvsnzzlDTTloZ1dJgXZ80zrPTc4wl1';
+  const mask = redactor([OPAQUE]);
+  it.each([
+    ['raw', OPAQUE],
+    ['percent-encoded', [...OPAQUE].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')],
+    ['JSON \\u escapes', [...OPAQUE].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+  ])('%s, cut after any of its characters', (_name, form) => {
+    for (let kept = 1; kept < form.length; kept++) {
+      const cut = redactCutText(`error: ${OPAQUE} ${'.'.repeat(300)} was sent as ${form.slice(0, kept)}`, mask);
+      expect(cut).not.toContain(form.slice(0, Math.min(kept, 4)));
+      expect(cut.startsWith(`error: [redacted] ${'.'.repeat(40)}`)).toBe(true);
+    }
+  });
+  it('keeps a text whole when there is no secret', () => {
+    expect(redactCutText('error page', redactor([]))).toBe('error page');
   });
 });
