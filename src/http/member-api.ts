@@ -4,7 +4,7 @@
  */
 import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
-import { cleanMessage, headerValue, summarizeBody, tryParseJson } from './response-body.js';
+import { cleanMessage, headerValue, SUCCESS_BODY_MAX_BYTES, summarizeBody, tryParseJson } from './response-body.js';
 import { RetryingTransport, type AttemptListener, type TransportOptions } from './transport.js';
 
 export type { RetryInfo } from './transport.js';
@@ -58,6 +58,12 @@ export class MemberApiClient {
     const contentType = headerValue(sent.headers, 'content-type');
     const cause: FailureCause = { kind: 'http', status, retries, gaveUp: false, reachedServer: true };
     if (status === 200) {
+      if (read.truncated) {
+        // cut off at the cap, the JSON cannot parse: say so, rather than what zod makes of the cut text
+        const limit = `${SUCCESS_BODY_MAX_BYTES / (1024 * 1024)} MiB`;
+        const message = `HTTP 200 but the body is larger than the ${limit} an import result may be (${read.bytes} bytes read before giving up): ${summarizeBody(read, contentType)}`;
+        return { kind: 'failed', status, retries, cause, message };
+      }
       const parsed = importResultSchema.safeParse(tryParseJson(read.text));
       if (parsed.success) return { kind: 'ok', status: 200, result: parsed.data };
       const what = parsed.error.issues[0];

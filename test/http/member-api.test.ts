@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemberApiClient, type RetryInfo } from '../../src/http/member-api.js';
-import { ERROR_BODY_KEEP_BYTES } from '../../src/http/response-body.js';
+import { ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES } from '../../src/http/response-body.js';
 import { memberRetryPolicy, type RetryPolicy } from '../../src/http/retry-policy.js';
 import { reply, startScriptedServer, type ScriptedServer, type Step } from './scripted-server.js';
 
@@ -126,6 +126,31 @@ describe('MemberApiClient: outcomes', () => {
     const { server, client } = await setup([reply(400, error)]);
     expect(await client.postImport(BODY)).toEqual({ kind: 'bad-request', status: 400, error });
     expect(server.received).toHaveLength(1);
+  });
+
+  it('says a 200 body past the cap is too large, not what a schema makes of the cut JSON', async () => {
+    const padding = Buffer.alloc(1024 * 1024, 'a');
+    const { client } = await setup([
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"importedCount":1,"updatedCount":0,"skipped":[],"pad":"');
+        let sent = 0;
+        const pump = () => {
+          while (sent++ < SUCCESS_BODY_MAX_BYTES / padding.length + 1)
+            if (!res.write(padding)) return res.once('drain', pump);
+          res.end('"}');
+        };
+        res.on('error', () => undefined);
+        pump();
+      },
+    ]);
+    const response = await client.postImport(BODY);
+    expect(response.kind).toBe('failed');
+    if (response.kind !== 'failed') return;
+    expect(response.message).toMatch(
+      /^HTTP 200 but the body is larger than the 64 MiB an import result may be \(\d+ bytes read/,
+    );
+    expect(response.message).not.toContain('Invalid input');
   });
 
   it('synthesizes a member error from a non-conforming 400 body, summarizing HTML', async () => {
