@@ -29,6 +29,16 @@ describe('subscribe problems in words', () => {
     expect(problemsHint([{ field: 'customerId', kind: 'surrounding-space', value: ' c1', trimmed: 'c1' }])).toBe(
       'without them the id is "c1": pass that',
     );
+    const spaced: SubscriptionProblem = {
+      field: 'installationId',
+      kind: 'surrounding-space',
+      value: ' i1 ',
+      trimmed: 'i1',
+    };
+    expect(problemText(spaced)).toBe(
+      '--installation-id " i1 " has spaces around it, which would be sent as part of the id',
+    );
+    expect(problemsHint([spaced])).toBe('without them the id is "i1": pass that');
   });
 
   it('a pasted token with debris names it, and the hint is the cleaned value', () => {

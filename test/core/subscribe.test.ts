@@ -209,6 +209,15 @@ describe('checkSubscription', () => {
     expect(ready({ ...draft, customerId: 'c 1' }).customerId).toBe('c 1');
   });
 
+  it('an installation id with spaces around it is refused too: trimmed or not, it would name another device', () => {
+    for (const installationId of [' inst-1 ', 'inst-1\t', '\u00a0inst-1'])
+      expect(checkSubscription({ ...draft, installationId })).toEqual({
+        kind: 'invalid',
+        problems: [{ field: 'installationId', kind: 'surrounding-space', value: installationId, trimmed: 'inst-1' }],
+      });
+    expect(ready({ ...draft, installationId: 'inst 1' }).request.installationId).toBe('inst 1');
+  });
+
   it('missing values are problems of their own', () => {
     expect(checkSubscription({ customerId: 'c1' })).toEqual({
       kind: 'invalid',

@@ -85,8 +85,10 @@ const FIELD_HINTS: Record<keyof SubscriptionDraft, (problem: SubscriptionProblem
             ? 'a device token is at most 255 characters (APNs: 64 or more hex digits; FCM: ~150 characters): check that only the token was copied'
             : "the device token is in the app's debug log or support screen",
   platform: () => `platforms: ${platformList()}`,
-  installationId: () =>
-    "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",
+  installationId: (problem) =>
+    problem.kind === 'surrounding-space'
+      ? `without them the id is ${shown(problem.trimmed)}: pass that`
+      : "the installation id is the app installation's own id (at most 50 characters), not the device token: check that only the id was copied",
 };
 
 /** The hint for these problems only: a wrong installation id says nothing about platforms. */

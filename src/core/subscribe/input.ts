@@ -115,8 +115,11 @@ export type SubscriptionProblem =
   | { field: 'customerId'; kind: 'empty' }
   /** Only dots or whitespace: `..` in the URL path (even as %2E%2E) is a dot segment to servers that decode it. */
   | { field: 'customerId'; kind: 'dot-segment'; value: string }
-  /** Spaces around the id (a paste): sent as written they are part of the id, trimmed they would be a guess. */
-  | { field: 'customerId'; kind: 'surrounding-space'; value: string; trimmed: string }
+  /**
+   * Spaces around an id (a paste): sent as written they are part of the id, trimmed they would be a guess. For the
+   * installation id, which the API keys the device by, " inst-1" would be a second device beside "inst-1".
+   */
+  | { field: 'customerId' | 'installationId'; kind: 'surrounding-space'; value: string; trimmed: string }
   | { field: 'tokenHandle' | 'installationId'; kind: 'empty' | 'too-long'; length: number; limit: number }
   | { field: 'platform'; kind: 'unknown'; value: string; suggestion?: PlatformSuggestion }
   /** Spaces, angle brackets or quotes around or in a token memberctl does not clean by itself: `cleaned` is the hint. */
@@ -166,6 +169,8 @@ export function draftProblems(draft: SubscriptionDraft, options: { cleanToken?: 
     const sent = key === 'tokenHandle' ? tokenToSend(platform, value, options) : value;
     const problem = fieldProblem(key, sent);
     if (problem) return [problem];
+    if (key === 'installationId' && value.trim() !== value)
+      return [{ field: key, kind: 'surrounding-space', value, trimmed: value.trim() }];
     // a cleaned APNs token was reshaped by memberctl: it must at least have a real token's length
     if (key === 'tokenHandle' && platform === 'Apns' && sent !== value && HEX.test(sent) && implausibleApnsLength(sent))
       return [{ field: key, kind: 'implausible-apns-length', hexDigits: sent.length }];
