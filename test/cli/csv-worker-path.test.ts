@@ -242,11 +242,13 @@ describe('a CSV parsed in the worker thread gives what the main thread gives', (
 });
 
 describe('MEMBERCTL_CSV_WORKER, read by the command line into the request', () => {
-  it('always and never as written; unset or anything else leaves the choice to the file size', () => {
+  it('always and never as written; unset, empty or auto leave the choice to the file size; anything else is refused', () => {
     const choice = (env: NodeJS.ProcessEnv) => inputOptionsFrom('members.csv', {}, env).csvWorker;
     expect(choice({ MEMBERCTL_CSV_WORKER: 'always' })).toBe('always');
     expect(choice({ MEMBERCTL_CSV_WORKER: 'never' })).toBe('never');
     expect(choice({})).toBe('auto');
-    expect(choice({ MEMBERCTL_CSV_WORKER: 'sometimes' })).toBe('auto');
+    expect(choice({ MEMBERCTL_CSV_WORKER: '' })).toBe('auto');
+    expect(choice({ MEMBERCTL_CSV_WORKER: 'auto' })).toBe('auto');
+    expect(() => choice({ MEMBERCTL_CSV_WORKER: 'sometimes' })).toThrow(/always, never or auto/);
   });
 });
