@@ -354,6 +354,26 @@ describe('map init', () => {
     expect(book.decisions.map((d) => d.key)).toEqual(['fields.isActive']);
   });
 
+  it("Salesforce's CreatedDate (+0000, an offset without its colon) is a join date with its format, not metadata", async () => {
+    const path = file(
+      'salesforce.csv',
+      'Id,FirstName,CreatedDate\r\n0031X00000aAAAA,Ann,2023-01-05T10:00:00.000+0000\r\n0031X00000aAAAB,Bo,2023-01-06T11:30:00.000-0500\r\n',
+    );
+    const { mapping, decisions } = await initMapping({ path });
+    expect(mapping.columns.CreatedDate).toEqual({ field: 'createdAt', format: "yyyy-MM-dd'T'HH:mm:ss.SSSxx" });
+    expect(decisions.map((d) => d.key)).toEqual(['fields.isActive']);
+    const mapper = createRecordMapper('csv', ['Id', 'FirstName', 'CreatedDate'], {
+      file: 'salesforce.csv',
+      mapping: settled(mapping),
+    });
+    const c = mapper.toCandidate({
+      record: 1,
+      line: 2,
+      raw: ['0031X00000aAAAB', 'Bo', '2023-01-06T11:30:00.000-0500'],
+    });
+    expect(c.valid && c.item.createdAt).toBe('2023-01-06T16:30:00.000Z');
+  });
+
   it('member lists in Spanish, French and Dutch: ids, mobiles, join dates and status words in their own words', async () => {
     const es = file(
       'socios.csv',

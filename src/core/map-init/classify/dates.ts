@@ -6,6 +6,9 @@ import { compileDateFormat } from '../../mapping/rules/date-format.js';
 
 /** Patterns tried on a date column's cells, most specific and most common first; dd/MM before MM/dd. */
 const DATE_PATTERNS = [
+  // Salesforce's exports: ISO but for the offset's missing colon (+0000), which ISO 8601's extended form needs
+  "yyyy-MM-dd'T'HH:mm:ss.SSSxx",
+  "yyyy-MM-dd'T'HH:mm:ssxx",
   "yyyy-MM-dd'T'HH:mm:ss.SSS",
   "yyyy-MM-dd'T'HH:mm:ss",
   'yyyy-MM-dd HH:mm:ss',
