@@ -6,11 +6,18 @@ import { fileURLToPath } from 'node:url';
 
 const reporter = fileURLToPath(new URL('./report-rss.mjs', import.meta.url));
 
-/** @returns {Promise<{code: number|null, ms: number, cpuMs: number, rssMb: number, stdout: string, stderr: string}>} */
-export function measureNode(args, { env = {}, cwd } = {}) {
+/**
+ * `cpus`: a CPU list for taskset (e.g. "0"): the process and all its threads kept to those cores.
+ * @returns {Promise<{code: number|null, ms: number, cpuMs: number, rssMb: number, stdout: string, stderr: string}>}
+ */
+export function measureNode(args, { env = {}, cwd, cpus } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', reporter, ...args], {
+    const nodeArgs = ['--import', reporter, ...args];
+    const [command, commandArgs] = cpus
+      ? ['taskset', ['-c', cpus, process.execPath, ...nodeArgs]]
+      : [process.execPath, nodeArgs];
+    const child = spawn(command, commandArgs, {
       cwd,
       env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
