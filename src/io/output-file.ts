@@ -72,6 +72,12 @@ export async function checkOutputPaths(
   }
   for (const output of outputs) {
     if (!output) continue;
+    // '-' is standard input where a command reads; as an output it would quietly be a file named "-" in this folder
+    if (output.path === '-')
+      throw new UsageError(`${output.flag} -: outputs are files, and this would write one named "-"`, {
+        code: 'output-dash',
+        hint: `Give ${output.flag} a file name${output.flag === '--output' ? ' (/dev/stdout writes to standard output)' : ''}; a file really named "-" is ./-.`,
+      });
     const info = await inspectTarget(output.path, output.flag);
     if (info && !info.isFile()) continue; // /dev/null may be named by every output
     // a file not there yet is known by its real folder and name: two outputs may still name the same new file
@@ -86,7 +92,7 @@ export async function checkOutputPaths(
         `${output.flag} ${output.path} ${what}${output.path === same.path ? '' : ' (a link to it)'}: writing it would destroy that file`,
         {
           code: 'output-is-input',
-          hint: `Give ${output.flag} a file of its own, e.g. ${suggestion(output.path)}.`,
+          hint: `Give ${output.flag} a file of its own, e.g. ${suggestion(output.flag, output.path)}.`,
         },
       );
     }
@@ -296,8 +302,13 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function suggestion(path: string): string {
+/** A name beside `path` for what `flag` writes: --output's items are NDJSON and --report is JSON, whatever the input is. */
+function suggestion(flag: string, path: string): string {
   const base = basename(path);
   const dot = base.lastIndexOf('.');
-  return dot > 0 ? `${base.slice(0, dot)}.rejects${base.slice(dot)}` : `${base}.out`;
+  const stem = dot > 0 ? base.slice(0, dot) : base;
+  if (flag === '--output') return `${stem}.items.ndjson`;
+  if (flag === '--report') return `${stem}.report.json`;
+  if (flag === '--rejects') return dot > 0 ? `${stem}.rejects${base.slice(dot)}` : `${base}.rejects.ndjson`;
+  return dot > 0 ? `${stem}.${flag.replace(/^-+/, '')}${base.slice(dot)}` : `${base}.out`;
 }

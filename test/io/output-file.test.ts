@@ -141,6 +141,24 @@ describe('output files (property: whatever the path, the input and other files s
     );
   });
 
+  it('refuses "-" as an output (it would be a file named "-"), and names a file of its own for each flag', async () => {
+    const dash = await refusal(checkOutputPaths([], [{ flag: '--output', path: '-' }]));
+    expect(dash.message).toBe('--output -: outputs are files, and this would write one named "-"');
+    expect(dash.hint).toBe(
+      'Give --output a file name (/dev/stdout writes to standard output); a file really named "-" is ./-.',
+    );
+    const input = join(dir, 'members.csv');
+    await writeFile(input, 'memberId\n');
+    const hints: (string | undefined)[] = [];
+    for (const flag of ['--output', '--rejects', '--report'])
+      hints.push((await refusal(checkOutputPaths([input], [{ flag, path: input }]))).hint);
+    expect(hints).toEqual([
+      'Give --output a file of its own, e.g. members.items.ndjson.',
+      'Give --rejects a file of its own, e.g. members.rejects.csv.',
+      'Give --report a file of its own, e.g. members.report.json.',
+    ]);
+  });
+
   it('refuses two outputs that are one file', async () => {
     const report = join(dir, 'run.json');
     await writeFile(report, '{}');
