@@ -81,6 +81,29 @@ describe('the import summary', () => {
     expect(verdict(summary({ rows: 5, importedCount: 5 }))).toBe('Done: every record imported or updated.');
   });
 
+  it('advises the rejects file the input can have: CSV for CSV and workbooks, NDJSON for JSON, both when unknown', () => {
+    const advice = (inputFormat?: 'csv' | 'xlsx' | 'json' | 'ndjson') => {
+      const stdout: string[] = [];
+      const output: Output = {
+        color: new Chalk({ level: 0 }),
+        out: (t) => void stdout.push(t),
+        err: () => undefined,
+        warn: () => undefined,
+        stderrIsTTY: false,
+      };
+      const context = { file: 'members', target: 'x', ...(inputFormat ? { inputFormat } : {}) };
+      renderImportSummary(summary({ rows: 2, invalid: 1, importedCount: 1 }), context, output);
+      return stdout.at(-1)?.match(/Add --rejects (.*) to get them/)?.[1];
+    };
+    expect([advice('csv'), advice('xlsx'), advice('json'), advice('ndjson'), advice()]).toEqual([
+      'fix-me.csv',
+      'fix-me.csv',
+      'fix-me.ndjson',
+      'fix-me.ndjson',
+      'fix-me.ndjson (fix-me.csv for CSV input)',
+    ]);
+  });
+
   it('a rejects file left as it was (input unreadable midway) is said to be not replaced, never "Wrote"', () => {
     const stdout: string[] = [];
     const output: Output = {

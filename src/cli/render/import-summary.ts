@@ -9,6 +9,7 @@ import { formatDuration, formatWait } from '../../duration.js';
 import { duplicatesLine } from './duplicates-line.js';
 import { omittedCellsLines } from './omitted-cells-lines.js';
 import { notReplacedLine } from './not-replaced.js';
+import type { InputFormat } from '../../io/source.js';
 
 export interface SummaryContext {
   file: string;
@@ -21,10 +22,18 @@ export interface SummaryContext {
   withUnchanged?: boolean;
   /** --pad-short-rows was given: the summary says how many rows it completed. */
   withPadded?: boolean;
+  /** The input's format when its flag or name tells it: a CSV rejects file is for CSV (and workbook) input only. */
+  inputFormat?: InputFormat;
   /** The exact command that sends what is left (cli/import-outcome.ts). */
   againCommand?: string;
   /** What the durable state did (resumed, refreshed, absent, shard, journal): a dim line each after the verdict. */
   state?: ImportStateReport;
+}
+
+/** The rejects file to advise: CSV for CSV and workbook input (its columns written back), NDJSON for any other. */
+function suggestedRejects(format: InputFormat | undefined): string {
+  if (format === 'csv' || format === 'xlsx') return 'fix-me.csv';
+  return format ? 'fix-me.ndjson' : 'fix-me.ndjson (fix-me.csv for CSV input)';
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -126,7 +135,7 @@ function verdict(summary: ImportSummary, context: SummaryContext, output: Output
   if (refused > 0) {
     const path = context.rejectsPath;
     const hint = !path
-      ? ' Add --rejects fix-me.csv (or .ndjson) to get them in a file to fix and feed back.'
+      ? ` Add --rejects ${suggestedRejects(context.inputFormat)} to get them in a file to fix and feed back.`
       : path.toLowerCase().endsWith('.csv')
         ? ` Fix them in ${path} and import that file as it is.`
         : ` Their inputs are in ${path}: jq -c .input ${path} > fixed.ndjson, fix, and import fixed.ndjson.`;

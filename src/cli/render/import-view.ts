@@ -12,6 +12,8 @@ import { packageVersion } from '../../version.js';
 import { createOutput, renderError, type Output } from '../output.js';
 import { createImportProgress, type ImportProgress } from '../progress.js';
 import { renderImportSummary } from './import-summary.js';
+import { formatFromName } from '../../io/input-format.js';
+import type { InputFormat } from '../../io/source.js';
 
 export interface ImportViewFlags {
   json?: boolean;
@@ -22,6 +24,8 @@ export interface ImportViewFlags {
   padShortRows?: boolean;
   rejects?: string;
   report?: string;
+  /** --format, else the input's name tells the summary which rejects file to advise. */
+  format?: string;
 }
 
 /** What the view needs to know about where the records went (never the token, except to mask it). */
@@ -122,6 +126,7 @@ export function createImportView(
           rejectsPath: flags.rejects,
           rejectsKept: report.rejectsKept,
           reportPath: flags.report,
+          inputFormat: (flags.format as InputFormat | undefined) ?? formatFromName(report.file).format,
           againCommand: outcome.againCommand,
           state: report.state,
         };
