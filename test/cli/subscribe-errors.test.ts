@@ -50,6 +50,24 @@ async function run(steps: Step[], extra: string[] = []) {
   );
 }
 
+describe('memberctl subscribe: a server that asks to wait a day', () => {
+  it('says when to run the command again, not that the subscription may or may not be stored', async () => {
+    const wait: Step = (_q, res) => {
+      res.writeHead(429, { 'retry-after': '86400', 'content-type': 'application/problem+json' });
+      res.end(JSON.stringify({ title: 'Too Many Requests', status: 429 }));
+    };
+    const before = Date.now();
+    const result = await run([wait]);
+    expect(result.code).toBe(4);
+    expect(server!.received).toHaveLength(1);
+    const hint = result.stderr.split('\n').find((line) => line.startsWith('hint:'))!;
+    expect(hint).toMatch(/^hint: run the same command again after (\S+) \(it is idempotent by installation id\)$/);
+    const until = Date.parse(hint.match(/after (\S+) /)![1]!);
+    expect(until - before).toBeGreaterThanOrEqual(86_400_000);
+    expect(result.stderr).not.toContain('may or may not be stored');
+  });
+});
+
 describe('memberctl subscribe: error bodies that are not problem+json', () => {
   it('reads the token from --token-file and sends it as a bearer token', async () => {
     const result = await run([reply(201, '')]);

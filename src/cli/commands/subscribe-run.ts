@@ -117,6 +117,17 @@ const HINTS: Partial<Record<SubscribeReport['kind'], string>> = {
 const NOT_SENT_HINT =
   'the server was not reached, so nothing was stored; check the base URL and the network, then run the same command again';
 
+/** Past a year no date is worth printing (Retry-After: 99999999999999999999 would be year +275760). */
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+
+/** A server that asked to wait longer than memberctl waits: when to run the command again, as import says it. */
+function serverWaitHint(retryAfterMs: number): string {
+  if (retryAfterMs > YEAR_MS)
+    return "no run should wait that long: ask the API's operators why the server answers so, then run the same command again";
+  const until = new Date(Date.now() + retryAfterMs).toISOString();
+  return `run the same command again after ${until} (it is idempotent by installation id)`;
+}
+
 type Sent = Exclude<SubscribeReport, { kind: 'invalid' | 'cancelled' }>;
 
 function render(outcome: Sent, how: { output: Output; json: boolean; where: string }): number {
@@ -133,7 +144,12 @@ function render(outcome: Sent, how: { output: Output; json: boolean; where: stri
   const problem: ProblemDetails = outcome.problem;
   if (json) output.out(JSON.stringify({ error: problemJson(problem) }));
   output.err(`${output.color.red('error:')} ${formatProblem(problem)}`);
-  const hint = outcome.kind === 'not-confirmed' && !outcome.reachedServer ? NOT_SENT_HINT : HINTS[outcome.kind];
+  const hint =
+    outcome.kind === 'not-confirmed' && !outcome.reachedServer
+      ? NOT_SENT_HINT
+      : outcome.kind === 'not-confirmed' && outcome.retryAfterMs !== undefined
+        ? serverWaitHint(outcome.retryAfterMs)
+        : HINTS[outcome.kind];
   if (hint) output.err(`${output.color.dim('hint:')} ${hint}`);
   return exitCodeFor(outcome.category);
 }

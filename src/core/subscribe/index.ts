@@ -38,7 +38,15 @@ export type SubscribeOutcome =
   | { kind: 'refused'; status: number; problem: ProblemDetails }
   | { kind: 'credentials'; status: number; problem: ProblemDetails }
   /** `reachedServer` false: no request reached the server (host not found, connection refused), so nothing was stored. */
-  | { kind: 'not-confirmed'; status?: number; problem: ProblemDetails; retries: number; reachedServer: boolean };
+  | {
+      kind: 'not-confirmed';
+      status?: number;
+      problem: ProblemDetails;
+      retries: number;
+      reachedServer: boolean;
+      /** The server's Retry-After (429, 503) when it asked for a wait longer than memberctl waits. */
+      retryAfterMs?: number;
+    };
 
 const CATEGORY: Record<SubscribeOutcome['kind'], ResultCategory> = {
   subscribed: 'ok',
@@ -96,7 +104,13 @@ function toOutcome(
     case 'failed': {
       // Keep the server's problem when there was one; say plainly why there is no confirmation either way.
       const { cause, retries, status } = response;
-      const notConfirmed = { kind: 'not-confirmed', status, retries, reachedServer: cause.reachedServer } as const;
+      const notConfirmed = {
+        kind: 'not-confirmed',
+        status,
+        retries,
+        reachedServer: cause.reachedServer,
+        ...(cause.retryAfterMs === undefined ? {} : { retryAfterMs: cause.retryAfterMs }),
+      } as const;
       const gaveUp = cause.gaveUp ? gaveUpText(retries) : undefined;
       const stopped =
         cause.kind === 'stopped' ? `${interrupted ? 'interrupted' : 'stopped'} before the next retry` : undefined;
