@@ -143,6 +143,28 @@ describe('precedence: flag > env > profile > default', () => {
     );
   });
 
+  it("a number out of range says the range in words, with an example in the form it was given (never zod's words)", () => {
+    const refusal = (attempt: () => unknown) => {
+      try {
+        attempt();
+      } catch (error) {
+        return { message: (error as UsageError).message, hint: (error as UsageError).hint };
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal(() => resolveSettings({ env: {}, flags: { concurrency: 0 } }))).toEqual({
+      message: '--concurrency 0: out of range',
+      hint: '--concurrency takes a whole number from 1 to 64 (e.g. --concurrency 8)',
+    });
+    expect(refusal(() => resolveSettings({ env: { MEMBERCTL_BATCH_SIZE: '100001' } }))).toEqual({
+      message: 'MEMBERCTL_BATCH_SIZE 100001: out of range',
+      hint: 'MEMBERCTL_BATCH_SIZE takes a whole number from 1 to 100,000 (e.g. MEMBERCTL_BATCH_SIZE=500)',
+    });
+    expect(refusal(() => resolveSettings({ env: {}, flags: { timeoutMs: '5s' as unknown as number } })).hint).toBe(
+      '--timeout takes a whole number from 1 to 3,600,000 (e.g. --timeout 30000)',
+    );
+  });
+
   it('--max-retry-after and MEMBERCTL_MAX_RETRY_AFTER: a duration of at most 7d, refused naming the flag', () => {
     for (const bad of ['5x', '-1m', '8d']) {
       const refused = () => resolveSettings({ env: {}, flags: { maxRetryAfter: bad } });

@@ -153,17 +153,43 @@ function fromText(key: SettingKey, text: string, variable: string): unknown {
   const kind = SETTING_SPECS[key].kind;
   if (kind === 'int') {
     if (!/^\d+$/.test(text))
-      throw new UsageError(`${variable} "${text}" is not a whole number`, { code: 'bad-setting' });
+      throw new UsageError(`${variable} "${text}" is not a whole number`, {
+        code: 'bad-setting',
+        hint: rangeHint(key, variable),
+      });
     return Number(text);
   }
   return text;
+}
+
+/** A whole-number setting's bounds, read from its schema (zod keeps them): what to say instead of zod's words. */
+function bounds(key: SettingKey): { min: number; max: number } | undefined {
+  const schema = SETTING_SCHEMAS[key] as unknown as { minValue?: number | null; maxValue?: number | null };
+  return typeof schema.minValue === 'number' && typeof schema.maxValue === 'number'
+    ? { min: schema.minValue, max: schema.maxValue }
+    : undefined;
+}
+
+/** "--concurrency takes a whole number from 1 to 64 (e.g. --concurrency 8)", the example the default when there is one. */
+function rangeHint(key: SettingKey, origin: string): string | undefined {
+  const range = bounds(key);
+  if (!range) return undefined;
+  const fallback = (SETTING_DEFAULTS as Partial<Record<SettingKey, unknown>>)[key];
+  const example = typeof fallback === 'number' ? fallback : Math.min(Math.max(8, range.min), range.max);
+  const given = origin.startsWith('-') ? `${origin} ${example}` : `${origin}=${example}`;
+  return `${origin} takes a whole number from ${range.min.toLocaleString('en-US')} to ${range.max.toLocaleString('en-US')} (e.g. ${given})`;
 }
 
 function checked(key: SettingKey, value: unknown, origin: string): unknown {
   const result = SETTING_SCHEMAS[key].safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new UsageError(`${origin} ${JSON.stringify(value)}: ${issue?.message ?? 'invalid value'}`, {
+  const range = bounds(key);
+  // zod's own words ("Too small: expected number to be >=1") are for programmers; the bounds say it to a user
+  const outOfRange = range && (issue?.code === 'too_small' || issue?.code === 'too_big');
+  const what = outOfRange ? `out of range` : (issue?.message ?? 'invalid value');
+  throw new UsageError(`${origin} ${JSON.stringify(value)}: ${what}`, {
     code: 'bad-setting',
+    ...(outOfRange ? { hint: rangeHint(key, origin) } : {}),
   });
 }
