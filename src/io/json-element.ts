@@ -91,6 +91,12 @@ export function oversizeRecord(record: number, line: number, what: string): Sour
 
 /** JSON.parse's message, saying where in the record (or on which line) the error is, without repeating the record. */
 function jsonError(text: string, line: number, message: string): { message: string; hint: string } {
+  // JSON.parse would name an invisible character: a BOM past the first line is another file's start, joined on
+  if (text.startsWith('\ufeff'))
+    return {
+      message: 'not valid JSON: the record starts with a byte-order mark (U+FEFF), the mark a file starts with',
+      hint: "were files joined into this one (cat a.ndjson b.ndjson)? Remove the marks: sed -i 's/^\\xEF\\xBB\\xBF//' FILE",
+    };
   const position = /at position (\d+)/.exec(message);
   let where = '';
   if (position) {
@@ -101,7 +107,7 @@ function jsonError(text: string, line: number, message: string): { message: stri
   const shortMessage = message
     .replace(/\s*(?:in JSON )?at position \d+/, '')
     .replace(/\s*\(line \d+ column \d+\)/, '')
-    .replace(/, ".*" is not valid JSON$/s, '');
+    .replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, '');
   return {
     message: `not valid JSON${where ? ` (${where})` : ''}: ${shortMessage}`,
     hint: 'property names and strings take double quotes; no trailing commas',
