@@ -5,11 +5,11 @@
  * side runs while the next rows are parsed. The worker keeps at most AHEAD chunks in hand, so memory stays flat.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, ReaderFailure } from '../errors.js';
 import { keepV8FlagsAcross } from '../v8-flags.js';
+import { usableCores } from './cpu-quota.js';
 import type { InputBytes } from './input-bytes.js';
 import { type FromWorker, type ToWorker, unpackRecords } from './csv-worker-messages.js';
 import { checkHeaderLine } from './csv-record-core.js';
@@ -235,19 +235,18 @@ const WORKER_MIN_BYTES = 2 * 1024 * 1024;
  * Where the parsing worker's code is, when this input should be parsed in one: `wanted` (import, whose own work
  * per row outweighs the parse; validate's does not, and a worker would only add its cost), a file of
  * WORKER_MIN_BYTES or more (stdin, of unknown size and often a few rows piped by hand, is parsed here), and a
- * second core. `choice` 'always' or 'never' overrides that (SourceOptions.csvWorker: MEMBERCTL_CSV_WORKER, read by
+ * second core: one the process may run on and its cgroup's CPU quota gives time on (cpu-quota.ts; a pod limited to
+ * one CPU gets no worker, which would cost ~13 MB and give nothing). `choice` 'always' or 'never' overrides that (SourceOptions.csvWorker: MEMBERCTL_CSV_WORKER, read by
  * the command line).
  */
 export function csvWorkerEntry(
   totalBytes: number | undefined,
   wanted: boolean,
   choice: CsvWorkerChoice = 'auto',
+  cores: number = usableCores(),
 ): URL | undefined {
   if (choice === 'never') return undefined;
-  if (
-    choice !== 'always' &&
-    (!wanted || availableParallelism() < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES)
-  )
+  if (choice !== 'always' && (!wanted || cores < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES))
     return undefined;
   // run from the sources (the test runner), the worker is the compiled one: a worker thread cannot load TypeScript
   const here = import.meta.url;
