@@ -33,6 +33,7 @@ export interface OpenCsvOptions {
 
 export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvOptions = {}): Promise<CsvRecords> {
   const head = await readHead(bytes, file);
+  refuseExcelSeparatorLine(head, file);
   const delimiter =
     options.delimiter !== undefined
       ? normalizeDelimiter(options.delimiter)
@@ -159,6 +160,30 @@ async function readHead(bytes: InputBytes, file: string): Promise<Buffer> {
   const head = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   if (!/[^\s\ufeff]/.test(head.toString('utf8', 0, HEAD_BYTES))) throw emptyFile(file);
   return head;
+}
+
+/**
+ * Excel writes (and reads) a first line `sep=;` naming the delimiter. Read as a header it gave "unknown columns
+ * 'sep=', ''"; skipped, it would renumber every line that messages and the rejects file name. Refused, saying what
+ * it is and how to read the rest.
+ */
+function refuseExcelSeparatorLine(head: Buffer, file: string): void {
+  const line = /^\ufeff?sep=(.)\r?\n/i.exec(head.toString('utf8', 0, 16));
+  if (!line) return;
+  const delimiter = line[1]!;
+  const flag = delimiter === '\t' ? 'tab' : `'${delimiter}'`;
+  throw new InputError(
+    `${file} line 1: ${JSON.stringify(`sep=${delimiter}`)} is the line Excel writes to name the delimiter, not a header`,
+    {
+      code: 'input-csv-separator-line',
+      file,
+      line: 1,
+      hint:
+        file === 'stdin' // open-source.ts's name for '-'
+          ? `Remove that line before memberctl reads it (… | tail -n +2 | memberctl …), and pass --delimiter ${flag}`
+          : `Remove that line, then read the file with its delimiter: tail -n +2 ${file} > without-sep.csv, and --delimiter ${flag}`,
+    },
+  );
 }
 
 function emptyFile(file: string): InputError {

@@ -108,6 +108,22 @@ describe('CSV reader', () => {
     expect((error as InputError).category).toBe('usage');
   });
 
+  it("Excel's sep= line is refused naming the delimiter it gives, never read as a header", async () => {
+    const path = dir.write('excel-sep.csv', 'sep=;\r\nmemberId;isActive\r\nm-1;true\r\n');
+    await expect(readAll({ path })).rejects.toMatchObject({
+      code: 'input-csv-separator-line',
+      line: 1,
+      message: `${path} line 1: "sep=;" is the line Excel writes to name the delimiter, not a header`,
+      hint: `Remove that line, then read the file with its delimiter: tail -n +2 ${path} > without-sep.csv, and --delimiter ';'`,
+    });
+    await expect(readCsvText('\ufeffsep=\t\nmemberId\tcity\n', 1)).rejects.toMatchObject({
+      message: 'stdin line 1: "sep=\\t" is the line Excel writes to name the delimiter, not a header',
+      hint: 'Remove that line before memberctl reads it (… | tail -n +2 | memberctl …), and pass --delimiter tab',
+    });
+    // a header that only starts so is a header
+    expect((await readCsvText('sep=x,city\n1,Oslo\n')).source.headers).toEqual(['sep=x', 'city']);
+  });
+
   it('an empty file is an InputError; a header-only file is 0 records with its headers', async () => {
     await expect(readAll({ path: 'fixtures/invalid/empty.csv' })).rejects.toMatchObject({
       code: 'input-empty',
