@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,28 @@ describe('validateFile', () => {
     });
     expect(existsSync(output)).toBe(false);
     expect(existsSync(rejects)).toBe(false);
+  });
+
+  it('Ctrl-C midway (the signal aborted): the run stops, neither output appears and no temp file is left', async () => {
+    const path = await generated(30_000);
+    const output = join(dir, 'stopped-items.ndjson');
+    const rejects = join(dir, 'stopped-rejects.ndjson');
+    const stop = new AbortController();
+    let rows = 0;
+    const run = validateFile({ path, outputPath: output, rejectsPath: rejects, signal: stop.signal }, (event) => {
+      if (event.type === 'progress' && (rows = event.progress.rows) > 0) stop.abort();
+    });
+    await expect(run).rejects.toMatchObject({
+      code: 'interrupted',
+      category: 'cancelled',
+      message: expect.stringMatching(
+        /^interrupted after [\d,]+ records of .*gen-30000\.csv: the run stopped, nothing was written$/,
+      ),
+    });
+    expect(rows).toBeLessThan(30_000);
+    expect(existsSync(output)).toBe(false);
+    expect(existsSync(rejects)).toBe(false);
+    expect((await readdir(dir)).filter((name) => name.includes('stopped-'))).toEqual([]);
   });
 
   it('reports warnings for ignored columns and unused mapping rules', async () => {

@@ -153,6 +153,9 @@ describe('a FIFO no one writes to', () => {
       const run = await waitingOn(['validate']);
       const result = await run.interrupt();
       expect(result.code === 130 || result.signal === 'SIGINT').toBe(true);
+      expect(result.stderr).toMatch(
+        /^interrupted while opening .*waiting-validate\.fifo: nothing was read or written$/m,
+      );
       expect(result.stderr).not.toMatch(/^\s+at /m);
     },
     60_000,

@@ -63,8 +63,9 @@ export async function runValidate(file: string, flags: ValidateFlags, self: Comm
     profile: flags.stats,
   };
   let stats;
+  const signals = stopOnSignals(file, output, () => began);
   try {
-    stats = await validateFile(options, onEvent);
+    stats = await validateFile({ ...options, signal: signals.stop }, onEvent);
   } catch (error) {
     progress?.stop();
     // the error itself comes last, from the entry point (or below with --json), as import's summary comes first
@@ -74,6 +75,8 @@ export async function runValidate(file: string, flags: ValidateFlags, self: Comm
     json.fail(error, soFar, { output: flags.output, rejects: flags.rejects });
     renderError(error, output);
     return exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
+  } finally {
+    signals.release();
   }
   progress?.stop();
   if (json) json.finish(stats);
@@ -82,6 +85,28 @@ export async function runValidate(file: string, flags: ValidateFlags, self: Comm
     if (stats.profile) renderProfile(stats.profile, output);
   }
   return exitCodeFor(validateCategory(stats));
+}
+
+/**
+ * Ctrl-C or SIGTERM once reading began: the run stops between batches and removes its half-written --output and
+ * --rejects temp files (validateFile's signal). Before that (an input still opening: a FIFO with no writer yet) or
+ * a second time (a pipe that sends nothing more), the signal does what it does by default, at once.
+ */
+function stopOnSignals(file: string, output: Output, began: () => boolean): { stop: AbortSignal; release(): void } {
+  const stop = new AbortController();
+  const release = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (began() && !stop.signal.aborted) return stop.abort();
+    release();
+    if (!began()) output.err(`interrupted while opening ${file}: nothing was read or written`);
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { stop: stop.signal, release };
 }
 
 /** The --output and --rejects asked for, left as they were by a run that ended midway: one line on stderr. */

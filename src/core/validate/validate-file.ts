@@ -2,7 +2,7 @@
  * validate: the whole local half of an import, no network. Streams every record through read → map → validate,
  * writes --output / --rejects as it goes, and keeps only counts, reasons and a bounded sample in memory.
  */
-import type { ResultCategory } from '../../errors.js';
+import { MemberctlError, type ResultCategory } from '../../errors.js';
 import type { InputFormat } from '../../io/source.js';
 import { checkOutputPaths } from '../../io/output-file.js';
 import { openItemsWriter, type ItemsWriter } from '../../io/items-writer.js';
@@ -31,6 +31,8 @@ export interface ValidateOptions extends CandidateOptions {
   sampleSize?: number;
   /** --stats: tally what the valid items carry, field by field (see field-profile.ts). */
   profile?: boolean;
+  /** Ctrl-C / SIGTERM: the run stops after the batch in hand, and --output and --rejects stay as they were. */
+  signal?: AbortSignal;
 }
 
 export interface InvalidRecord {
@@ -119,6 +121,7 @@ export async function validateFile(
   try {
     // batch by batch: without --output, a valid record (nearly all of them) costs no promise at all
     for await (const batch of stream.batches) {
+      if (options.signal?.aborted) throw interrupted(source.file, check.rows);
       for (let i = 0; i < batch.length; i++) {
         const record = batch[i]!;
         if (record.padded) check.padded++;
@@ -151,6 +154,15 @@ export async function validateFile(
     duplicateMembers: duplicates.report(),
     omittedCells: stream.omitted.report(),
   };
+}
+
+function interrupted(file: string, rows: number): MemberctlError {
+  return new MemberctlError(
+    'interrupted',
+    `interrupted after ${rows.toLocaleString('en-US')} records of ${file}: the run stopped, nothing was written`,
+    'cancelled',
+    { hint: 'Run it again to validate the whole file.' },
+  );
 }
 
 interface Outputs {
