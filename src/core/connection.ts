@@ -39,12 +39,20 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/**
+ * A URL as it may be shown: user and password (refused when the URL is used; a token, often) masked, even in a URL
+ * that does not parse.
+ */
+export function withoutUserinfo(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
+}
+
 export function parseBaseUrl(raw: string, allowInsecureHttp = false): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`base URL "${raw}" is not a valid URL`, {
+    throw new UsageError(`base URL "${withoutUserinfo(raw)}" is not a valid URL`, {
       hint: 'use a full URL such as https://api.example.com',
     });
   }

@@ -100,6 +100,24 @@ describe('config show', () => {
     expect(stdout).not.toContain(GOOD);
   });
 
+  it('never prints a password (or a token) written into a base URL: show, show --json, profiles; import refuses it', async () => {
+    const secret = 'hunter2-in-the-url';
+    const { xdg } = configDir({ profiles: { p: { baseUrl: `https://bot:${secret}@profile.example.com` } } });
+    const env = isolatedEnv({ XDG_CONFIG_HOME: xdg, MEMBERCTL_BASE_URL: `https://bot:${secret}@env.example.com` });
+    const runs = [
+      await runInProcess(['config', 'show'], env),
+      await runInProcess(['config', 'show', '--json'], env),
+      await runInProcess(['config', 'show', '--base-url', `http://${secret}@127.0.0.1:1`], env),
+      await runInProcess(['config', 'profiles'], env),
+      await runInProcess(['config', 'profiles', '--json'], env),
+      await runInProcess(['import', 'x.csv', '--base-url', `http://u:${secret}@[broken`], env),
+    ];
+    for (const run of runs) expect(run.stdout + run.stderr).not.toContain(secret);
+    expect(runs[0]!.stdout).toMatch(/baseUrl\s+https:\/\/\*\*\*@env\.example\.com\s+env MEMBERCTL_BASE_URL/);
+    expect(runs[3]!.stdout).toContain('https://***@profile.example.com');
+    expect(runs[5]!.stderr).toContain('base URL "http://***@[broken" is not a valid URL');
+  });
+
   it('honours the global --no-color (and NO_COLOR) even when color is forced', async () => {
     const colored = await runInProcess(['config', 'show'], isolatedEnv({ FORCE_COLOR: '1' }));
     expect(colored.stdout).toContain('\u001b[');

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { checkConfiguration, type CheckStatus } from '../../core/config/check.js';
+import { withoutUserinfo } from '../../core/connection.js';
 import {
   configLocation,
   describeProvenance,
@@ -80,7 +81,7 @@ export async function runProfiles(options: ProfilesOptions): Promise<number> {
       name,
       default: isDefault(name),
       description: profile.description ?? null,
-      baseUrl: profile.baseUrl ?? null,
+      baseUrl: typeof profile.baseUrl === 'string' ? withoutUserinfo(profile.baseUrl) : null,
     }));
     output.out(
       JSON.stringify({ configFile: { path: location.path, found: config !== undefined }, profiles: list }, null, 2),
@@ -90,11 +91,17 @@ export async function runProfiles(options: ProfilesOptions): Promise<number> {
   else {
     const width = Math.max(...profiles.map(([name]) => name.length)) + 3;
     for (const [name, profile] of profiles) {
-      const about = [profile.baseUrl, profile.description].filter(Boolean).join('  ');
+      const baseUrl = typeof profile.baseUrl === 'string' ? withoutUserinfo(profile.baseUrl) : undefined;
+      const about = [baseUrl, profile.description].filter(Boolean).join('  ');
       output.out(`${isDefault(name) ? '*' : ' '} ${name.padEnd(width)}${output.color.dim(String(about))}`.trimEnd());
     }
   }
   return exitCodeFor('ok');
+}
+
+/** A setting as shown: a base URL without the user and password it may carry (refused when used, never printed). */
+function shown(key: string, value: unknown): unknown {
+  return key === 'baseUrl' && typeof value === 'string' ? withoutUserinfo(value) : value;
 }
 
 export function describeToken(token: Setting<TokenRef> | undefined): string {
@@ -113,7 +120,10 @@ function showJson(settings: ResolvedSettings, configPath: string) {
     settings: Object.fromEntries(
       SETTING_KEYS.map((key) => [
         key,
-        { value: settings.values[key].value ?? null, source: describeProvenance(settings.values[key].source) },
+        {
+          value: shown(key, settings.values[key].value) ?? null,
+          source: describeProvenance(settings.values[key].source),
+        },
       ]),
     ),
     tokens: {
@@ -129,7 +139,7 @@ function renderShow(settings: ResolvedSettings, configPath: string, output: Outp
     const { value, source } = settings.values[key];
     return [
       key,
-      value === undefined ? color.dim(SETTING_SPECS[key].whenUnset ?? 'not set') : String(value),
+      value === undefined ? color.dim(SETTING_SPECS[key].whenUnset ?? 'not set') : String(shown(key, value)),
       value === undefined ? '' : describeProvenance(source),
     ];
   });
