@@ -354,6 +354,17 @@ describe('map init', () => {
     expect(book.decisions.map((d) => d.key)).toEqual(['fields.isActive']);
   });
 
+  it('records it cannot read are left out of the sample, and a note says how many and why (the first one)', async () => {
+    const path = file('bad-rows.csv', 'Id,Email\n1,a@x.com\n2,b@x.com,extra\n3,c@x.com\n4,d@x.com,x,y\n');
+    const { notes } = await initMapping({ path });
+    expect(notes[0]).toBe(
+      '2 records of the first 4 could not be read and are left out of the sample (the first: line 3: the row has 3 cells but the header has 2 (cell 3 is "extra")); every proposal below rests on the other 2: validate lists them all',
+    );
+    expect((await initMapping({ path: file('good.csv', 'Id,Email\n1,a@x.com\n') })).notes.join('\n')).not.toContain(
+      'could not be read',
+    );
+  });
+
   it("Salesforce's CreatedDate (+0000, an offset without its colon) is a join date with its format, not metadata", async () => {
     const path = file(
       'salesforce.csv',

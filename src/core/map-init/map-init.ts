@@ -46,9 +46,14 @@ export interface MapInitResult {
 export async function initMapping(options: SourceOptions): Promise<MapInitResult> {
   const source = await openRecordSource(options);
   const sample: SourceRecord[] = [];
+  const unread: SourceRecord[] = [];
   try {
     for await (const record of source) {
-      if (record.error) continue;
+      // unreadable records tell nothing about the columns, but the user hears how many the sample left out
+      if (record.error) {
+        unread.push(record);
+        continue;
+      }
       sample.push(record);
       if (sample.length >= SAMPLE_RECORDS) break;
     }
@@ -104,10 +109,20 @@ export async function initMapping(options: SourceOptions): Promise<MapInitResult
     format: source.format,
     mapping,
     validateCommand,
-    notes: [...notes, ...proposals.flatMap((p) => evidence(p))],
+    notes: [...unreadNote(unread, sample.length), ...notes, ...proposals.flatMap((p) => evidence(p))],
     decisions,
     proposals,
   };
+}
+
+/** How many records the sample left out as unreadable, and the first one's line and reason. */
+function unreadNote(unread: readonly SourceRecord[], read: number): string[] {
+  const first = unread[0];
+  if (!first) return [];
+  const count = unread.length === 1 ? '1 record' : `${unread.length} records`;
+  return [
+    `${count} of the first ${read + unread.length} could not be read and ${unread.length === 1 ? 'is' : 'are'} left out of the sample (the first: line ${first.line}: ${first.error!.message}); every proposal below rests on the other ${read}: validate lists them all`,
+  ];
 }
 
 /** One entry per key: two questions about one column (its zone, and whether it is the join date) are one entry. */
