@@ -107,7 +107,7 @@ function jsonError(text: string, line: number, message: string): { message: stri
   const shortMessage = message
     .replace(/\s*(?:in JSON )?at position \d+/, '')
     .replace(/\s*\(line \d+ column \d+\)/, '')
-    .replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, '');
+    .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
   return {
     message: `not valid JSON${where ? ` (${where})` : ''}: ${shortMessage}`,
     hint: 'property names and strings take double quotes; no trailing commas',

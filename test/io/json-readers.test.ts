@@ -122,12 +122,13 @@ describe('NDJSON reader', () => {
 
   it('a BOM past the first line (files joined) is said in words, not as an invisible token; no sample of the line', async () => {
     const { records } = await readNdjson(
-      '\ufeff{"a":1}\n\ufeff{"a":2}\nnope this is not json at all, a long line of text\n',
+      '\ufeff{"a":1}\n\ufeff{"a":2}\nnope this is not json at all, a long line of text\n{"memberId":"j1","customProperties":{"n":NaN}}\n',
     );
     expect(summary(records)).toEqual([
       [1, 1, { a: 1 }],
       [2, 2, 'error', 'not valid JSON: the record starts with a byte-order mark (U+FEFF), the mark a file starts with'],
       [3, 3, 'error', "not valid JSON: Unexpected token 'o'"],
+      [4, 4, 'error', "not valid JSON: Unexpected token 'N'"],
     ]);
   });
 
