@@ -10,6 +10,7 @@ import { errorToJson } from './output.js';
 import type { ResultCategory } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
 import { cliIo } from './io.js';
+import { TOKEN_ENV } from '../core/settings/spec.js';
 
 /**
  * On every line: which run wrote it (one process, one run; several runs may share a log file, e.g. a job that
@@ -56,7 +57,9 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   const stderr = cliIo().stderr;
   const write = options.write ?? ((line: string) => void stderr.write(line));
   const now = options.now ?? (() => new Date());
-  const secrets = (options.secrets ?? []).filter(
+  // the environment's tokens always (an error quoting the input may quote a token file given as the input)
+  const { env } = cliIo();
+  const secrets = [...(options.secrets ?? []), env[TOKEN_ENV.member], env[TOKEN_ENV.push]].filter(
     (secret): secret is string => typeof secret === 'string' && secret.length >= 4,
   );
 

@@ -153,3 +153,21 @@ describe('a server that echoes the token everywhere', () => {
     }
   });
 });
+
+describe('the token file given as the input by mistake', () => {
+  it('errors quote the input, never the token: the tokens of the environment are masked on stderr and in the JSON log', async () => {
+    const file = tokenFile(PUSH_TOKEN);
+    const env = isolatedEnv({ MEMBERCTL_TOKEN: MEMBER_TOKEN, MEMBERCTL_PUSH_TOKEN: PUSH_TOKEN });
+    const runs = [
+      await runInProcess(['validate', file, '--format', 'csv'], env),
+      await runInProcess(['validate', file, '--format', 'csv', '--log-format', 'json'], env),
+      await runInProcess(['import', file, '--format', 'csv', '--sandbox'], env),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(2);
+      expect(run.stdout + run.stderr).not.toContain(PUSH_TOKEN);
+      // as text, or inside a JSON log line (its quotes escaped)
+      expect(run.stderr).toMatch(/unknown column \\?"\[redacted\]\\?"/);
+    }
+  });
+});
