@@ -4,7 +4,7 @@
  */
 import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
-import { cleanMessage, headerValue, SUCCESS_BODY_MAX_BYTES, summarizeBody, tryParseJson } from './response-body.js';
+import { cleanMessage, headerValue, importResultMaxBytes, summarizeBody, tryParseJson } from './response-body.js';
 import { RetryingTransport, type AttemptListener, type TransportOptions } from './transport.js';
 
 export type { RetryInfo } from './transport.js';
@@ -41,10 +41,17 @@ export class MemberApiClient {
   /**
    * Sends one batch. `body` is the JSON array as UTF-8 (the batcher encoded it once, at its measured size). `signal` stops waiting (a
    * backoff or a 429 pause ends at once with `failed`) but lets a request already on the wire settle. `onAttempt`
-   * hears each attempt leave, then its status (or failure) and duration.
+   * hears each attempt leave, then its status (or failure) and duration. `items` (the records in `body`) sizes the
+   * largest import result read: a 200 body past it fails the batch.
    */
-  async postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptListener): Promise<ImportResponse> {
-    const sent = await this.#transport.post(IMPORT_PATH, body, signal, onAttempt);
+  async postImport(
+    body: Uint8Array,
+    signal?: AbortSignal,
+    onAttempt?: AttemptListener,
+    items = 1,
+  ): Promise<ImportResponse> {
+    const resultMaxBytes = importResultMaxBytes(items);
+    const sent = await this.#transport.post(IMPORT_PATH, body, signal, onAttempt, resultMaxBytes);
     if (sent.type === 'failed') {
       return {
         kind: 'failed',
@@ -60,7 +67,7 @@ export class MemberApiClient {
     if (status === 200) {
       if (read.truncated) {
         // cut off at the cap, the JSON cannot parse: say so, rather than what zod makes of the cut text
-        const limit = `${SUCCESS_BODY_MAX_BYTES / (1024 * 1024)} MiB`;
+        const limit = formatBytes(resultMaxBytes);
         const message = `HTTP 200 but the body is larger than the ${limit} an import result may be (${read.bytes} bytes read before giving up): ${summarizeBody(read, contentType)}`;
         return { kind: 'failed', status, retries, cause, message };
       }
@@ -112,4 +119,11 @@ export function unexpected(status: number, headers: Record<string, string | stri
   }
   if (status === 404 || status === 405) return `HTTP ${status} (check the base URL: the endpoint was not found there)`;
   return `HTTP ${status}`;
+}
+
+/** "1 MiB", "1.5 MiB", "400 KiB": the cap as a person reads it. */
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  if (mib >= 1) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+  return `${Math.round(bytes / 1024)} KiB`;
 }

@@ -8,8 +8,19 @@ import type { Dispatcher } from 'undici';
 /** Error bodies: the first 64 KiB is kept for the message; past 1 MiB the socket is dropped rather than drained. */
 export const ERROR_BODY_KEEP_BYTES = 64 * 1024;
 const ERROR_BODY_DRAIN_BYTES = 1024 * 1024;
-/** Success bodies are parsed whole; an import result of a few thousand skipped entries is far below this. */
+/** Success bodies are parsed whole; the subscribe answer (unspecified) is kept up to this. */
 export const SUCCESS_BODY_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * An import result is two counts and at most one skipped entry per item sent (memberId: 36 characters, 216 bytes
+ * even as \u escapes; reason: unbounded in the spec), so its size follows the batch: 4 KiB per item, 1 MiB at least.
+ * A 200 body past this fails the batch rather than filling memory (docs/safety.md "Work per cell").
+ */
+export const IMPORT_RESULT_BYTES_PER_ITEM = 4 * 1024;
+export const IMPORT_RESULT_MIN_BYTES = 1024 * 1024;
+
+export function importResultMaxBytes(items: number): number {
+  return Math.max(IMPORT_RESULT_MIN_BYTES, items * IMPORT_RESULT_BYTES_PER_ITEM);
+}
 
 export interface ReadBody {
   text: string;

@@ -122,6 +122,7 @@ export class RetryingTransport {
     body: string | Uint8Array,
     signal?: AbortSignal,
     onAttempt?: AttemptListener,
+    successKeepBytes = SUCCESS_BODY_MAX_BYTES,
   ): Promise<SendResult> {
     // Joined as text, not resolved with new URL(): resolution would collapse a "%2E%2E" customer id into "..".
     const basePath = this.#options.baseUrl.pathname;
@@ -152,7 +153,7 @@ export class RetryingTransport {
         const status = response.statusCode;
         this.#reached = true;
         const retryable = isRetryableStatus(status, policy);
-        const keep = status >= 200 && status < 300 && !retryable ? SUCCESS_BODY_MAX_BYTES : ERROR_BODY_KEEP_BYTES;
+        const keep = status >= 200 && status < 300 && !retryable ? successKeepBytes : ERROR_BODY_KEEP_BYTES;
         const read = await readBodyCapped(response.body, keep);
         const text = read.truncated ? redactCutText(read.text, this.#mask) : this.#mask(read.text);
         const read2 = { ...read, text };

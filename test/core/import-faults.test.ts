@@ -191,6 +191,41 @@ describe('import pipeline: refusals and stops', () => {
     expect(warning && 'message' in warning && warning.message).toContain('records 1–5');
   });
 
+  it("fails a batch whose 200 body is larger than its batch's result can be, instead of buffering it (trial2)", async () => {
+    // a valid import result followed by 2 MiB of JSON whitespace: the old 64 MiB cap read and parsed it whole
+    const padding = ' '.repeat(2 * 1024 * 1024);
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        const items = JSON.parse(body) as unknown[];
+        res.setHeader('content-type', 'application/json');
+        res.on('error', () => undefined);
+        res.end(JSON.stringify({ importedCount: items.length, updatedCount: 0, skipped: [] }) + padding);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const api = new MemberApiClient({
+      baseUrl: new URL(`http://127.0.0.1:${port}/`),
+      token: 't0ken-abc',
+      connections: 2,
+      timeoutMs: 5000,
+      retry: memberRetryPolicy(0),
+    });
+    const events: ImportEvent[] = [];
+    const summary = await runPipeline({
+      candidates: candidates(10),
+      transport: api,
+      batchSize: 5,
+      onEvent: collect(events),
+    });
+    await api.close();
+    expect(summary.failed).toBe(10);
+    expect(bucketSum(summary)).toBe(10);
+    expect(JSON.stringify(events)).toContain('larger than the 1 MiB an import result may be');
+  });
+
   it('on a graceful stop, lets requests in flight settle, counts the rest failed', async () => {
     box = await sandbox({ faults: { latencyMs: 300 } });
     const api = client(box);

@@ -87,7 +87,12 @@ export class OrderingWatch implements ImportTransport {
     return this.inner.stats;
   }
 
-  async postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptObserver): Promise<ImportResponse> {
+  async postImport(
+    body: Uint8Array,
+    signal?: AbortSignal,
+    onAttempt?: AttemptObserver,
+    items?: number,
+  ): Promise<ImportResponse> {
     const ids = (JSON.parse(new TextDecoder().decode(body)) as MemberUpsertItem[]).map((i) => i.memberId);
     if (new Set(ids).size !== ids.length) this.violations.push(`a body holds two rows of one member: ${ids.join(',')}`);
     for (const id of ids) {
@@ -97,7 +102,7 @@ export class OrderingWatch implements ImportTransport {
     this.bodies.push(ids);
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     try {
-      return await this.inner.postImport(body, signal, onAttempt);
+      return await this.inner.postImport(body, signal, onAttempt, items);
     } finally {
       this.inFlight--;
       for (const id of ids) this.onTheWire.delete(id);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemberApiClient, type RetryInfo } from '../../src/http/member-api.js';
-import { ERROR_BODY_KEEP_BYTES, SUCCESS_BODY_MAX_BYTES } from '../../src/http/response-body.js';
+import { ERROR_BODY_KEEP_BYTES, importResultMaxBytes } from '../../src/http/response-body.js';
 import { memberRetryPolicy, type RetryPolicy } from '../../src/http/retry-policy.js';
 import { reply, startScriptedServer, type ScriptedServer, type Step } from './scripted-server.js';
 
@@ -128,29 +128,48 @@ describe('MemberApiClient: outcomes', () => {
     expect(server.received).toHaveLength(1);
   });
 
+  /** A 200 whose import result is valid JSON of `bytes` bytes or more: one skipped entry with a long reason. */
+  function hugeResult(bytes: number): Step {
+    const padding = Buffer.alloc(64 * 1024, 'a');
+    return (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"importedCount":0,"updatedCount":0,"skipped":[{"memberId":"m1","reason":"');
+      let sent = 0;
+      const pump = () => {
+        while (sent++ < bytes / padding.length + 1) if (!res.write(padding)) return res.once('drain', pump);
+        res.end('"}]}');
+      };
+      res.on('error', () => undefined);
+      pump();
+    };
+  }
+
   it('says a 200 body past the cap is too large, not what a schema makes of the cut JSON', async () => {
-    const padding = Buffer.alloc(1024 * 1024, 'a');
-    const { client } = await setup([
-      (_q, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"importedCount":1,"updatedCount":0,"skipped":[],"pad":"');
-        let sent = 0;
-        const pump = () => {
-          while (sent++ < SUCCESS_BODY_MAX_BYTES / padding.length + 1)
-            if (!res.write(padding)) return res.once('drain', pump);
-          res.end('"}');
-        };
-        res.on('error', () => undefined);
-        pump();
-      },
-    ]);
+    const { client } = await setup([hugeResult(2 * 1024 * 1024)]);
     const response = await client.postImport(BODY);
     expect(response.kind).toBe('failed');
     if (response.kind !== 'failed') return;
     expect(response.message).toMatch(
-      /^HTTP 200 but the body is larger than the 64 MiB an import result may be \(\d+ bytes read/,
+      /^HTTP 200 but the body is larger than the 1 MiB an import result may be \(\d+ bytes read/,
     );
     expect(response.message).not.toContain('Invalid input');
+    expect(response.cause).toMatchObject({ kind: 'http', status: 200 });
+  });
+
+  it("bounds a 200 body by the batch's size: 100 items may answer 1 MiB, not 2 (trial2: 658 MB RSS)", async () => {
+    expect(importResultMaxBytes(100)).toBe(1024 * 1024);
+    const { client } = await setup([hugeResult(2 * 1024 * 1024)]);
+    const response = await client.postImport(BODY, undefined, undefined, 100);
+    expect(response).toMatchObject({ kind: 'failed', status: 200 });
+    expect(response.kind === 'failed' && response.message).toContain('larger than the 1 MiB an import result may be');
+  });
+
+  it('accepts a large result when the batch is large enough to explain it', async () => {
+    const items = 1000;
+    expect(importResultMaxBytes(items)).toBeGreaterThan(3 * 1024 * 1024);
+    const { client } = await setup([hugeResult(2 * 1024 * 1024)]);
+    const response = await client.postImport(BODY, undefined, undefined, items);
+    expect(response.kind).toBe('ok');
   });
 
   it('synthesizes a member error from a non-conforming 400 body, summarizing HTML', async () => {

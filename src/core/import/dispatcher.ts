@@ -71,7 +71,12 @@ export class Dispatcher {
     const started = performance.now();
     let response: ImportResponse;
     try {
-      response = await this.o.transport.postImport(batchBody(records), this.o.requestSignal, this.o.limit.attempt);
+      response = await this.o.transport.postImport(
+        batchBody(records),
+        this.o.requestSignal,
+        this.o.limit.attempt,
+        records.length,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       response = {

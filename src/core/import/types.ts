@@ -20,9 +20,15 @@ export type { ImportResponse, FailureCause } from '../../http/member-api.js';
 export interface ImportTransport {
   /**
    * `body` is the JSON array as UTF-8; the signal aborts the request (and its retries). `onAttempt` should hear
-   * every attempt (retries included) leave and end: the adaptive concurrency limit is sized by them.
+   * every attempt (retries included) leave and end: the adaptive concurrency limit is sized by them. `items` is the
+   * number of records in `body` (the largest import result accepted is sized by it).
    */
-  postImport(body: Uint8Array, signal?: AbortSignal, onAttempt?: AttemptObserver): Promise<ImportResponse>;
+  postImport(
+    body: Uint8Array,
+    signal?: AbortSignal,
+    onAttempt?: AttemptObserver,
+    items?: number,
+  ): Promise<ImportResponse>;
   readonly stats: { requests: number; retries: number };
   /**
    * Ends requests already on the wire now. Aborting `signal` only stops retries and waits; this is for when
