@@ -46,7 +46,7 @@ export function addInputOptions(command: Command): Command {
     .option('--ignore-unknown-columns', 'skip CSV columns that map to no field (default: refuse the file)')
     .option(
       '--null-token <text>',
-      "a CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field ('' = --empty-as-null)",
+      "an unquoted CSV cell equal to this (e.g. NULL or \\N) is sent as null, clearing the field; a quoted one is text ('' = --empty-as-null)",
     )
     .option(
       '--empty-as-null',

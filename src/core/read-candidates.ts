@@ -14,7 +14,7 @@ export interface CandidateOptions extends SourceOptions {
   /** --map: a mapping file for CSV headers. */
   mapFile?: string;
   ignoreUnknownColumns?: boolean;
-  /** --null-token: a CSV cell equal to this is JSON null. */
+  /** --null-token: an unquoted CSV cell equal to this is JSON null (a quoted one is text). */
   nullToken?: string;
   /** --limit: read only the first N records. */
   limit?: number;

@@ -15,13 +15,25 @@ export interface CsvCoreInfo {
 
 export interface CsvCore {
   readonly info: CsvCoreInfo;
-  /** Parses one buffer (or flushes with end = true); records come out through `push`. Returns a CsvError on failure. */
-  parse(buf: Buffer | undefined, end: boolean, push: (cells: string[]) => void): CsvError | undefined;
+  /**
+   * Parses one buffer (or flushes with end = true); records come out through `push`, with the indices of their
+   * quoted cells equal to the null token (when one is set and any is). Returns a CsvError on failure.
+   */
+  parse(
+    buf: Buffer | undefined,
+    end: boolean,
+    push: (cells: string[], quotedNullTokens: number[] | undefined) => void,
+  ): CsvError | undefined;
 }
 
 export interface CsvCoreOptions {
   delimiter: string;
   maxRecordSize: number;
+  /**
+   * --null-token: find the quoted cells that equal it. Only then is csv-parse given a `cast`, whose per-field
+   * context (it tells a quoted field) costs an object per cell: a run without a null token does not pay for it.
+   */
+  nullToken?: string;
 }
 
 interface ParserInternals {
@@ -37,7 +49,17 @@ interface ParserInternals {
 }
 
 export function createCsvCore(options: CsvCoreOptions): CsvCore {
+  const { nullToken } = options;
+  let quoted: number[] | undefined;
+  const cast =
+    nullToken === undefined || nullToken === ''
+      ? undefined
+      : (value: string, context: { quoting: boolean; index: number }): string => {
+          if (context.quoting && value.trim() === nullToken) (quoted ??= []).push(context.index);
+          return value;
+        };
   const parser = parse({
+    ...(cast ? { cast } : {}),
     delimiter: options.delimiter,
     bom: true,
     encoding: 'utf8',
@@ -69,7 +91,9 @@ export function createCsvCore(options: CsvCoreOptions): CsvCore {
           // rows that merely leave out trailing empty cells. Its record count at 0, each record is the first again.
           // (Nothing else reads the count: no `from`/`to` option, and our lines come from `lines`/`empty_lines`.)
           info.records = 0;
-          push(cells);
+          const found = quoted;
+          quoted = undefined;
+          push(cells, found);
         },
         noop,
       ) as CsvError | undefined,

@@ -27,6 +27,8 @@ export interface OpenCsvOptions {
   worker?: URL;
   /** --pad-short-rows (checkRowLength in csv-record-core.ts). */
   padShortRows?: boolean;
+  /** --null-token: records mark their quoted cells equal to it (SourceRecord.quotedNullTokens). */
+  nullToken?: string;
   /** The worker's heap cap in MB (SourceOptions.csvWorkerHeapMb). */
   workerHeapMb?: number;
 }
@@ -39,10 +41,14 @@ export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvO
       ? normalizeDelimiter(options.delimiter)
       : detectDelimiter(head.toString('utf8', 0, HEAD_BYTES));
   bytes.unshift(head);
-  const { utf8, padShortRows } = options;
+  const { utf8, padShortRows, nullToken } = options;
   const parser = options.worker
-    ? new WorkerCsvParser(bytes, { file, delimiter, utf8, padShortRows, heapMb: options.workerHeapMb }, options.worker)
-    : new InThreadCsvParser(bytes, new CsvRecordCore(file, delimiter, utf8, false, padShortRows));
+    ? new WorkerCsvParser(
+        bytes,
+        { file, delimiter, utf8, padShortRows, nullToken, heapMb: options.workerHeapMb },
+        options.worker,
+      )
+    : new InThreadCsvParser(bytes, new CsvRecordCore(file, delimiter, utf8, false, padShortRows, nullToken));
   let headers: string[] | undefined;
   try {
     headers = await parser.readHeader();

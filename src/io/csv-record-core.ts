@@ -49,8 +49,9 @@ export class CsvRecordCore {
     private readonly utf8?: Utf8LineChecker,
     private readonly uncheckedHeader = false,
     private readonly padShortRows = false,
+    nullToken?: string,
   ) {
-    this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES });
+    this.#core = createCsvCore({ delimiter, maxRecordSize: MAX_RECORD_BYTES, nullToken });
   }
 
   /** The header's cells, once its line has been parsed. */
@@ -94,7 +95,7 @@ export class CsvRecordCore {
   }
 
   /** Called by csv-parse for each record (an arrow: bound once, not per call). */
-  readonly #push = (cells: string[]): void => {
+  readonly #push = (cells: string[], quotedNullTokens: number[] | undefined): void => {
     const info = this.#core.info;
     const empty = info.empty_lines;
     const skipped = empty - this.#lastEmpty;
@@ -115,6 +116,7 @@ export class CsvRecordCore {
     const entry: SourceRecord = { record: ++this.#record, line: start, raw: cells };
     const length = cells.length !== this.#width ? checkRowLength(cells, this.#width, this.padShortRows) : undefined;
     if (length === 'padded') entry.padded = true;
+    if (quotedNullTokens) entry.quotedNullTokens = quotedNullTokens;
     if (bad) entry.error = invalidUtf8Error(bad);
     else if (length !== undefined && length !== 'padded') entry.error = length;
     this.#queue.push(entry);

@@ -44,14 +44,21 @@ export class WorkerCsvParser {
 
   constructor(
     private readonly bytes: InputBytes,
-    input: { file: string; delimiter: string; utf8?: Utf8LineChecker; padShortRows?: boolean; heapMb?: number },
+    input: {
+      file: string;
+      delimiter: string;
+      utf8?: Utf8LineChecker;
+      padShortRows?: boolean;
+      nullToken?: string;
+      heapMb?: number;
+    },
     entry: URL,
   ) {
     this.#file = input.file;
     this.#utf8 = input.utf8;
     const { file, delimiter } = input;
     this.#worker = new Worker(entry, {
-      workerData: { file, delimiter, padShortRows: input.padShortRows === true },
+      workerData: { file, delimiter, padShortRows: input.padShortRows === true, nullToken: input.nullToken },
       resourceLimits: workerLimits(input.heapMb),
     });
     keepV8FlagsAcross(this.#worker);

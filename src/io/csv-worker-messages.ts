@@ -20,6 +20,8 @@ export interface PackedRecords {
   ends: Uint32Array;
   /** The `error` of each record flagged HAS_ERROR, in order. */
   errors: Array<{ message: string; hint?: string }>;
+  /** The `quotedNullTokens` of each record flagged QUOTED_NULL_TOKENS, in order (none without a --null-token). */
+  quotedNullTokens: number[][];
 }
 
 /** To the worker: each chunk of bytes as read, then the end of the input. */
@@ -61,6 +63,7 @@ const FIELDS = 5;
 const UNTERMINATED = 1;
 const HAS_ERROR = 2;
 const PADDED = 4;
+const QUOTED_NULL_TOKENS = 8;
 /** A character a latin1 byte cannot hold. */
 const WIDE = /[^\u0000-\u00ff]/;
 
@@ -77,6 +80,7 @@ export function packRecords(records: readonly SourceRecord[], ends: readonly num
   let at = 0;
   let cell = 0;
   const errors: PackedRecords['errors'] = [];
+  const quotedNullTokens: number[][] = [];
   records.forEach((record, r) => {
     const cells = record.raw as string[];
     meta[r * FIELDS] = record.record;
@@ -84,8 +88,12 @@ export function packRecords(records: readonly SourceRecord[], ends: readonly num
     meta[r * FIELDS + 2] = ends[r]!;
     meta[r * FIELDS + 3] = cells.length;
     meta[r * FIELDS + 4] =
-      (record.unterminated ? UNTERMINATED : 0) | (record.error ? HAS_ERROR : 0) | (record.padded ? PADDED : 0);
+      (record.unterminated ? UNTERMINATED : 0) |
+      (record.error ? HAS_ERROR : 0) |
+      (record.padded ? PADDED : 0) |
+      (record.quotedNullTokens ? QUOTED_NULL_TOKENS : 0);
     if (record.error) errors.push(record.error);
+    if (record.quotedNullTokens) quotedNullTokens.push(record.quotedNullTokens);
     for (const value of cells) {
       at += value.length;
       cellEnds[cell] = at;
@@ -95,7 +103,7 @@ export function packRecords(records: readonly SourceRecord[], ends: readonly num
   const joined = parts.join('');
   const wide = WIDE.test(joined);
   const text = Buffer.from(joined, wide ? 'utf16le' : 'latin1');
-  return { meta, text, wide, ends: cellEnds, errors };
+  return { meta, text, wide, ends: cellEnds, errors, quotedNullTokens };
 }
 
 /** What a worker's postMessage moves instead of copying. */
@@ -133,7 +141,7 @@ const COPIED_BELOW = 13;
  * live for minutes, and up to 10,000 rows are held).
  */
 export function unpackRecords(packed: PackedRecords): { records: SourceRecord[]; ends: number[] } {
-  const { meta, ends, wide, errors } = packed;
+  const { meta, ends, wide, errors, quotedNullTokens } = packed;
   const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
   const decode = wide ? utf16 : latin1;
   const unit = wide ? 2 : 1;
@@ -143,6 +151,7 @@ export function unpackRecords(packed: PackedRecords): { records: SourceRecord[];
   let cell = 0;
   let start = 0;
   let error = 0;
+  let quoted = 0;
   for (let r = 0; r < records.length; r++) {
     lastLines[r] = meta[r * FIELDS + 2]!;
     const count = meta[r * FIELDS + 3]!;
@@ -157,6 +166,7 @@ export function unpackRecords(packed: PackedRecords): { records: SourceRecord[];
     if (flags & UNTERMINATED) record.unterminated = true;
     if (flags & HAS_ERROR) record.error = errors[error++];
     if (flags & PADDED) record.padded = true;
+    if (flags & QUOTED_NULL_TOKENS) record.quotedNullTokens = quotedNullTokens[quoted++]!;
     records[r] = record;
   }
   return { records, ends: lastLines };

@@ -9,8 +9,13 @@ import { InputError } from '../errors.js';
 import { CsvRecordCore } from './csv-record-core.js';
 import { type FromWorker, packRecords, type ToWorker, transferables } from './csv-worker-messages.js';
 
-const { file, delimiter, padShortRows } = workerData as { file: string; delimiter: string; padShortRows: boolean };
-const core = new CsvRecordCore(file, delimiter, undefined, true, padShortRows);
+const { file, delimiter, padShortRows, nullToken } = workerData as {
+  file: string;
+  delimiter: string;
+  padShortRows: boolean;
+  nullToken?: string;
+};
+const core = new CsvRecordCore(file, delimiter, undefined, true, padShortRows, nullToken);
 const port = parentPort!;
 let headersSent = false;
 

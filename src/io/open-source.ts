@@ -189,6 +189,7 @@ async function openText(
       utf8,
       worker: csvWorkerEntry(raw.totalBytes, options.parseAhead === true, options.csvWorker),
       padShortRows: options.padShortRows,
+      nullToken: options.nullToken,
       workerHeapMb: options.csvWorkerHeapMb,
     });
     return {

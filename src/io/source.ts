@@ -38,6 +38,11 @@ export interface SourceRecord {
   unterminated?: true;
   /** CSV with --pad-short-rows: the row had fewer cells than the header; its missing trailing cells were added as ''. */
   padded?: true;
+  /**
+   * CSV with a --null-token: the indices of the cells that equal the token (trimmed) but were quoted. A quoted cell
+   * is text as written, never null (PostgreSQL's COPY rule): `"NULL"` is a surname.
+   */
+  quotedNullTokens?: number[];
 }
 
 export type CsvWorkerChoice = 'auto' | 'always' | 'never';
@@ -58,6 +63,11 @@ export interface SourceOptions {
   encoding?: string;
   /** --pad-short-rows (CSV): a row with fewer cells than the header gets its missing trailing cells as '' (else refused). */
   padShortRows?: boolean;
+  /**
+   * --null-token (CSV): the reader marks the quoted cells that equal it (`quotedNullTokens`), which the mapping
+   * keeps as text; '' marks nothing. Unquoted cells equal to it are JSON null (the mapping's rule).
+   */
+  nullToken?: string;
   /**
    * A large CSV file is parsed on a second core, ahead of the caller (csv-worker-client.ts): for a caller whose own
    * work per record is larger than the parse (import).

@@ -57,7 +57,10 @@ export interface CsvMapper {
   warnings: string[];
   toCandidate(source: SourceRecord): Candidate;
   /** The item as the mapping builds it, before the schema sees it, and the cells' problems (tests compare it with the sandbox). */
-  build(cells: readonly (string | undefined)[]): { item: Record<string, unknown>; problems?: RecordIssue[] };
+  build(
+    cells: readonly (string | undefined)[],
+    quotedNullTokens?: readonly number[],
+  ): { item: Record<string, unknown>; problems?: RecordIssue[] };
   /** The memberId of a row, even one the reader could not take whole (too many cells, bad bytes). */
   memberIdOf(cells: readonly unknown[]): string | undefined;
   /**
@@ -65,7 +68,7 @@ export interface CsvMapper {
    * version, which column feeds which field as what type, the whole mapping file, the null token. Equal keys give
    * equal items, so --changed-only can tell a row is unchanged without mapping, validating or serialising it.
    */
-  sourceKey(cells: readonly unknown[]): string;
+  sourceKey(cells: readonly unknown[], quotedNullTokens?: readonly number[]): string;
 }
 
 const named = (header: string, path: string) => (header === path ? '' : ` (column "${header}")`);
@@ -120,18 +123,19 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     item: Item,
     rowPlans: readonly Plan[],
     rowFields: readonly FieldPlan[],
-  ) => fillItem(cells, item, rowPlans, rowFields, nullToken);
+    quotedNullTokens?: readonly number[],
+  ) => fillItem(cells, item, rowPlans, rowFields, nullToken, quotedNullTokens);
 
   function toCandidate(source: SourceRecord): Candidate {
-    const { record, line } = source;
+    const { record, line, quotedNullTokens } = source;
     const cells = source.raw as readonly (string | undefined)[];
     const item: Item = {};
-    let problems = fill(cells, item, orderedPlans, fieldPlans);
+    let problems = fill(cells, item, orderedPlans, fieldPlans, quotedNullTokens);
     const memberId = typeof item.memberId === 'string' ? item.memberId : undefined;
     if (!problems && checkInPlace && isMemberItem(item))
       return { record, line, memberId, raw: cells, valid: true, item: item as MemberUpsertItem };
     // the cells' problems in the columns' order, as they were always listed (rare: read again)
-    if (problems) problems = fill(cells, {}, plans, fieldPlans);
+    if (problems) problems = fill(cells, {}, plans, fieldPlans, quotedNullTokens);
     const check = checkItem(item, 'csv');
     if (check.ok && !problems) return { record, line, memberId, raw: cells, valid: true, item: check.item };
     const issues = mergeIssues(problems, check.ok ? [] : check.issues);
@@ -164,14 +168,16 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
   const planDigest = hash('sha256', plan, 'base64');
   // The cells joined by NUL (a third of JSON.stringify's cost, on every row of a --changed-only pass): unambiguous
   // as long as no cell holds a NUL itself, else the JSON form; a tag tells the two forms apart.
-  const sourceKey = (cells: readonly unknown[]) => {
+  // a quoted null token is text, an unquoted one null: the same cells, another item, so another key
+  const sourceKey = (cells: readonly unknown[], quotedNullTokens?: readonly number[]) => {
+    const digest = quotedNullTokens ? `${planDigest}q${quotedNullTokens.join(',')}` : planDigest;
     const joined = cells.join('\0');
-    return nulCount(joined) === cells.length - 1 ? `${planDigest}c${joined}` : `${planDigest}j${JSON.stringify(cells)}`;
+    return nulCount(joined) === cells.length - 1 ? `${digest}c${joined}` : `${digest}j${JSON.stringify(cells)}`;
   };
 
-  const build = (cells: readonly (string | undefined)[]) => {
+  const build = (cells: readonly (string | undefined)[], quotedNullTokens?: readonly number[]) => {
     const item: Item = {};
-    return { item, problems: fill(cells, item, plans, fieldPlans) };
+    return { item, problems: fill(cells, item, plans, fieldPlans, quotedNullTokens) };
   };
   return { columns, warnings, toCandidate, build, memberIdOf, sourceKey };
 }
@@ -199,13 +205,17 @@ function takesNull(target: FieldTarget): boolean {
   return shape[target.field]?.safeParse(null).success ?? false;
 }
 
-/** Fills `item` from the row's cells: the columns' plans, then the `fields` rules; returns the cells' problems (undefined when none). */
+/**
+ * Fills `item` from the row's cells: the columns' plans, then the `fields` rules; returns the cells' problems
+ * (undefined when none). A cell equal to the null token is null unless the reader saw it quoted (`quotedNullTokens`).
+ */
 function fillItem(
   cells: readonly (string | undefined)[],
   item: Item,
   rowPlans: readonly Plan[],
   rowFields: readonly FieldPlan[],
   nullToken: string | undefined,
+  quotedNullTokens: readonly number[] | undefined,
 ): RecordIssue[] | undefined {
   let problems: RecordIssue[] | undefined;
   for (let i = 0; i < rowPlans.length; i++) {
@@ -217,7 +227,7 @@ function fillItem(
       if (plan.emptyAsNull) plan.assign(item, null);
       continue;
     }
-    if (cell === nullToken) {
+    if (cell === nullToken && !quotedNullTokens?.includes(plan.index)) {
       plan.assign(item, null);
       continue;
     }
@@ -240,7 +250,8 @@ function fillItem(
     for (let k = 0; k < field.indices.length; k++) {
       const cell = cells[field.indices[k]!]?.trim();
       if (cell === undefined || cell === '') continue;
-      const value = cell === nullToken ? null : field.read(cell);
+      const index = field.indices[k]!;
+      const value = cell === nullToken && !quotedNullTokens?.includes(index) ? null : field.read(cell);
       if (value === NOT_GIVEN) continue;
       if (value instanceof CellProblem)
         (problems ??= []).push({

@@ -47,7 +47,9 @@ export function createRecordMapper(
     memberIdOf = (raw) => (Array.isArray(raw) ? csv.memberIdOf(raw) : undefined);
     sourceKey = (source) => {
       const memberId = source.error ? undefined : memberIdOf(source.raw);
-      return memberId === undefined ? undefined : { memberId, key: csv.sourceKey(source.raw as unknown[]) };
+      return memberId === undefined
+        ? undefined
+        : { memberId, key: csv.sourceKey(source.raw as unknown[], source.quotedNullTokens) };
     };
     memberIdOfRecord = (source) => memberIdOf(source.raw);
     warnings = csv.warnings;
