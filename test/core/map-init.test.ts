@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initMapping } from '../../src/core/map-init/map-init.js';
+import { looksLikeCompany } from '../../src/core/map-init/classify/values.js';
 import { createRecordMapper, parseMapping } from '../../src/core/mapping/index.js';
 import { openRecordSource } from '../../src/io/open-source.js';
 import ExcelJS from 'exceljs';
@@ -208,6 +209,20 @@ describe('map init', () => {
     expect(mapping.columns['First Name']).toBe('metadata.firstName');
     expect(mapping.columns.Password).toBeNull();
     expect(notes.join('\n')).toContain('3 of its 3 values are full names or company names');
+  });
+
+  it('a column of broken e-mail addresses is never called company names: a cell with @ is no company (trial2)', async () => {
+    const path = file(
+      'bad-emails.csv',
+      'Id,Email\n1,asa@firma\n2,bo@@x.no\n3,x.co\n4,ann@example.com\n5,cy at example\n6,dee@\n7,asa@x\n8,eve@ex..com\n',
+    );
+    const { mapping, notes } = await initMapping({ path });
+    expect(mapping.columns.Email).toBe('metadata.email');
+    const note = notes.find((n) => n.startsWith('"Email"'));
+    expect(note).toContain('its values are not e-mail addresses');
+    expect(note).not.toContain('company');
+    expect(looksLikeCompany('asa@firma.no')).toBe(false);
+    expect(looksLikeCompany('Nordic Fish ASA')).toBe(true);
   });
 
   it('a birthdate column of midnight date-times is read as calendar dates: no zone asked, none to move the day', async () => {

@@ -76,7 +76,7 @@ export function profileColumn(cells: readonly string[], sampled: number): Profil
     return { ...profile, kind: 'country', alpha2: false };
   if (share((c) => /^[A-Za-z]{2}$/.test(c) && toCountryCode(c) !== undefined) >= ENOUGH)
     return { ...profile, kind: 'country', alpha2: true };
-  if (share((c) => COMPANY.test(c)) >= 0.2) return { ...profile, kind: 'company' };
+  if (share(looksLikeCompany) >= 0.2) return { ...profile, kind: 'company' };
   if (share(looksLikeFullName) >= 0.5) return { ...profile, kind: 'fullName' };
   if (share((c) => !/\s/.test(c)) >= ENOUGH) return { ...profile, kind: 'word' };
   return { ...profile, kind: 'text' };
@@ -88,8 +88,12 @@ export function looksLikeFullName(cell: string): boolean {
   return words.length >= 2 && words.length <= 4 && words.every((w) => PERSON_WORD.test(w));
 }
 
+/**
+ * A legal form or business word, in a cell without `@`: `asa@firma.no` and `x@y.co` hold "asa" and "co" but are
+ * (broken) e-mail addresses, never company names (trial2: an e-mail column of typos was called company names).
+ */
 export function looksLikeCompany(cell: string): boolean {
-  return COMPANY.test(cell);
+  return !cell.includes('@') && COMPANY.test(cell);
 }
 
 /** A pair of spellings that are each other's opposite (yes/no), or one spelling of either kind. */
