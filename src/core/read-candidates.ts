@@ -77,6 +77,7 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
   try {
     mapper = createRecordMapper(source.format, source.headers, {
       file: source.file,
+      headerLine: source.headerLine,
       mapping,
       ignoreUnknownColumns: options.ignoreUnknownColumns,
       nullToken: options.nullToken,

@@ -11,6 +11,8 @@ import type { Utf8LineChecker } from './utf8-check.js';
 
 export interface CsvRecords {
   headers: string[];
+  /** The physical line the header starts on (blank lines before it are skipped). */
+  headerLine: number;
   delimiter: string;
   /** The records of each chunk read, as one array (never empty). */
   records: AsyncIterable<SourceRecord[]>;
@@ -60,7 +62,7 @@ export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvO
     await parser.close();
     throw emptyFile(file);
   }
-  return { headers, delimiter, records: parser.records() };
+  return { headers, headerLine: parser.headerLine, delimiter, records: parser.records() };
 }
 
 /** CSV parsed on this thread (small files, stdin, one core): CsvRecordCore fed chunk by chunk. */
@@ -77,6 +79,10 @@ class InThreadCsvParser {
   async readHeader(): Promise<string[] | undefined> {
     while (this.#core.headers === undefined && (await this.#feed()));
     return this.#core.headers;
+  }
+
+  get headerLine(): number {
+    return this.#core.headerLines.start;
   }
 
   async *records(): AsyncGenerator<SourceRecord[]> {

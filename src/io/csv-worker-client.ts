@@ -39,6 +39,7 @@ export class WorkerCsvParser {
   #early: SourceRecord[][] = [];
 
   readonly #file: string;
+  #headerLine = 1;
   /** The checker that saw the (UTF-8) bytes on this thread: records claim their bad lines here, in order. */
   readonly #utf8: Utf8LineChecker | undefined;
 
@@ -85,6 +86,11 @@ export class WorkerCsvParser {
     }
   }
 
+  /** The physical line the header starts on, once readHeader has it. */
+  get headerLine(): number {
+    return this.#headerLine;
+  }
+
   async *records(): AsyncGenerator<SourceRecord[]> {
     try {
       for (const early of this.#early.splice(0)) yield early;
@@ -120,13 +126,15 @@ export class WorkerCsvParser {
     }
     let headers: string[] | undefined;
     try {
-      if (reply.headers)
+      if (reply.headers) {
+        this.#headerLine = reply.headerLines.start;
         headers = checkHeaderLine(
           this.#file,
           reply.headers,
           reply.headerLines.start,
           this.#utf8?.claim(reply.headerLines.end),
         );
+      }
       if (reply.type === 'input-error') {
         if (reply.lastLine !== undefined) this.#utf8?.claim(reply.lastLine);
         throw new InputError(reply.message, { code: reply.code, file: reply.file, line: reply.line, hint: reply.hint });

@@ -49,7 +49,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     await raw.close();
     throw error;
   }
-  const { format, encoding, headers, delimiter, batches, utf8, progress } = opened;
+  const { format, encoding, headers, headerLine, delimiter, batches, utf8, progress } = opened;
 
   let closed = false;
   async function* records(): AsyncGenerator<SourceRecord> {
@@ -69,6 +69,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     format,
     encoding,
     headers,
+    headerLine,
     delimiter,
     totalBytes: progress ? progress.totalBytes : raw.totalBytes,
     bytesRead: progress ? progress.bytesRead : () => raw.bytesRead(),
@@ -90,6 +91,7 @@ interface Opened {
   format: InputFormat;
   encoding: TextEncoding;
   headers?: string[];
+  headerLine?: number;
   delimiter?: string;
   batches: AsyncGenerator<SourceRecord[]>;
   /** UTF-8 text: the checker that saw every byte. */
@@ -126,6 +128,7 @@ async function openWorkbook(raw: InputBytes, file: string, options: SourceOption
       format: 'xlsx',
       encoding: { name: 'utf-8', bom: false },
       headers: workbook.headers,
+      headerLine: workbook.headerLine,
       batches: workbook.records,
       progress: { totalBytes: workbook.totalBytes, bytesRead: workbook.bytesRead },
       release: () => zip.close(),
@@ -196,6 +199,7 @@ async function openText(
       format,
       encoding,
       headers: csv.headers,
+      headerLine: csv.headerLine,
       delimiter: csv.delimiter,
       batches: csv.records as AsyncGenerator<SourceRecord[]>,
       utf8,

@@ -95,6 +95,8 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
   readonly format: InputFormat;
   /** CSV and workbooks: the header cells as written (BOM and surrounding whitespace removed). Known when openRecordSource resolves. */
   readonly headers?: string[];
+  /** CSV and workbooks: the line (a workbook's row) of the header, after any blank ones; messages about it name it. */
+  readonly headerLine?: number;
   /** CSV only: the detected or given delimiter. */
   readonly delimiter?: string;
   /** The text's encoding and whether it started with a BOM (the rejects CSV is written the same way). */

@@ -15,6 +15,8 @@ import type { SourceRecord } from './source.js';
 
 export interface WorkbookRecords {
   headers: string[];
+  /** The header's row number (the first non-empty row). */
+  headerLine: number;
   sheet: string;
   records: AsyncGenerator<SourceRecord[]>;
   /** Progress through the sheet's part: its compressed size, and how much of it was read. */
@@ -90,6 +92,7 @@ export async function openXlsx(zip: ZipParts, file: string, sheetName: string | 
   const ratio = entry.uncompressedSize > 0 ? entry.compressedSize / entry.uncompressedSize : 0;
   return {
     headers,
+    headerLine: headerRow.number,
     sheet: sheet.name,
     records: records(),
     totalBytes: entry.compressedSize,

@@ -158,6 +158,23 @@ describe('validate on bad input (in-process)', () => {
     );
   });
 
+  for (const csvWorker of ['never', 'always'] as const)
+    it(`an unknown column names the header's own line, after blank lines (csvWorker: ${csvWorker}; trial2)`, async () => {
+      const path = join(dir, `blank-then-header-${csvWorker}.csv`);
+      await writeFile(path, '\n\n  \nmemberId,isActive,createdAt,Shoe Size\nm1,true,2024-01-01T00:00:00Z,42\n');
+      await expectFatal({ path, csvWorker, parseAhead: true }, path, /line 4: unknown column "Shoe Size" \(column 4\)/);
+    });
+
+  it("a workbook's unknown column names the header's row, after blank rows (trial2)", async () => {
+    const path = join(dir, 'blank-rows-then-header.xlsx');
+    const cell = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+    const rows =
+      `<row r="3">${cell('A3', 'memberId')}${cell('B3', 'Shoe Size')}</row>` +
+      `<row r="4">${cell('A4', 'm1')}${cell('B4', '42')}</row>`;
+    await writeFile(path, workbookOf({ sheets: [{ name: 'Members', rows }] }));
+    await expectFatal({ path }, path, /line 3: unknown column "Shoe Size" \(column 2\)/);
+  });
+
   it('--rejects in a folder that does not exist', async () => {
     const rejectsPath = join(dir, 'nope', 'r.csv');
     await expectFatal({ path: 'fixtures/invalid/mixed.csv', rejectsPath }, rejectsPath, /cannot write rejects file/);

@@ -26,6 +26,8 @@ export interface ResolvedField {
 export interface ColumnOptions {
   /** Input file name, for messages. */
   file: string;
+  /** The header's line (blank lines may come before it), for messages about it; 1 when not given. */
+  headerLine?: number;
   mapping?: Mapping;
   ignoreUnknownColumns?: boolean;
 }
@@ -55,6 +57,7 @@ const findHeader = (byName: Map<string, number>, name: string) => byName.get(nam
 
 export function resolveColumns(headers: readonly string[], options: ColumnOptions): ResolvedHeader {
   const { mapping, file } = options;
+  const headerLine = options.headerLine ?? 1;
   const skipFrom = endsWithRejectsColumns(headers) ? headers.length - 2 : headers.length;
   const byName = headerIndex(headers.slice(0, skipFrom));
   const warnings: string[] = [];
@@ -99,21 +102,21 @@ export function resolveColumns(headers: readonly string[], options: ColumnOption
     else if (!sourceColumns.has(index)) unknown.push(column);
   });
 
-  rejectClashes(columns, file);
+  rejectClashes(columns, file, headerLine);
   // with a mapping, a missing required field is what is left to map; without one, the unknown columns come first
-  if (mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
+  if (mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file, headerLine);
   if (unknown.length > 0 && !options.ignoreUnknownColumns) {
     const shown = unknown
       .slice(0, 5)
       .map((c) => `${quotedHeader(c.header)} (column ${c.index + 1}${suggestionFor(c.header)})`);
     if (unknown.length > shown.length) shown.push(`and ${unknown.length - shown.length} more`);
     const list = shown.join(', ');
-    throw new UsageError(`${file} line 1: unknown column${unknown.length > 1 ? 's' : ''} ${list}`, {
+    throw new UsageError(`${file} line ${headerLine}: unknown column${unknown.length > 1 ? 's' : ''} ${list}`, {
       code: 'unknown-column',
       hint: 'Map it with --map mapping.json ({"columns": {"<header>": "<field>"}}, null drops a column; `memberctl map init FILE` writes a starter), or skip unknown columns with --ignore-unknown-columns.',
     });
   }
-  if (!mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file);
+  if (!mapping) checkRequiredFields(columns, fields, headers.slice(0, skipFrom), file, headerLine);
   const ignored = unknown.map(
     (c) => `${file}: ignoring unknown column ${quotedHeader(c.header)} (column ${c.index + 1})`,
   );
@@ -132,7 +135,7 @@ function suggestionFor(header: string): string {
  * cell wins when it has a value and the rule fills in otherwise (issue 17's own example maps Status and sets
  * isActive's value; docs/decisions.md).
  */
-function rejectClashes(columns: ResolvedColumn[], file: string): void {
+function rejectClashes(columns: ResolvedColumn[], file: string, headerLine: number): void {
   const byPath = new Map<string, ResolvedColumn>();
   const hint =
     'Drop one of them with --map mapping.json ({"columns": {"<header>": null}}), or take the first non-empty with {"fields": {"<field>": {"firstOf": ["<header>", "<header>"]}}}.';
@@ -142,7 +145,7 @@ function rejectClashes(columns: ResolvedColumn[], file: string): void {
       const earlier = byPath.get(path);
       if (earlier && earlier !== column) {
         problems.push({
-          message: `${file} line 1: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`,
+          message: `${file} line ${headerLine}: columns "${earlier.header}" (column ${earlier.index + 1}) and "${column.header}" (column ${column.index + 1}) both map to ${path}`,
           hint,
         });
       } else byPath.set(path, column);

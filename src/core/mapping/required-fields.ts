@@ -88,6 +88,7 @@ export function checkRequiredFields(
   fields: readonly ResolvedField[],
   headers: readonly string[],
   file: string,
+  headerLine = 1,
 ): void {
   const given = new Set<string>();
   for (const column of columns) for (const feed of column.feeds) given.add(feed.path);
@@ -99,7 +100,7 @@ export function checkRequiredFields(
     return `${field} (${like.length > 0 ? `closest headers: ${like.map(quotedHeader).join(', ')}` : 'no header looks like it'})`;
   });
   throw new UsageError(
-    `${file} line 1: no column gives the required field${missing.length > 1 ? 's' : ''} ${parts.join('; ')}`,
+    `${file} line ${headerLine}: no column gives the required field${missing.length > 1 ? 's' : ''} ${parts.join('; ')}`,
     {
       code: 'missing-required-field',
       hint: `Every record needs ${missing.join(', ')}. In a mapping file (--map): ${missing.map((f) => EXAMPLE[f]).join('; ')}. \`memberctl map init ${file}\` writes a starter.`,
