@@ -161,7 +161,10 @@ describe('precedence: flag > env > profile > default', () => {
       hint: 'MEMBERCTL_BATCH_SIZE takes a whole number from 1 to 100,000 (e.g. MEMBERCTL_BATCH_SIZE=500)',
     });
     expect(refusal(() => resolveSettings({ env: {}, flags: { timeoutMs: '5s' as unknown as number } })).hint).toBe(
-      '--timeout takes a whole number from 1 to 3,600,000 (e.g. --timeout 30000)',
+      '--timeout takes a whole number of milliseconds from 1 to 3,600,000 (e.g. --timeout 30000)',
+    );
+    expect(refusal(() => resolveSettings({ env: { MEMBERCTL_TIMEOUT: '30s' } })).hint).toBe(
+      'MEMBERCTL_TIMEOUT takes a whole number of milliseconds from 1 to 3,600,000 (e.g. MEMBERCTL_TIMEOUT=30000)',
     );
   });
 

@@ -53,6 +53,28 @@ function render(s: ImportSummary, withUnchanged = false, withPadded = false): { 
 const verdict = (s: ImportSummary, withUnchanged = false) => render(s, withUnchanged).stdout.at(-1);
 
 describe('the import summary', () => {
+  it('a resumed import names the earlier runs as the "resuming from" notice did (trial2: "an earlier run" vs "2")', () => {
+    const lines = (resumedRuns: number) => {
+      const stdout: string[] = [];
+      const output: Output = {
+        color: new Chalk({ level: 0 }),
+        out: (t) => void stdout.push(t),
+        err: (t) => void stdout.push(t),
+        warn: (t) => void stdout.push(t),
+        stderrIsTTY: false,
+      };
+      const state = { resumedRecords: 5, resumedRuns, otherShards: 0, refreshed: 0, journalKept: false };
+      renderImportSummary(
+        summary({ rows: 7, importedCount: 7 }),
+        { file: 'members.csv', target: 'https://api.example.com/', state },
+        output,
+      );
+      return stdout.join('\n');
+    };
+    expect(lines(2)).toContain('resumed: 5 records were settled by 2 earlier runs (counted above, not sent again)');
+    expect(lines(1)).toContain('resumed: 5 records were settled by an earlier run (counted above, not sent again)');
+  });
+
   it('one banner, naming the file and the target once', () => {
     const { stdout, stderr } = render(summary({ rows: 2, importedCount: 2, batches: 1, requests: 1 }));
     expect(stdout.filter((line) => line.includes('members.csv'))).toEqual([

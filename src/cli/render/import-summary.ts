@@ -166,10 +166,12 @@ function stateNotes(state: ImportStateReport, failed: number): string[] {
     notes.push(
       `absent: ${n(state.absentFromInput)} members in the state are not in this input (memberctl state absent --state FILE lists them)`,
     );
-  if (state.resumedRecords > 0)
-    notes.push(
-      `resumed: ${n(state.resumedRecords)} records were settled by an earlier run (counted above, not sent again)`,
-    );
+  if (state.resumedRecords > 0) {
+    // the same count as the "resuming from" notice at the start: "2 earlier runs" there, not "an earlier run" here
+    const runs = state.resumedRuns ?? 1;
+    const by = runs > 1 ? `${n(runs)} earlier runs` : 'an earlier run';
+    notes.push(`resumed: ${n(state.resumedRecords)} records were settled by ${by} (counted above, not sent again)`);
+  }
   if (state.shard)
     notes.push(
       `shard ${state.shard.index}/${state.shard.count}: ${n(state.otherShards)} records belong to other shards (not counted above)`,

@@ -81,6 +81,8 @@ export type ImportFileEvent = ImportEvent | { type: 'notice'; message: string };
 /** What the durable side did: what --json and the summary add after the counts. */
 export interface ImportStateReport {
   resumedRecords: number;
+  /** How many earlier runs settled them: the closing line says what the "resuming from" notice said. */
+  resumedRuns?: number;
   shard?: Shard;
   otherShards: number;
   /** Unchanged members sent again (--refresh-after). */
@@ -165,9 +167,10 @@ export async function importFile(
     summary = withOutputError(summary, guard.failure);
     const { journalKept, absentFromInput, outputError } = await durable.finish(summary);
     summary = withOutputError(summary, outputError);
-    const { resumedRecords, shard, journalPath, counters } = durable;
+    const { resumedRecords, resumedRuns, shard, journalPath, counters } = durable;
     const state = {
       resumedRecords,
+      resumedRuns,
       shard,
       otherShards: counters.otherShards,
       refreshed: counters.refreshed,

@@ -177,7 +177,8 @@ function rangeHint(key: SettingKey, origin: string): string | undefined {
   const fallback = (SETTING_DEFAULTS as Partial<Record<SettingKey, unknown>>)[key];
   const example = typeof fallback === 'number' ? fallback : Math.min(Math.max(8, range.min), range.max);
   const given = origin.startsWith('-') ? `${origin} ${example}` : `${origin}=${example}`;
-  return `${origin} takes a whole number from ${range.min.toLocaleString('en-US')} to ${range.max.toLocaleString('en-US')} (e.g. ${given})`;
+  const unit = SETTING_SPECS[key].unit;
+  return `${origin} takes a whole number${unit ? ` of ${unit}` : ''} from ${range.min.toLocaleString('en-US')} to ${range.max.toLocaleString('en-US')} (e.g. ${given})`;
 }
 
 function checked(key: SettingKey, value: unknown, origin: string): unknown {

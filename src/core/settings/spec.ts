@@ -33,6 +33,8 @@ interface SettingSpec {
   flag: string;
   description: string;
   kind: 'string' | 'path' | 'int' | 'boolean';
+  /** An int's unit, named in the hint for a bad value ("a whole number of milliseconds"). */
+  unit?: string;
   /** What happens when it is set nowhere and has no default ("not set" otherwise). */
   whenUnset?: string;
 }
@@ -65,6 +67,7 @@ export const SETTING_SPECS: Record<SettingKey, SettingSpec> = {
     flag: '--max-batch-bytes',
     description: 'JSON bytes per import request',
     kind: 'int',
+    unit: 'bytes',
   },
   concurrency: {
     env: 'MEMBERCTL_CONCURRENCY',
@@ -84,6 +87,7 @@ export const SETTING_SPECS: Record<SettingKey, SettingSpec> = {
     flag: '--timeout',
     description: 'milliseconds to wait for one response',
     kind: 'int',
+    unit: 'milliseconds',
   },
   maxRetryAfter: {
     env: 'MEMBERCTL_MAX_RETRY_AFTER',

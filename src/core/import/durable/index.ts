@@ -50,6 +50,8 @@ export interface ImportStateSession {
   shard?: Shard;
   /** Records an earlier run settled (--resume), 0 without. */
   resumedRecords: number;
+  /** The earlier runs that settled them (the journal's count, as the "resuming from" notice says), 0 without. */
+  resumedRuns: number;
   /**
    * Closes the journal (removed when nothing failed, unless --keep-journal) and the state. Without a summary
    * (the run threw) the journal is kept. Safe to call twice: the first call decides.
@@ -114,6 +116,7 @@ export async function openImportState(
     journalPath: journal?.path,
     shard: options.shard,
     resumedRecords: journal?.resumed?.settled ?? 0,
+    resumedRuns: journal?.resumed?.runs ?? 0,
     finish(summary) {
       finished ??= finishOnce(opened, summary);
       return finished;
