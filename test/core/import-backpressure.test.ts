@@ -146,3 +146,53 @@ describe('pipeline backpressure from a slow onSettled hook', () => {
     expect(transport.stats.requests).toBeLessThan(5 + 2 * 4 + 1);
   });
 });
+
+describe('pipeline: the window byte budget', () => {
+  /** Imports `count` rows in batches of 10 against a server answering at once; `worst`: most body bytes out at once. */
+  async function importWatchingBytes(count: number, windowBytes?: number) {
+    let out = 0;
+    let worst = 0;
+    let worstRequests = 0;
+    let requests = 0;
+    const inner = answeringAtOnce();
+    const transport: ImportTransport = {
+      stats: inner.stats,
+      async postImport(body, signal, onAttempt) {
+        out += body.length;
+        requests++;
+        worst = Math.max(worst, out);
+        worstRequests = Math.max(worstRequests, requests);
+        try {
+          return await inner.postImport(body, signal, onAttempt);
+        } finally {
+          out -= body.length;
+          requests--;
+        }
+      },
+    };
+    const summary = await runPipeline({
+      candidates: rows(count),
+      transport,
+      batchSize: 10,
+      concurrency: 16,
+      windowBytes,
+    });
+    return { summary, worst, worstRequests };
+  }
+
+  it('keeps the bytes of requests out within the budget and one batch, whatever the concurrency allows', async () => {
+    const batchBytes = 10 * 75; // ten items of ~70 bytes
+    const free = await importWatchingBytes(2000);
+    expect(free.worst).toBeGreaterThan(6 * batchBytes); // without a budget, the concurrency limit is the bound
+    const { summary, worst } = await importWatchingBytes(2000, 3 * batchBytes);
+    expect(summary.importedCount).toBe(2000);
+    expect(worst).toBeLessThanOrEqual(4 * batchBytes);
+  });
+
+  it('a batch larger than the budget on its own is still sent: every batch goes, one at a time, and all are accounted', async () => {
+    const { summary, worstRequests } = await importWatchingBytes(500, 100);
+    expect(summary.importedCount).toBe(500);
+    expect(summary.requests).toBe(50);
+    expect(worstRequests).toBe(1);
+  });
+});

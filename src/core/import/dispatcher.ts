@@ -37,27 +37,46 @@ export interface DispatcherOptions {
 export class Dispatcher {
   /** Closed batches waiting to be sent, bisect halves and 413 splits first. */
   readonly ready: Batch[] = [];
+  #readyBytes = 0;
 
   constructor(private readonly o: DispatcherOptions) {}
 
+  /** Bytes of the batches in `ready` (the flow gate's window counts them). */
+  get readyBytes(): number {
+    return this.#readyBytes;
+  }
+
   enqueue(batch: Batch): void {
     this.ready.push(batch);
+    this.#readyBytes += batch.bytes;
     this.pump();
   }
 
   /** Sends queued batches while the flow gate lets them go (never once the run is stopping, not even bisect halves). */
   pump(): void {
-    while (this.ready.length > 0 && this.o.flow.maySend) void this.send(this.ready.shift()!);
+    while (this.ready.length > 0 && this.o.flow.maySend) {
+      const batch = this.ready.shift()!;
+      this.#readyBytes -= batch.bytes;
+      void this.send(batch);
+    }
   }
 
   /** Takes every batch not yet sent (the run is stopping). */
   drainReady(): PendingRecord[] {
+    this.#readyBytes = 0;
     return this.ready.splice(0).flatMap((batch) => batch.records);
+  }
+
+  /** `ready` was rearranged (413 resplit, halves in front): its bytes counted again. */
+  #recount(): void {
+    let bytes = 0;
+    for (const batch of this.ready) bytes += batch.bytes;
+    this.#readyBytes = bytes;
   }
 
   private async send(batch: Batch): Promise<void> {
     const { flow } = this.o;
-    flow.requestSent();
+    flow.requestSent(batch.bytes);
     const { records } = batch;
     const range = rangeOf(batch);
     this.o.emit({
@@ -96,7 +115,7 @@ export class Dispatcher {
     } catch (error) {
       this.o.onFatal(error);
     } finally {
-      flow.responseHandled();
+      flow.responseHandled(batch.bytes);
     }
   }
 
@@ -186,6 +205,7 @@ export class Dispatcher {
             message: `the server refused a batch of ${records.length} records as too large (413): batch size lowered to ${lowered} for the rest of the run`,
           });
           this.ready.push(...this.o.batcher.resplit(this.ready.splice(0)));
+          this.#recount();
         }
         emit({
           type: 'batch-split',
@@ -228,6 +248,7 @@ export class Dispatcher {
   /** Halves go to the front of the queue, so records already on their way finish first. */
   private requeueHalves(batch: Batch, attempt: 'bisect' | 'split'): void {
     this.ready.unshift(...this.o.batcher.halves(batch, attempt));
+    this.#recount();
   }
 }
 

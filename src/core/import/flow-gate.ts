@@ -8,6 +8,10 @@
  * Between reading and the server, four stretches hold records. Each is bounded here, which keeps memory flat for
  * any file size:
  * - closed batches waiting to be sent (the Dispatcher's queue): the reader pauses at `backlog`;
+ * - the bytes of the window (closed batches not sent, and the batches of requests sent whose response is not
+ *   handled yet, each body and its packed records): the reader pauses once they pass `windowBytes`, whatever the
+ *   request count (3 MiB: defaults.ts). A batch larger than the budget on its own still goes: the bound
+ *   stops the reader, never the sender, and a window over budget always has a batch queued or a response coming;
  * - later rows held back behind an earlier row of their member (member-order.ts): the reader pauses at `maxHeld`;
  * - requests on the wire: at most the concurrency limit's `current` (concurrency-limit.ts finds it);
  * - responses not done with (requests in flight, responses being accounted, and answered responses whose
@@ -24,6 +28,8 @@ import type { ConcurrencyLimit } from './concurrency-limit.js';
 export interface FlowParts {
   /** Closed batches waiting to be sent (the Dispatcher's queue). */
   queued(): number;
+  /** Their bytes (each batch's body size: batcher.ts). */
+  queuedBytes(): number;
   /** Rows held back behind an earlier row of their member (MemberOrder). */
   held(): number;
   /** onSettled calls not resolved yet (the Ledger). */
@@ -41,12 +47,15 @@ export class FlowGate {
   readonly #startLimit: number;
   #inFlight = 0;
   #outstanding = 0;
+  #outstandingBytes = 0;
 
   constructor(
     private readonly limit: ConcurrencyLimit,
     /** Held rows at which the reader pauses (--max-held-rows, default 10,000). */
     readonly maxHeld: number,
     private readonly parts: FlowParts,
+    /** Bytes of the window at which the reader pauses (`windowBytes`, defaults.ts). */
+    readonly windowBytes = Number.POSITIVE_INFINITY,
   ) {
     this.#startLimit = limit.current;
   }
@@ -62,18 +71,29 @@ export class FlowGate {
 
   // ---- the reading side
 
-  /** The queue of closed batches or the held rows are full (asked after every record, without a promise). */
+  /** The queued batches, the held rows or the window's bytes are full (asked after every record, without a promise). */
   get full(): boolean {
     const { parts } = this;
-    return !parts.stopping() && (parts.queued() >= this.backlog || parts.held() >= this.maxHeld);
+    return (
+      !parts.stopping() &&
+      (parts.queued() >= this.backlog ||
+        parts.held() >= this.maxHeld ||
+        parts.queuedBytes() + this.#outstandingBytes > this.windowBytes)
+    );
+  }
+
+  /** Bytes of the window: closed batches not sent, and requests whose response is not handled yet. */
+  get bytes(): number {
+    return this.parts.queuedBytes() + this.#outstandingBytes;
   }
 
   /** Returns once there is room again, or the run is stopping. */
   async waitForRoom(): Promise<void> {
     const { parts } = this;
     while (this.full) {
-      // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch.
-      if (parts.held() >= this.maxHeld || parts.queued() === 0) parts.closeOpenBatch();
+      // Held rows only move once the batch holding their predecessor is sent: never wait on an unsent batch. A
+      // window over its bytes waits for a response instead (the open batch keeps filling: no small batches).
+      if (parts.held() >= this.maxHeld) parts.closeOpenBatch();
       parts.pump();
       await this.nextChange();
     }
@@ -100,18 +120,21 @@ export class FlowGate {
     return this.#outstanding;
   }
 
-  requestSent(): void {
+  /** A request of a batch of `bytes` left (its bytes move from the queue to the outstanding responses). */
+  requestSent(bytes: number): void {
     this.#inFlight++;
     this.#outstanding++;
+    this.#outstandingBytes += bytes;
   }
 
   requestAnswered(): void {
     this.#inFlight--;
   }
 
-  /** The response was accounted (or its handling failed): sends what may go now and wakes whoever waits. */
-  responseHandled(): void {
+  /** The response to a batch of `bytes` was accounted (or its handling failed): sends what may go, wakes who waits. */
+  responseHandled(bytes: number): void {
     this.#outstanding--;
+    this.#outstandingBytes -= bytes;
     this.parts.pump();
     this.changed();
   }

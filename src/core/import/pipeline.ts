@@ -80,17 +80,23 @@ function assemble(options: ImportOptions): Run {
     options.batchSize ?? IMPORT_DEFAULTS.batchSize,
     options.maxBatchBytes ?? IMPORT_DEFAULTS.maxBatchBytes,
   );
-  const flow = new FlowGate(limit, options.maxHeldRows ?? IMPORT_DEFAULTS.maxHeldRows, {
-    queued: () => dispatcher.ready.length,
-    held: () => order.held,
-    unsynced: () => ledger.unsynced,
-    stopping: () => stop.stopping,
-    pump: () => dispatcher.pump(),
-    closeOpenBatch: () => {
-      const batch = batcher.close();
-      if (batch) dispatcher.enqueue(batch);
+  const flow = new FlowGate(
+    limit,
+    options.maxHeldRows ?? IMPORT_DEFAULTS.maxHeldRows,
+    {
+      queued: () => dispatcher.ready.length,
+      queuedBytes: () => dispatcher.readyBytes,
+      held: () => order.held,
+      unsynced: () => ledger.unsynced,
+      stopping: () => stop.stopping,
+      pump: () => dispatcher.pump(),
+      closeOpenBatch: () => {
+        const batch = batcher.close();
+        if (batch) dispatcher.enqueue(batch);
+      },
     },
-  });
+    options.windowBytes ?? IMPORT_DEFAULTS.windowBytes,
+  );
   const hardStop = () => void options.transport.destroy?.().catch(() => undefined);
   const stop = new StopControl({
     stopSignal: options.stopSignal,

@@ -145,6 +145,11 @@ export interface ImportOptions {
   limit?: number;
   /** Later rows held back while an earlier row of the same member is in flight, over all members (default 10,000). */
   maxHeldRows?: number;
+  /**
+   * Bytes of closed batches not sent and of requests whose response is not handled yet at which the reader pauses
+   * (default 3 MiB: defaults.ts). A larger batch on its own still goes.
+   */
+  windowBytes?: number;
   /** Stop gracefully: read no more, let requests in flight settle for `graceMs`, count the rest failed. */
   stopSignal?: AbortSignal;
   /** Stop at once: abort requests in flight (second Ctrl-C). */
