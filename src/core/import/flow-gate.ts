@@ -5,8 +5,8 @@
  * request leaving, answered and handled; the Ledger reports each onSettled call resolved; the run beginning to
  * stop calls `changed`. The reader's wait and the end of the run wait on `nextChange`.
  *
- * Between reading and the server, four stretches hold records. Each is bounded here, which keeps memory flat for
- * any file size:
+ * Between reading and the server, four stretches hold records. Each is bounded here, and so are the bytes of the
+ * closed batches and the responses together, which keeps memory flat for any file size:
  * - closed batches waiting to be sent (the Dispatcher's queue): the reader pauses at `backlog`;
  * - the bytes of the window (closed batches not sent, and the batches of requests sent whose response is not
  *   handled yet, each body and its packed records): the reader pauses once they pass `windowBytes`, whatever the
