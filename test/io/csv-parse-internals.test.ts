@@ -1,7 +1,7 @@
 /**
  * The CSV reader leans on two things no public API promises (issue 27 item 13; docs/decisions.md): csv-parse's
  * `Parser.api.parse` with its live `info` counters, whose record count we reset so that a row of another width costs
- * no CsvError (csv-parser-core.ts), and Buffer's own `latin1Slice` / `ucs2Slice` decoders (csv-worker-messages.ts).
+ * no CsvError, and its end-of-field step with `state.wasQuoting` for --null-token (csv-parser-core.ts), and Buffer's own `latin1Slice` / `ucs2Slice` decoders (csv-worker-messages.ts).
  * csv-parse is pinned to an exact version in package.json; this file is what an upgrade must pass.
  */
 import { parse } from 'csv-parse';
@@ -24,6 +24,22 @@ describe("csv-parse's internals, as csv-parser-core drives them", () => {
       { cells: ['a', 'b', 'c'], lines: 1, empty: 0 },
       { cells: ['1', '2'], lines: 3, empty: 1 },
       { cells: ['x\ny', '3', '4', '5'], lines: 5, empty: 1 },
+    ]);
+  });
+
+  it("with a null token, api.__onField and state.wasQuoting tell each record's quoted cells equal to it", () => {
+    const parser = parse({}) as unknown as { api?: { __onField?: unknown; state?: Record<string, unknown> } };
+    expect(typeof parser.api?.__onField).toBe('function');
+    expect(parser.api?.state).toMatchObject({ wasQuoting: false, record: [] });
+    const core = createCsvCore({ delimiter: ',', maxRecordSize: 1024, nullToken: 'NULL' });
+    const seen: [string[], number[] | undefined][] = [];
+    const csv = 'a,b,c\nNULL,"NULL",x\n" NULL ","N""ULL",NULL\n"x\ny",NULL,"NULL"';
+    expect(core.parse(Buffer.from(csv), true, (cells, quoted) => seen.push([cells, quoted]))).toBeUndefined();
+    expect(seen).toEqual([
+      [['a', 'b', 'c'], undefined],
+      [['NULL', 'NULL', 'x'], [1]],
+      [[' NULL ', 'N"ULL', 'NULL'], [0]],
+      [['x\ny', 'NULL', 'NULL'], [2]],
     ]);
   });
 
