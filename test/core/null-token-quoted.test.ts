@@ -3,6 +3,7 @@
  * whose surname is "NULL" keeps it. The same on the main thread and in the CSV parsing worker (trial2).
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { createRecordMapper } from '../../src/core/mapping/index.js';
 import { readCandidates } from '../../src/core/read-candidates.js';
 import type { Candidate } from '../../src/core/candidate.js';
 import { tempDir } from '../io/reader-helpers.js';
@@ -44,4 +45,14 @@ describe('--null-token and quoted cells', () => {
       expect(got.map((item) => (item as { lastName?: unknown }).lastName)).toEqual(['NULL', 'NULL', 'Null', 'NULL']);
     });
   }
+
+  it('a quoted and an unquoted NULL make different --changed-only keys (they make different items)', () => {
+    const headers = ['memberId', 'isActive', 'createdAt', 'lastName'];
+    const mapper = createRecordMapper('csv', headers, { file: 'a.csv', nullToken: 'NULL' });
+    const raw = ['m1', 'true', '2024-01-01', 'NULL'];
+    const unquoted = mapper.sourceKey!({ record: 1, line: 2, raw });
+    const quoted = mapper.sourceKey!({ record: 1, line: 2, raw, quotedNullTokens: [3] });
+    expect(unquoted?.key).toBeDefined();
+    expect(quoted?.key).not.toBe(unquoted?.key);
+  });
 });
