@@ -81,13 +81,17 @@ async function openRaw(options: OpenBytesOptions): Promise<RawInput> {
     Buffer | string
   >;
   let bytesRead = 0;
+  let reading = false;
   return {
     async next() {
       let step: IteratorResult<Buffer | string>;
+      reading = true;
       try {
         step = await iterator.next();
       } catch (error) {
         throw readFailure(error, options.file, false);
+      } finally {
+        reading = false;
       }
       if (step.done) return undefined;
       const chunk = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
@@ -100,7 +104,10 @@ async function openRaw(options: OpenBytesOptions): Promise<RawInput> {
     async close() {
       if (stdin) raw.pause();
       else raw.destroy();
-      await iterator.return?.().catch(() => undefined);
+      const returned = iterator.return?.().catch(() => undefined);
+      // stdin is never destroyed, so a read still waiting on a pipe left open ends only with the writer's next
+      // bytes or close, and the iterator's return waits behind it: a stop must not (a destroyed file ends it at once)
+      if (!(stdin && reading)) await returned;
     },
   };
 }

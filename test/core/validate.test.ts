@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateFile, type InvalidRecord } from '../../src/core/validate/validate-file.js';
@@ -153,6 +154,25 @@ describe('validateFile', () => {
     expect(existsSync(output)).toBe(false);
     expect(existsSync(rejects)).toBe(false);
     expect((await readdir(dir)).filter((name) => name.includes('stopped-'))).toEqual([]);
+  });
+
+  it('Ctrl-C while a pipe left open sends nothing more: answered at once, not when the next rows come', async () => {
+    const stdin = new PassThrough();
+    stdin.write('memberId,isActive,createdAt\n');
+    const rows = 20_000; // more than the reader looks at before it starts (the delimiter, the encoding)
+    for (let n = 1; n <= rows; n++) stdin.write(`m-${n},y,2024-05-01\n`);
+    const stop = new AbortController();
+    let read = 0;
+    const run = validateFile({ path: '-', stdin, signal: stop.signal }, (event) => {
+      if (event.type === 'progress') read = event.progress.rows;
+    });
+    // every row written is read (the pipe holds nothing more), then the stop comes: the run waits on the pipe
+    while (stdin.readableLength > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let tick = 0; tick < 20; tick++) await new Promise((resolve) => setImmediate(resolve));
+    stop.abort();
+    await expect(run).rejects.toMatchObject({ code: 'interrupted', category: 'cancelled' });
+    expect(read).toBeGreaterThanOrEqual(rows - 1); // (the last line may wait for what follows it)
+    stdin.destroy();
   });
 
   it('reports warnings for ignored columns and unused mapping rules', async () => {

@@ -120,8 +120,13 @@ export async function validateFile(
     });
   try {
     // batch by batch: without --output, a valid record (nearly all of them) costs no promise at all
-    for await (const batch of stream.batches) {
-      if (options.signal?.aborted) throw interrupted(source.file, check.rows);
+    const batches = stream.batches[Symbol.asyncIterator]();
+    for (;;) {
+      // a stop is answered at once, also while the input sends nothing more (a pipe left open)
+      const next = await nextUnlessStopped(batches, options.signal);
+      if (next === STOPPED) throw interrupted(source.file, check.rows);
+      if (next.done) break;
+      const batch = next.value;
       for (let i = 0; i < batch.length; i++) {
         const record = batch[i]!;
         if (record.padded) check.padded++;
@@ -154,6 +159,29 @@ export async function validateFile(
     duplicateMembers: duplicates.report(),
     omittedCells: stream.omitted.report(),
   };
+}
+
+const STOPPED = Symbol('stopped');
+
+/** The next batch, or STOPPED as soon as `signal` fires (the pending read is left to the input's close). */
+async function nextUnlessStopped<T>(
+  batches: AsyncIterator<T>,
+  signal: AbortSignal | undefined,
+): Promise<IteratorResult<T> | typeof STOPPED> {
+  if (!signal) return batches.next();
+  if (signal.aborted) return STOPPED;
+  let onAbort = () => undefined as void;
+  const stopped = new Promise<typeof STOPPED>((resolve) => {
+    onAbort = () => resolve(STOPPED);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const next = batches.next();
+  next.catch(() => undefined); // once stopped, a read that then fails (the input closing) is not this run's error
+  try {
+    return await Promise.race([next, stopped]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 function interrupted(file: string, rows: number): MemberctlError {
