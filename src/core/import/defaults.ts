@@ -13,12 +13,13 @@ export const IMPORT_DEFAULTS = {
    * reached 32 requests with as many closed batches ready behind them: ~64 batches of ~140 KB (docs/performance.md,
    * issue 28).
    *
-   * 3 MiB, from measurement (1M rows at 100 ms, 3 runs each beside the build without it): 2 and 3 MiB took the
-   * peak RSS's median ~5 MB down, 4 MiB nothing (the ~32 batches in flight alone are ~4.5 MB). The budget caps the
-   * rate against a server at budget / round trip: 3 MiB at 100 ms is ~30 MB/s, 1.5× a quiet machine's 0 ms rate
-   * (70,000 rows/s of ~280 bytes); 2 MiB would sit at about that rate. Not scaled down with the container's memory
-   * limit: what the window must hold follows the server's round trip and the rate, not the pod.
+   * 12 MiB, from measurement (docs/performance.md, "Peak memory in a small pod"): the budget caps the rate against
+   * a server at budget / round trip, and a row in the window weighs its JSON body and its packed cells (~500 bytes),
+   * not its ~280 bytes of CSV. 3 MiB held the 100 ms case to 0.77 of the 0 ms rate on a quiet machine (64,828 against
+   * 84,407 rows/s) for ~5 MB of peak RSS; 12 MiB gave 0.85 and no budget 0.87 (within noise). What it bounds is fat
+   * records: ~32 requests of 500 rows of 100 KB each would otherwise be held at once. Not scaled with the container's
+   * memory limit: what the window must hold follows the server's round trip and the rate, not the pod.
    */
-  windowBytes: 3 * 1024 * 1024,
+  windowBytes: 12 * 1024 * 1024,
   graceMs: 10_000,
 } as const;

@@ -10,7 +10,7 @@
  * - closed batches waiting to be sent (the Dispatcher's queue): the reader pauses at `backlog`;
  * - the bytes of the window (closed batches not sent, and the batches of requests sent whose response is not
  *   handled yet, each body and its packed records): the reader pauses once they pass `windowBytes`, whatever the
- *   request count (3 MiB: defaults.ts). A batch larger than the budget on its own still goes: the bound
+ *   request count (12 MiB: defaults.ts). A batch larger than the budget on its own still goes: the bound
  *   stops the reader, never the sender, and a window over budget always has a batch queued or a response coming;
  * - later rows held back behind an earlier row of their member (member-order.ts): the reader pauses at `maxHeld`;
  * - requests on the wire: at most the concurrency limit's `current` (concurrency-limit.ts finds it);
