@@ -58,12 +58,6 @@ export function headerValue(headers: Record<string, string | string[] | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function isJsonContentType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const mime = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return mime === 'application/json' || mime === 'text/json' || /^application\/[^/]+\+json$/.test(mime);
-}
-
 /** Parses JSON when the body looks like JSON (content-type aside: servers mislabel); undefined otherwise. */
 export function tryParseJson(text: string): unknown {
   const trimmed = text.trim();

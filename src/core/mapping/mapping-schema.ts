@@ -12,7 +12,6 @@ export const CELL_TYPES = ['string', 'number', 'boolean', 'json'] as const;
 export const ON_INVALID = ['refuse', 'omit'] as const;
 
 export type Transform = (typeof TRANSFORMS)[number];
-export type Conversion = (typeof CONVERSIONS)[number];
 
 const jsonValue: z.ZodType<unknown> = z.json();
 

@@ -48,11 +48,6 @@ const STEMS: Record<(typeof REQUIRED_FIELDS)[number], RegExp> = {
   createdAt: /creat|signup|regist|joined|since|added/,
 };
 
-/** True when the header is one of the names exports commonly give the field ("Customer Id" for memberId). */
-export function isKnownName(field: (typeof REQUIRED_FIELDS)[number], header: string): boolean {
-  return LOOKALIKES[field].some((name) => normalizeName(name) === normalizeName(header));
-}
-
 /** Up to `max` headers that look like `field`: a known name first, then a likely stem, then the nearest spelling. */
 export function headersLike(field: (typeof REQUIRED_FIELDS)[number], headers: readonly string[], max = 5): string[] {
   const known = LOOKALIKES[field].map(normalizeName);
