@@ -2,8 +2,9 @@
  * Every file memberctl writes for the user (rejects, report, validate --output, template --out) goes through
  * here, so that no output ever destroys the input or another file:
  * - a path that is an input (the same device and inode: the file itself, a hard link or a symlink to it), or that
- *   two outputs share, is refused before anything is read (checkOutputPaths);
- * - a path that is a symlink to a file, or a dangling one, is refused: memberctl never writes through a link;
+ *   two outputs share, is refused before anything is read (checkOutputPaths, output-paths.ts);
+ * - a path that is a symlink to a file, or a dangling one, is refused: memberctl never writes through a link
+ *   (inspectTarget, output-paths.ts);
  * - a regular file is written to a temp file beside it (O_EXCL, 0600), synced, and renamed into place when
  *   complete, the way rsync does, then its folder is synced so the rename itself survives a power cut: a crash
  *   leaves the old file whole and no half-written one (a stale temp file of a dead process is removed by the next
@@ -15,13 +16,12 @@
  *   wrote there, unchanged since (output-record.ts), else with --force. Refused before the input is read.
  * Lines are gathered into ~64 KiB chunks so a million small writes cost a few hundred syscalls.
  */
-import { fstatSync, type Stats } from 'node:fs';
-import { link, lstat, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { link, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { UsageError } from '../errors.js';
 import { cannotWrite, fileExists } from './output-errors.js';
-import { notOwnBecause, recordPathOf, recordWritten } from './output-record.js';
+import { inspectTarget, refuseUnlessOwn } from './output-paths.js';
+import { recordWritten } from './output-record.js';
 import { syncDirectory } from './sync-directory.js';
 
 const CHUNK_BYTES = 64 * 1024;
@@ -45,60 +45,6 @@ export interface OutputOptions {
   force?: boolean;
   /** Turns each chunk of text into the bytes written (a rejects CSV in the input's encoding, with its BOM); default UTF-8. */
   encode?: (text: string) => string | Buffer;
-}
-
-/** One output the command will write: `flag` names it in errors (e.g. "--rejects"). */
-export interface OutputPath {
-  flag: string;
-  path: string;
-  /** Rewritten by every run: an existing file must be memberctl's own, unchanged (else --force). */
-  ownOnly?: boolean;
-}
-
-/**
- * Refuses, before the input is read, an output that is the input ('-': whatever standard input is), an output
- * that another output also names, a symlinked output, and (without `force`) an `ownOnly` output whose file is not
- * the one memberctl last wrote there.
- */
-export async function checkOutputPaths(
-  inputs: readonly string[],
-  outputs: readonly (OutputPath | undefined)[],
-  options: { force?: boolean } = {},
-): Promise<void> {
-  const seen: { flag: string; path: string; key: string }[] = [];
-  for (const input of inputs) {
-    const info = await statOrUndefined(input);
-    if (info?.isFile()) seen.push({ flag: 'the input', path: input, key: `${info.dev}:${info.ino}` });
-  }
-  for (const output of outputs) {
-    if (!output) continue;
-    // '-' is standard input where a command reads; as an output it would quietly be a file named "-" in this folder
-    if (output.path === '-')
-      throw new UsageError(`${output.flag} -: outputs are files, and this would write one named "-"`, {
-        code: 'output-dash',
-        hint: `Give ${output.flag} a file name${output.flag === '--output' ? ' (/dev/stdout writes to standard output)' : ''}; a file really named "-" is ./-.`,
-      });
-    const info = await inspectTarget(output.path, output.flag);
-    if (info && !info.isFile()) continue; // /dev/null may be named by every output
-    // a file not there yet is known by its real folder and name: two outputs may still name the same new file
-    const key = info
-      ? `${info.dev}:${info.ino}`
-      : join(await realpath(dirname(output.path)).catch(() => resolve(dirname(output.path))), basename(output.path));
-    const same = seen.find((other) => other.key === key);
-    if (same) {
-      const what =
-        same.flag === 'the input' ? `is the input ${same.path}` : `is the same file as ${same.flag} ${same.path}`;
-      throw new UsageError(
-        `${output.flag} ${output.path} ${what}${output.path === same.path ? '' : ' (a link to it)'}: writing it would destroy that file`,
-        {
-          code: 'output-is-input',
-          hint: `Give ${output.flag} a file of its own, e.g. ${suggestion(output.flag, output.path)}.`,
-        },
-      );
-    }
-    seen.push({ ...output, key });
-    if (info && output.ownOnly && !options.force) await refuseUnlessOwn(output.flag, output.path);
-  }
 }
 
 /** Opens an output for writing line by line (see the top of this file for what is refused and how). */
@@ -126,20 +72,6 @@ export async function openOutputFile(path: string, purpose: string, options: Out
   // every run is recorded once in place, so that the next run knows it for its own
   const placing = { exclusive: Boolean(options.noClobber && !options.force), record: !options.noClobber };
   return lineWriter(handle, path, purpose, temp, placing, options.encode);
-}
-
-/** An existing output rewritten by every run is replaced only when memberctl wrote it and no one changed it since. */
-async function refuseUnlessOwn(label: string, path: string): Promise<void> {
-  const why = await notOwnBecause(path);
-  if (why === undefined) return;
-  const what =
-    why === 'changed'
-      ? 'has changed since memberctl wrote it'
-      : `exists, and memberctl did not write it (no record ${basename(recordPathOf(path))} beside it)`;
-  throw new UsageError(`${label} ${path} ${what}: it is not replaced`, {
-    code: 'output-exists',
-    hint: 'Move it aside or give another file name, or pass --force to replace it.',
-  });
 }
 
 /** Writes a whole small file (a report, a template) the same safe way. */
@@ -242,40 +174,6 @@ async function putInPlace(temp: string, path: string, purpose: string, exclusive
   await syncDirectory(dirname(path));
 }
 
-/**
- * What is at an output path: undefined when nothing, the stat of a file, a device or a pipe. A symlink to a
- * regular file (or to nothing) is refused; one to a device or a pipe (/dev/stdout) is followed.
- */
-async function inspectTarget(path: string, what: string): Promise<Stats | undefined> {
-  let info: Stats;
-  try {
-    info = await lstat(path);
-  } catch {
-    return undefined;
-  }
-  if (info.isSymbolicLink()) {
-    const target = await statOrUndefined(path);
-    if (!target || target.isFile() || target.isDirectory()) {
-      throw new UsageError(`${what} ${path} is a symbolic link: memberctl never writes through one`, {
-        code: 'output-symlink',
-        hint: 'Give the path of the file itself, or remove the link first.',
-      });
-    }
-    info = target;
-  }
-  if (info.isDirectory())
-    throw new UsageError(`${what} ${path} is a folder`, { code: 'output-file', hint: 'Give a file name inside it.' });
-  return info;
-}
-
-async function statOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return path === '-' ? fstatSync(0) : await stat(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Temp files of this path left by a process that no longer runs (killed mid-write). */
 async function removeStaleTemps(path: string): Promise<void> {
   const prefix = `.${basename(path)}${TEMP_MARK}`;
@@ -300,15 +198,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
   }
-}
-
-/** A name beside `path` for what `flag` writes: --output's items are NDJSON and --report is JSON, whatever the input is. */
-function suggestion(flag: string, path: string): string {
-  const base = basename(path);
-  const dot = base.lastIndexOf('.');
-  const stem = dot > 0 ? base.slice(0, dot) : base;
-  if (flag === '--output') return `${stem}.items.ndjson`;
-  if (flag === '--report') return `${stem}.report.json`;
-  if (flag === '--rejects') return dot > 0 ? `${stem}.rejects${base.slice(dot)}` : `${base}.rejects.ndjson`;
-  return dot > 0 ? `${stem}.${flag.replace(/^-+/, '')}${base.slice(dot)}` : `${base}.out`;
 }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkOutputPaths, openOutputFile, writeOutputFile } from '../../src/io/output-file.js';
+import { openOutputFile, writeOutputFile } from '../../src/io/output-file.js';
+import { checkOutputPaths } from '../../src/io/output-paths.js';
 import { MemberctlError } from '../../src/errors.js';
 
 let dir: string;

@@ -1,6 +1,7 @@
 /** What `memberctl map init FILE` does, loaded only when it runs (map.ts declares its flags and help). */
 import { initMapping, type MapInitResult } from '../../core/map-init/map-init.js';
-import { checkOutputPaths, writeOutputFile } from '../../io/output-file.js';
+import { writeOutputFile } from '../../io/output-file.js';
+import { checkOutputPaths } from '../../io/output-paths.js';
 import { shellCommand } from '../../core/shell-command.js';
 import { createOutput, type Output } from '../output.js';
 import { exitCodeFor } from '../exit-codes.js';

@@ -176,7 +176,8 @@ function absentCommand(result: CommandResult): Command {
 
 async function absentAction(flags: StateFlags): Promise<number> {
   const { listAbsent } = await stateAdmin();
-  const { checkOutputPaths, openOutputFile } = await import('../../io/output-file.js');
+  const { openOutputFile } = await import('../../io/output-file.js');
+  const { checkOutputPaths } = await import('../../io/output-paths.js');
   const output = createOutput();
   const header = 'memberId,absentSince';
   const line = (member: { memberId: string; absentSince: string }) =>

@@ -4,7 +4,7 @@
  */
 import { MemberctlError, type ResultCategory } from '../../errors.js';
 import type { InputFormat } from '../../io/source.js';
-import { checkOutputPaths } from '../../io/output-file.js';
+import { checkOutputPaths } from '../../io/output-paths.js';
 import { openItemsWriter, type ItemsWriter } from '../../io/items-writer.js';
 import { openRejectsWriter, type RejectsWriter } from '../../io/rejects-writer.js';
 import { issuesToReason, type Candidate, type RecordIssue } from '../candidate.js';
