@@ -4,16 +4,13 @@
  * a closed port and a name that does not resolve. How a process prints them (the marks, the verdict line, --json
  * with exitCode) stays in test/e2e/config.test.ts, with TLS (NODE_EXTRA_CA_CERTS is read when a process starts).
  */
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
 import { checkConfiguration } from '../../src/core/config/check.js';
 import { loadSettings } from '../../src/core/settings/index.js';
 import type { SettingValues } from '../../src/core/settings/spec.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { configDir, craftJwt, isolatedEnv, nowSeconds } from '../e2e/config-cli-helper.js';
+import { closedPort, craftJwt, isolatedEnv, nowSeconds, profileEnv } from '../e2e/config-cli-helper.js';
 
 const GOOD = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 60, exp: nowSeconds() + 30 * 86400 });
 const EXPIRED = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 10 * 86400, exp: nowSeconds() - 3 * 86400 });
@@ -30,24 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.close();
 });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
-
-function profileEnv(profile: Record<string, unknown>, token: string, mode = 0o600) {
-  const { xdg } = configDir(
-    { defaultProfile: 'staging', profiles: { staging: { tokenFile: 'staging.token', ...profile } } },
-    { 'staging.token': { text: token, mode } },
-  );
-  return isolatedEnv({ XDG_CONFIG_HOME: xdg });
-}
 
 /** `memberctl config check [flags]` in that environment: the result, its exit code and every line's words. */
 async function check(

@@ -1,6 +1,9 @@
 /** Spawns the built CLI with an isolated home and config folder, so no real ~/.config or MEMBERCTL_* leaks in. */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,3 +57,23 @@ export function craftJwt(claims: Record<string, unknown>): string {
 }
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
+export async function closedPort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+/** An isolated environment whose config file's default profile "staging" takes these settings and token file. */
+export function profileEnv(profile: Record<string, unknown>, token: string, mode = 0o600) {
+  const { xdg } = configDir(
+    { defaultProfile: 'staging', profiles: { staging: { tokenFile: 'staging.token', ...profile } } },
+    { 'staging.token': { text: token, mode } },
+  );
+  return isolatedEnv({ XDG_CONFIG_HOME: xdg });
+}

@@ -5,7 +5,6 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { once } from 'node:events';
@@ -13,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { configDir, craftJwt, isolatedEnv, nowSeconds, runCli } from './config-cli-helper.js';
+import { closedPort, configDir, craftJwt, isolatedEnv, nowSeconds, profileEnv, runCli } from './config-cli-helper.js';
 import { runInProcess } from '../cli/run-in-process.js';
 
 const GOOD = craftJwt({ sub: 'import-bot', iat: nowSeconds() - 60, exp: nowSeconds() + 30 * 86400 });
@@ -29,26 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.close();
 });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
-
-function profileEnv(profile: Record<string, unknown>, token: string, mode = 0o600) {
-  const { xdg } = configDir(
-    { defaultProfile: 'staging', profiles: { staging: { tokenFile: 'staging.token', ...profile } } },
-    {
-      'staging.token': { text: token, mode },
-    },
-  );
-  return isolatedEnv({ XDG_CONFIG_HOME: xdg });
-}
 
 describe('config show', () => {
   it('shows each setting with its source: flag > env > profile > default', async () => {
