@@ -129,13 +129,7 @@ export class StopControl {
 
   /** An output cannot be written: like a first Ctrl-C (requests in flight may settle), for that reason. */
   outputFailed(message: string): void {
-    if (this.stopping) return;
-    this.message = message;
-    this.begin('output');
-    this.o.stopWaits?.(); // only requests on the wire have something to settle
-    this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
-    this.graceTimer.unref();
-    this.o.emit({ type: 'stopping', reason: 'output', graceMs: this.o.graceMs });
+    this.stopWithGrace('output', message);
   }
 
   /**
@@ -143,13 +137,17 @@ export class StopControl {
    * requests in flight may settle, and the records read and not sent are counted, not lost.
    */
   readerFailed(message: string): void {
+    this.stopWithGrace('reader', message);
+  }
+
+  private stopWithGrace(reason: 'output' | 'reader', message: string): void {
     if (this.stopping) return;
     this.message = message;
-    this.begin('reader');
+    this.begin(reason);
     this.o.stopWaits?.(); // only requests on the wire have something to settle
     this.graceTimer = setTimeout(() => this.endRequests(), this.o.graceMs);
     this.graceTimer.unref();
-    this.o.emit({ type: 'stopping', reason: 'reader', graceMs: this.o.graceMs });
+    this.o.emit({ type: 'stopping', reason, graceMs: this.o.graceMs });
   }
 
   fatal(error: unknown): void {
