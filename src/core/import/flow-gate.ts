@@ -76,9 +76,7 @@ export class FlowGate {
     const { parts } = this;
     return (
       !parts.stopping() &&
-      (parts.queued() >= this.backlog ||
-        parts.held() >= this.maxHeld ||
-        parts.queuedBytes() + this.#outstandingBytes > this.windowBytes)
+      (parts.queued() >= this.backlog || parts.held() >= this.maxHeld || this.bytes > this.windowBytes)
     );
   }
 
