@@ -24,6 +24,8 @@ interface CliRun {
   io: CliIo;
   /** --no-color, set by the program's preAction hook for every output of the run. */
   noColor: boolean;
+  /** Every token this run knows of, masked in all it writes (run-secrets.ts). */
+  secrets: Set<string>;
 }
 
 const runs = new AsyncLocalStorage<CliRun>();
@@ -35,6 +37,7 @@ function currentRun(): CliRun {
   processRun ??= {
     io: { argv: process.argv, env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     noColor: false,
+    secrets: new Set(),
   };
   return processRun;
 }
@@ -44,9 +47,14 @@ export function cliIo(): CliIo {
   return currentRun().io;
 }
 
-/** `work`, and everything it starts, runs with `io` as its `cliIo()`. */
-export function withCliIo<T>(io: CliIo, work: () => Promise<T>): Promise<T> {
-  return runs.run({ io, noColor: false }, work);
+/** `work`, and everything it starts, runs with `io` as its `cliIo()` and `secrets` as its `runSecrets()`. */
+export function withCliIo<T>(io: CliIo, work: () => Promise<T>, secrets = new Set<string>()): Promise<T> {
+  return runs.run({ io, noColor: false, secrets }, work);
+}
+
+/** The tokens this run knows of, to be masked (run-secrets.ts adds to them and masks with them). */
+export function runSecrets(): Set<string> {
+  return currentRun().secrets;
 }
 
 export function runNoColor(): boolean {

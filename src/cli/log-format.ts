@@ -10,7 +10,6 @@ import { errorToJson } from './output.js';
 import type { ResultCategory } from '../errors.js';
 import { exitCodeFor } from './exit-codes.js';
 import { cliIo } from './io.js';
-import { TOKEN_ENV } from '../core/settings/spec.js';
 
 /**
  * On every line: which run wrote it (one process, one run; several runs may share a log file, e.g. a job that
@@ -57,9 +56,8 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   const stderr = cliIo().stderr;
   const write = options.write ?? ((line: string) => void stderr.write(line));
   const now = options.now ?? (() => new Date());
-  // the environment's tokens always (an error quoting the input may quote a token file given as the input)
-  const { env } = cliIo();
-  const secrets = [...(options.secrets ?? []), env[TOKEN_ENV.member], env[TOKEN_ENV.push]].filter(
+  // every token the run knows of is masked on its stderr (run-secrets.ts); these for a `write` of the caller's
+  const secrets = (options.secrets ?? []).filter(
     (secret): secret is string => typeof secret === 'string' && secret.length >= 4,
   );
 

@@ -6,8 +6,6 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { isMemberctlError } from '../errors.js';
 import { cliIo, runNoColor, setRunNoColor } from './io.js';
 import { printable } from './printable.js';
-import { redactor } from '../http/redact.js';
-import { TOKEN_ENV } from '../core/settings/spec.js';
 
 export interface Output {
   /** Colors for stderr (diagnostics, human summaries are drawn on stdout with `out`). */
@@ -35,10 +33,9 @@ export function useGlobalOutputFlags(flags: { noColor: boolean }): void {
 }
 
 export function createOutput(options: { noColor?: boolean } = {}): Output {
-  const { stdout, stderr, env } = cliIo();
   // Diagnostics quote the input (an unknown column is its header's text): given the token file as the input by
-  // mistake, they would print the token. The tokens of the environment are masked in every line on stderr.
-  const mask = redactor([env[TOKEN_ENV.member], env[TOKEN_ENV.push]]);
+  // mistake, they would print the token. The run's stdout and stderr mask every token it knows (run-secrets.ts).
+  const { stdout, stderr } = cliIo();
   const styled = colorEnabled(options.noColor ?? runNoColor());
   const color = new Chalk({ level: styled ? 1 : 0 });
   // Every line goes out printable: control characters from the data are escaped here, once for all renderers.
@@ -46,8 +43,8 @@ export function createOutput(options: { noColor?: boolean } = {}): Output {
   return {
     color,
     out: (text) => void stdout.write(line(text)),
-    err: (text) => void stderr.write(line(mask(text))),
-    warn: (text) => void stderr.write(line(`${color.yellow('warning:')} ${mask(text)}`)),
+    err: (text) => void stderr.write(line(text)),
+    warn: (text) => void stderr.write(line(`${color.yellow('warning:')} ${text}`)),
     stderrIsTTY: Boolean(stderr.isTTY),
   };
 }

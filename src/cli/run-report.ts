@@ -10,6 +10,7 @@ import { writeOutputFile } from '../io/output-file.js';
 import { OutputFailure, resourceCause } from '../io/output-failure.js';
 import { exitCodeFor } from './exit-codes.js';
 import { errorToJson } from './output.js';
+import { maskKnownSecrets } from './run-secrets.js';
 
 export interface RunReport {
   /** The target, once it is known (a run can fail before). */
@@ -30,7 +31,8 @@ export function runReport(path: string | undefined, input: string, force?: boole
   let written = false;
   const write = async (result: Record<string, unknown>) => {
     written = true;
-    if (path) await writeOutputFile(path, 'report', JSON.stringify(result, null, 2), { force });
+    // the error may quote the input, which may be a token file given by mistake: no token the run knows of
+    if (path) await writeOutputFile(path, 'report', maskKnownSecrets(JSON.stringify(result, null, 2)), { force });
   };
   const self: RunReport = {
     result(exitCode, counts, error) {

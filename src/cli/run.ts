@@ -11,9 +11,13 @@ import { type CliIo, withCliIo } from './io.js';
 import { createOutput, errorToJson, renderError } from './output.js';
 import { buildProgram, type CommandResult } from './program.js';
 import { createJsonLog, logError, logFormatFromArgv } from './log-format.js';
+import { maskedStream, tokensKnownAtStart } from './run-secrets.js';
 
 export function runMemberctl(io: CliIo): Promise<number> {
-  return withCliIo(io, () => run(io.argv));
+  // every token the run knows of is masked in all it writes, from its first line (run-secrets.ts)
+  const secrets = new Set(tokensKnownAtStart(io));
+  const masked = { ...io, stdout: maskedStream(io.stdout, secrets), stderr: maskedStream(io.stderr, secrets) };
+  return withCliIo(masked, () => run(io.argv), secrets);
 }
 
 async function run(argv: readonly string[]): Promise<number> {

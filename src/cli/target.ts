@@ -11,6 +11,7 @@ import { OutputFailure, resourceCause } from '../io/output-failure.js';
 import { startSandbox } from '../sandbox/index.js';
 import { targetName } from '../state/target-binding.js';
 import { cliIo } from './io.js';
+import { knowSecret } from './run-secrets.js';
 
 export interface Target {
   baseUrl: URL;
@@ -104,6 +105,7 @@ function checkTargetFlags(flags: TargetFlags): void {
 
 async function serverTarget(area: ApiArea, settings: ResolvedSettings): Promise<Target> {
   const connection = await resolveConnection({ area, settings, env: cliIo().env });
+  knowSecret(connection.token); // read from a FIFO, say: not known at the start (run-secrets.ts)
   return {
     baseUrl: connection.baseUrl,
     token: connection.token,
@@ -119,6 +121,7 @@ async function startSandboxTarget(area: ApiArea, flags: TargetFlags): Promise<Ta
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: flags.sandboxData });
   const baseUrl = new URL(sandbox.url);
   if (!baseUrl.pathname.endsWith('/')) baseUrl.pathname += '/';
+  for (const token of [sandbox.memberToken, sandbox.pushToken]) knowSecret(token);
   return {
     baseUrl,
     token: area === 'member' ? sandbox.memberToken : sandbox.pushToken,

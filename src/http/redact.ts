@@ -49,18 +49,31 @@ function secretPattern(secret: string): string {
   return secret.length >= SAFE_SUBSTRING_LENGTH ? body : `(?<![A-Za-z0-9])${body}(?![A-Za-z0-9])`;
 }
 
+/** The fewest characters of a secret's beginning masked where a text was clipped with "…" after them. */
+const CLIPPED_PREFIX_LENGTH = 4;
+
+/**
+ * A beginning of the secret cut off with "…": every message that quotes a long value clips it so ("unknown column
+ * "eyJhbGciOi…""), and a token file given as the input by mistake is quoted that way. What is left shows most of
+ * the token yet is no whole token; a false match only hides a few more characters of a clipped quote.
+ */
+function clippedPrefixPattern(secret: string): string | undefined {
+  const chars = [...secret];
+  if (chars.length <= CLIPPED_PREFIX_LENGTH) return undefined;
+  let rest = '';
+  for (let i = chars.length - 1; i >= CLIPPED_PREFIX_LENGTH; i--) rest = `(?:${characterPattern(chars[i]!)}${rest})?`;
+  const head = chars.slice(0, CLIPPED_PREFIX_LENGTH).map(characterPattern).join('');
+  return `(?<![A-Za-z0-9])${head}${rest}…`;
+}
+
 /** One function for all the secrets of a client (the member token, the push token): every form of each is masked. */
 export function redactor(secrets: readonly (string | undefined)[]): Redactor {
   const present = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
   if (present.length === 0) return Object.assign((text: string) => text, { longestForm: 0 });
-  // Longest first: a secret that contains another is masked whole.
-  const pattern = new RegExp(
-    present
-      .sort((a, b) => b.length - a.length)
-      .map(secretPattern)
-      .join('|'),
-    'gi',
-  );
+  // Longest first: a secret that contains another is masked whole; whole secrets before clipped beginnings.
+  const sorted = present.sort((a, b) => b.length - a.length);
+  const clipped = sorted.map(clippedPrefixPattern).filter((p) => p !== undefined);
+  const pattern = new RegExp([...sorted.map(secretPattern), ...clipped].join('|'), 'gi');
   const mask = (text: string) => (text.length === 0 ? text : text.replace(pattern, MASK));
   return Object.assign(mask, { longestForm: Math.max(...present.map(longestFormLength)) });
 }

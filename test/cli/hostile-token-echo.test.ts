@@ -116,7 +116,7 @@ describe('a server that echoes the token everywhere', () => {
     expect(everything).toContain('[redacted]');
   });
 
-  it('subscribe: not on stderr or in --json, for a redirect and for an error body', async () => {
+  it('subscribe: not on stderr, in --json or the JSON log, for a redirect and for an error body', async () => {
     const cases: [Step, number][] = [
       [hostile(302, (t) => ({ title: t, detail: t })), 4],
       [
@@ -141,6 +141,8 @@ describe('a server that echoes the token everywhere', () => {
           '--token-file',
           tokenFile(PUSH_TOKEN),
           '--json',
+          '--log-format',
+          'json',
         ],
         isolatedEnv(),
       );

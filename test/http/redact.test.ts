@@ -49,3 +49,19 @@ describe('redactCutText: a text cut off inside a secret keeps none of it', () =>
     expect(redactCutText('error page', redactor([]))).toBe('error page');
   });
 });
+
+describe('a secret quoted clipped with "…" (a message clips a long value so)', () => {
+  const OPAQUE = 'sbx_push_EvcvsnzzlDTTloZ1dJgXZ80zrPTc4wl1';
+  const mask = redactor([OPAQUE]);
+  it('masks its beginning, of 4 characters up to all but one', () => {
+    for (let kept = 4; kept < OPAQUE.length; kept++)
+      expect(mask(`unknown column "${OPAQUE.slice(0, kept)}…" (column 1)`)).toBe(
+        'unknown column "[redacted]" (column 1)',
+      );
+  });
+  it('leaves a clipped text that is no beginning of it, or only the tail of a word, alone', () => {
+    expect(mask('unknown column "sbx_pull…"')).toBe('unknown column "sbx_pull…"');
+    expect(mask('unknown column "xsbx_push…"')).toBe('unknown column "xsbx_push…"');
+    expect(mask('unknown column "sbx…"')).toBe('unknown column "sbx…"');
+  });
+});

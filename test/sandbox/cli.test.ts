@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, importBatch, member } from './helpers.js';
+import { craftJwt, nowSeconds } from '../e2e/config-cli-helper.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'bin', 'memberctl.js');
 const children: ChildProcess[] = [];
@@ -21,9 +22,9 @@ interface Started {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
-function spawnSandbox(args: string[]): Promise<Started> {
+function spawnSandbox(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
   const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--json', ...args], {
-    env: { ...process.env, FORCE_COLOR: '0' },
+    env: { ...process.env, FORCE_COLOR: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -65,6 +66,18 @@ describe('memberctl sandbox', () => {
     const { code, stderr } = await exit;
     expect(code).toBe(0);
     expect(stderr).toBe('');
+  });
+
+  it('prints the tokens it was given even when the environment holds the same (they are no secret here)', async () => {
+    const token = craftJwt({ sub: 'sandbox', exp: nowSeconds() + 3600 });
+    const { child, info, exit } = await spawnSandbox(['--member-token', token, '--push-token', 'sbx_push_given_42'], {
+      MEMBERCTL_TOKEN: token,
+      MEMBERCTL_PUSH_TOKEN: 'sbx_push_given_42',
+    });
+    expect(info.memberToken).toBe(token);
+    expect(info.pushToken).toBe('sbx_push_given_42');
+    child.kill('SIGTERM');
+    expect((await exit).code).toBe(0);
   });
 
   it('SIGINT writes --data; the next sandbox finds the members', async () => {

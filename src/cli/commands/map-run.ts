@@ -10,6 +10,7 @@ import { askDecisions } from './map-interactive.js';
 import { untilCtrlC } from './subscribe-gather.js';
 import { PromptInterrupted } from './subscribe-prompt.js';
 import { cliIo } from '../io.js';
+import { maskKnownSecrets } from '../run-secrets.js';
 import type { MapInitFlags } from './map.js';
 
 /** The exit code of one run. */
@@ -38,7 +39,8 @@ export async function runMapInit(file: string, flags: MapInitFlags): Promise<num
       return exitCodeFor('cancelled');
     }
   }
-  const text = `${JSON.stringify(init.mapping, null, 2)}\n`;
+  // its columns are the input's headers: a token file given as the input by mistake must not be copied out
+  const text = maskKnownSecrets(`${JSON.stringify(init.mapping, null, 2)}\n`);
   if (flags.out)
     await writeOutputFile(flags.out, 'mapping', text, {
       noClobber: true,

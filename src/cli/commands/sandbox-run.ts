@@ -10,6 +10,7 @@ import {
 } from '../../sandbox/index.js';
 import { createOutput, type Output } from '../output.js';
 import { exitCodeFor } from '../exit-codes.js';
+import { showSecret } from '../run-secrets.js';
 import type { SandboxFlags } from './sandbox.js';
 
 /** Serves until Ctrl-C or a TERM; the exit code. */
@@ -17,6 +18,8 @@ export async function runSandbox(flags: SandboxFlags): Promise<number> {
   const output = createOutput();
   const sandbox = await start(flags, output);
   const signal = untilSignal();
+  // printed to be used: a sandbox's tokens are no secret, even when the environment holds the same (run-secrets.ts)
+  for (const token of [sandbox.memberToken, sandbox.pushToken]) showSecret(token);
   if (flags.json) {
     output.out(
       JSON.stringify({

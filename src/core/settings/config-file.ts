@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { CONFIG_ENV, SETTING_KEYS, type SettingKey } from './spec.js';
+import { type ConfigLocation, tokenFilePath } from './location.js';
 import { closest } from './suggest.js';
 import {
   CURLY_QUOTES_HINT,
@@ -35,30 +35,6 @@ export type ConfigFileData = { defaultProfile?: string; profiles: Record<string,
 export interface ConfigFile {
   path: string;
   data: ConfigFileData;
-}
-
-export interface ConfigLocation {
-  path: string;
-  /** True when MEMBERCTL_CONFIG named it: then a missing file is an error, not "no profiles". */
-  explicit: boolean;
-}
-
-/** The home folder as this environment has it: $HOME, as os.homedir() reads it for the process's own. */
-export function homeOf(env: NodeJS.ProcessEnv): string {
-  return env.HOME || homedir();
-}
-
-/** MEMBERCTL_CONFIG, else $XDG_CONFIG_HOME/memberctl/config.json (when absolute, as the XDG spec says), else ~/.config/... */
-export function configLocation(env: NodeJS.ProcessEnv, home = homeOf(env)): ConfigLocation {
-  const named = env[CONFIG_ENV];
-  if (named) return { path: resolve(expandHome(named, home)), explicit: true };
-  const xdg = env.XDG_CONFIG_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(home, '.config');
-  return { path: join(base, 'memberctl', 'config.json'), explicit: false };
-}
-
-function expandHome(path: string, home: string): string {
-  return path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path;
 }
 
 const configError = (path: string, message: string, hint?: string) =>
@@ -101,11 +77,10 @@ export function loadConfigFile(location: ConfigLocation, home = homedir()): Conf
       knownProfilesHint(data),
     );
   }
-  // Relative token-file paths mean "next to the config file"; ~ means the home folder.
   for (const profile of Object.values(data.profiles)) {
     for (const key of ['tokenFile', 'pushTokenFile'] as const) {
       const value = profile[key];
-      if (typeof value === 'string') profile[key] = resolve(dirname(location.path), expandHome(value, home));
+      if (typeof value === 'string') profile[key] = tokenFilePath(location.path, value, home);
     }
   }
   return { path: location.path, data };

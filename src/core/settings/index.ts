@@ -2,15 +2,15 @@
  * Settings: one call for every command that talks to the API. It finds and validates the config file, picks the
  * profile and resolves each setting with its provenance (flag > env > profile > default).
  */
-import { configLocation, homeOf, loadConfigFile } from './config-file.js';
+import { loadConfigFile } from './config-file.js';
+import { configLocation, homeOf } from './location.js';
 import { resolveSettings, type ResolvedSettings } from './resolve.js';
 import type { SettingValues } from './spec.js';
 
 export * from './spec.js';
 export * from './resolve.js';
+export { configLocation, homeOf, type ConfigLocation } from './location.js';
 export {
-  configLocation,
-  homeOf,
   loadConfigFile,
   configFileSchema,
   profileSchema,
