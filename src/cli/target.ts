@@ -8,7 +8,6 @@ import { resolveConnection, type ApiArea } from '../core/connection.js';
 import type { ResolvedSettings } from '../core/settings/index.js';
 import { UsageError } from '../errors.js';
 import { OutputFailure, resourceCause } from '../io/output-failure.js';
-import { startSandbox } from '../sandbox/index.js';
 import { targetName } from '../state/target-binding.js';
 import { cliIo } from './io.js';
 import { knowSecret } from './run-secrets.js';
@@ -118,6 +117,8 @@ async function serverTarget(area: ApiArea, settings: ResolvedSettings): Promise<
 }
 
 async function startSandboxTarget(area: ApiArea, flags: TargetFlags): Promise<Target> {
+  // loaded here: a run against a real server never needs the sandbox's ~20 modules
+  const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dataFile: flags.sandboxData });
   const baseUrl = new URL(sandbox.url);
   if (!baseUrl.pathname.endsWith('/')) baseUrl.pathname += '/';

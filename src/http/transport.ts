@@ -3,7 +3,7 @@
  * timeout, retries by policy honouring Retry-After. It answers with the final response (read, capped, redacted)
  * or with why there is none; the clients map that to their own outcome types.
  */
-import type { Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { formatDuration, formatWait } from '../duration.js';
 import { lazy } from '../lazy.js';
 import { PauseGate } from './pause-gate.js';
@@ -34,7 +34,19 @@ import {
 import { defaultUserAgent } from './user-agent.js';
 import { redactCutText, redactHeaders, redactor, type Redactor } from './redact.js';
 
-const undici = lazy<typeof import('undici')>('undici');
+/**
+ * undici's Pool and its `request`, from their own modules rather than undici's index: the index loads all of undici
+ * (fetch, WebSocket, EventSource, the caches, the mocks: ~430 of the 864 modules a CSV import loaded; at start
+ * +4.8 MB of heap and +20 MB of RSS against +1.7 and +10 MB for these two), and
+ * a run only needs these two (docs/performance.md, issue 28). The index is also what adds `request` to every
+ * dispatcher's prototype, so it is called on the pool here. undici 7's package.json has no `exports`, so its files
+ * may be required by path; a version that adds `exports` fails the import tests at once (module not found).
+ */
+const undiciPool = lazy<typeof Pool>('undici/lib/dispatcher/pool');
+const undiciRequest =
+  lazy<(this: Pool, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>>(
+    'undici/lib/api/api-request',
+  );
 export interface RetryInfo {
   /** The retry about to be made (1 = first retry). */
   attempt: number;
@@ -104,7 +116,7 @@ export class RetryingTransport {
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#mask = redactor([options.token]);
-    this.#pool = new (undici().Pool)(options.baseUrl.origin, {
+    this.#pool = new (undiciPool())(options.baseUrl.origin, {
       connections: Math.max(1, options.connections),
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -142,7 +154,7 @@ export class RetryingTransport {
       const ended = onAttempt?.();
       const sentAt = performance.now();
       try {
-        const response = await this.#pool.request({
+        const response = await undiciRequest().call(this.#pool, {
           method: 'POST',
           path,
           body,

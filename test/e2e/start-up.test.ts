@@ -1,14 +1,16 @@
 /**
  * What a process loads before any command runs: `--version` and a command's `--help` are built from the flag
  * definitions alone, so none of the libraries or the code that do the work is loaded (each command's X-run.ts is
- * imported by its action). A loader hook in the spawned CLI lists every module it loads. A process is what shows
- * this: in-process, the modules are already in the worker's cache.
+ * imported by its action). And what an import of a CSV loads: not the workbook reader, the sandbox or undici's
+ * index (its old generation kept their source for the whole run: issue 28). A loader hook in the spawned CLI lists
+ * every module it loads. A process is what shows this: in-process, the modules are already in the worker's cache.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, isolatedEnv, tempDir } from './import-helper.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { CLI, isolatedEnv, membersCsv, tempDir } from './import-helper.js';
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,6 +49,52 @@ describe('start-up', () => {
       expect(stdout.length).toBeGreaterThan(0);
       expect(modules.some((url) => url.includes('commander'))).toBe(true); // the tracer saw the modules
       expect(modules.filter((url) => NOT_AT_START.some((pattern) => pattern.test(url)))).toEqual([]);
+    },
+  );
+});
+
+/** The modules a CSV import loads (the CSV worker's too: it inherits the tracer), against an in-process sandbox. */
+async function modulesLoadedByImport(workerChoice: 'always' | 'never'): Promise<string[]> {
+  const box = await startSandbox({ host: '127.0.0.1', port: 0 });
+  try {
+    const file = membersCsv(dir, 20, undefined, `members-${workerChoice}.csv`);
+    const env = isolatedEnv({ MEMBERCTL_TOKEN: box.memberToken, MEMBERCTL_CSV_WORKER: workerChoice });
+    const child = spawn(process.execPath, ['--import', TRACER, CLI, 'import', file, '--base-url', box.url, '--json'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ rows: 20, importedCount: 20 });
+    return stderr.split('\n').flatMap((line) => (line.startsWith('loaded: ') ? [line.slice(8)] : []));
+  } finally {
+    await box.close();
+  }
+}
+
+/** What a CSV import does not use: the workbook reader and its libraries, the sandbox, undici's index and its web APIs. */
+const NOT_FOR_A_CSV = [
+  /node_modules\/(yauzl|saxes)\//,
+  /^(yauzl|saxes)$/,
+  /dist\/io\/xlsx/,
+  /dist\/sandbox\/(?!options\.js)/, // (its flags' defaults are part of the command line)
+  /^undici$/,
+  /node_modules\/undici\/index\.js$/,
+  /^\.\/lib\/(web|mock|cache|interceptor)\//,
+];
+
+describe('a CSV import', () => {
+  it.each([['always' as const], ['never' as const]])(
+    "loads undici's pool but not its index, the workbook reader or the sandbox (CSV worker: %s)",
+    async (workerChoice) => {
+      const modules = await modulesLoadedByImport(workerChoice);
+      expect(modules).toContain('undici/lib/dispatcher/pool'); // the tracer saw the HTTP client load
+      expect(modules.some((url) => url.endsWith('dist/io/csv-reader.js'))).toBe(true);
+      expect(modules.filter((url) => NOT_FOR_A_CSV.some((pattern) => pattern.test(url)))).toEqual([]);
     },
   );
 });
