@@ -1,9 +1,9 @@
 /**
- * CSV bytes to records, synchronously, one chunk at a time: csv-parse's core, physical line numbers, the UTF-8
+ * CSV bytes to records, synchronously, one chunk at a time: the CSV scanner, physical line numbers, the UTF-8
  * check, the header's checks and the rule for rows of another length. It knows nothing of where the bytes come
  * from, so the same code runs on the main thread (csv-reader.ts) and in the parsing worker (csv-worker.ts).
  *
- * Line numbers are physical lines where each record starts, tracked from csv-parse's empty-line counter and, only
+ * Line numbers are physical lines where each record starts, tracked from the scanner's empty-line counter and, only
  * when a record spans lines, from the newlines inside its cells.
  */
 import { InputError } from '../errors.js';
@@ -94,13 +94,13 @@ export class CsvRecordCore {
       this.#queue[this.#queue.length - 1]!.unterminated = true;
   }
 
-  /** Called by csv-parse for each record (an arrow: bound once, not per call). */
+  /** Called by the scanner for each record (an arrow: bound once, not per call). */
   readonly #push = (cells: string[], quotedNullTokens: number[] | undefined): void => {
     const info = this.#core.info;
     const empty = info.empty_lines;
     const skipped = empty - this.#lastEmpty;
     const start = this.#lastEnd + 1 + skipped;
-    // csv-parse's own count is only a hint that the record spans lines: it counts a quoted CRLF twice
+    // the scanner's line count (csv-parse's) is only a hint that the record spans lines: it counts a quoted CRLF twice
     const end = info.lines - this.#lastParserLines > 1 + skipped ? start + countCellNewlines(cells) : start;
     this.#lastEnd = end;
     this.#lastEmpty = empty;

@@ -1,14 +1,16 @@
 /**
- * The CSV reader leans on two things no public API promises (issue 27 item 13; docs/decisions.md): csv-parse's
- * `Parser.api.parse` with its live `info` counters, whose record count we reset so that a row of another width costs
- * no CsvError, and its end-of-field step with `state.wasQuoting` for --null-token (csv-parser-core.ts), and Buffer's own `latin1Slice` / `ucs2Slice` decoders (csv-worker-messages.ts).
- * csv-parse is pinned to an exact version in package.json; this file is what an upgrade must pass.
+ * Things no public API promises (issue 27 item 13; docs/decisions.md): the oracle of the CSV scanner's property
+ * test (csv-parse-oracle.ts) drives csv-parse's `Parser.api.parse` with its live `info` counters, whose record count
+ * it resets so that a row of another width costs no CsvError, and its end-of-field step with `state.wasQuoting` for
+ * the null token; the reader uses Buffer's own `latin1Slice` / `ucs2Slice` / `utf8Slice` decoders
+ * (csv-worker-messages.ts, csv-scanner.ts). csv-parse is pinned to an exact version in package.json (a
+ * devDependency: the oracle); this file is what an upgrade must pass.
  */
 import { parse } from 'csv-parse';
 import { describe, expect, it } from 'vitest';
-import { createCsvCore } from '../../src/io/csv-parser-core.js';
+import { createCsvCore } from './csv-parse-oracle.js';
 
-describe("csv-parse's internals, as csv-parser-core drives them", () => {
+describe("csv-parse's internals, as the scanner's oracle drives them", () => {
   it('a Parser exposes api.parse and the live info counters', () => {
     const parser = parse({}) as unknown as { api?: { parse?: unknown }; info?: Record<string, unknown> };
     expect(typeof parser.api?.parse).toBe('function');
@@ -58,11 +60,14 @@ describe("csv-parse's internals, as csv-parser-core drives them", () => {
 });
 
 describe("Buffer's own decoders", () => {
-  it('latin1Slice and ucs2Slice exist and agree with toString', () => {
+  it('latin1Slice, ucs2Slice and utf8Slice exist and agree with toString', () => {
     const buffer = Buffer.from('Zoë Ünal ∑ 😀', 'utf16le');
     const proto = Buffer.prototype as unknown as Record<string, (start: number, end: number) => string>;
     expect(typeof proto.latin1Slice).toBe('function');
     expect(typeof proto.ucs2Slice).toBe('function');
+    expect(typeof proto.utf8Slice).toBe('function');
+    const utf8 = Buffer.from('Zoë Ünal ∑ 😀 \xff', 'utf8');
+    expect(proto.utf8Slice!.call(utf8, 1, 12)).toBe(utf8.toString('utf8', 1, 12));
     expect(proto.ucs2Slice!.call(buffer, 2, 10)).toBe(buffer.toString('utf16le', 2, 10));
     const latin = Buffer.from('Zoë Ünal', 'latin1');
     expect(proto.latin1Slice!.call(latin, 0, latin.length)).toBe('Zoë Ünal');

@@ -1,9 +1,9 @@
 /**
- * csv-parse's core as we drive it: a row of another width than the header (a trailing empty cell left out, a line
- * of spaces) is ours to judge (checkRowLength in csv-record-core.ts), so the core must not build an error for it.
- * csv-parse builds a CsvError per such row even when relaxed (a stack trace and a JSON copy of the record): 200k
- * rows with a trailing cell left out took 5.8 s to validate instead of 1.0 s, and 2 MB of lines of spaces after a
- * header 16 s.
+ * The CSV core as the reader drives it: a row of another width than the header (a trailing empty cell left out, a
+ * line of spaces) is ours to judge (checkRowLength in csv-record-core.ts), so the core must not build an error for
+ * it. csv-parse, the core before the scanner, built a CsvError per such row even when relaxed (a stack trace and a
+ * JSON copy of the record): 200k rows with a trailing cell left out took 5.8 s to validate instead of 1.0 s, and
+ * 2 MB of lines of spaces after a header 16 s.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCsvCore } from '../../src/io/csv-parser-core.js';
