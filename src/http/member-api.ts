@@ -4,7 +4,14 @@
  */
 import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
-import { cleanMessage, headerValue, importResultMaxBytes, summarizeBody, tryParseJson } from './response-body.js';
+import {
+  cleanMessage,
+  formatBytes,
+  headerValue,
+  importResultMaxBytes,
+  summarizeBody,
+  tryParseJson,
+} from './response-body.js';
 import { RetryingTransport, type AttemptListener, type TransportOptions } from './transport.js';
 
 export type { RetryInfo } from './transport.js';
@@ -119,11 +126,4 @@ export function unexpected(status: number, headers: Record<string, string | stri
   }
   if (status === 404 || status === 405) return `HTTP ${status} (check the base URL: the endpoint was not found there)`;
   return `HTTP ${status}`;
-}
-
-/** "1 MiB", "1.5 MiB", "400 KiB": the cap as a person reads it. */
-function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  if (mib >= 1) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
-  return `${Math.round(bytes / 1024)} KiB`;
 }

@@ -5,7 +5,16 @@
  */
 import { problemSchema, type ProblemDetails, type SubscriptionRequest } from '../schemas/index.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
-import { cleanMessage, headerValue, tryParseJson, type ReadBody } from './response-body.js';
+import {
+  cleanMessage,
+  formatBytes,
+  headerValue,
+  SUBSCRIBE_ANSWER_MAX_BYTES,
+  summarizeBody,
+  tryParseJson,
+  type ReadBody,
+} from './response-body.js';
+import type { Headers } from './redact.js';
 import { pushRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import { RetryingTransport, type RetryInfo } from './transport.js';
 import { unexpected } from './member-api.js';
@@ -58,7 +67,14 @@ export class PushApiClient {
   }
 
   async subscribe(customerId: string, request: SubscriptionRequest, signal?: AbortSignal): Promise<SubscribeResponse> {
-    const sent = await this.#transport.post(subscriptionPath(customerId), JSON.stringify(request), signal);
+    const path = subscriptionPath(customerId);
+    const sent = await this.#transport.post(
+      path,
+      JSON.stringify(request),
+      signal,
+      undefined,
+      SUBSCRIBE_ANSWER_MAX_BYTES,
+    );
     if (sent.type === 'failed') {
       const problem = sent.body ? parseProblem(sent.body, sent.status) : undefined;
       return {
@@ -72,8 +88,8 @@ export class PushApiClient {
       };
     }
     const { status, body } = sent;
-    if (status >= 200 && status < 300) return { kind: 'ok', status };
     const contentType = headerValue(sent.headers, 'content-type');
+    if (status >= 200 && status < 300) return body.truncated ? oversizeAnswer(sent) : { kind: 'ok', status };
     const problem = parseProblem(body, status) ?? synthesizedProblem(body, contentType, status, sent.headers);
     if (status === 401 || status === 403) {
       return { kind: 'auth', status, message: formatProblem(problem), problem };
@@ -98,6 +114,23 @@ export class PushApiClient {
   async destroy(): Promise<void> {
     await this.#transport.destroy();
   }
+}
+
+/**
+ * A 2xx whose body passed what a subscribe answer may be: the server may have stored the subscription, but an
+ * answer this broken confirms nothing (not confirmed: running the command again is safe, it is idempotent).
+ */
+function oversizeAnswer(sent: {
+  status: number;
+  body: ReadBody;
+  retries: number;
+  headers: Headers;
+}): SubscribeResponse {
+  const { status, body, retries } = sent;
+  const summary = summarizeBody(body, headerValue(sent.headers, 'content-type'));
+  const detail = `the body is larger than the ${formatBytes(SUBSCRIBE_ANSWER_MAX_BYTES)} a subscribe answer may be (${body.bytes} bytes read before giving up): ${summary}`;
+  const cause: FailureCause = { kind: 'http', status, retries, gaveUp: false, reachedServer: true };
+  return { kind: 'failed', status, message: `HTTP ${status} but ${detail}`, detail, retries, cause };
 }
 
 /** A JSON body with at least a title or detail, parsed as RFC 7807 problem details (content-type aside). */

@@ -7,13 +7,7 @@ import type { Dispatcher, Pool } from 'undici';
 import { formatDuration, formatWait } from '../duration.js';
 import { lazy } from '../lazy.js';
 import { PauseGate } from './pause-gate.js';
-import {
-  readBodyCapped,
-  headerValue,
-  ERROR_BODY_KEEP_BYTES,
-  SUCCESS_BODY_MAX_BYTES,
-  type ReadBody,
-} from './response-body.js';
+import { readBodyCapped, headerValue, ERROR_BODY_KEEP_BYTES, type ReadBody } from './response-body.js';
 import {
   backoffDelay,
   parseRetryAfter,
@@ -60,7 +54,7 @@ export interface TransportOptions {
   token: string;
   /** Sockets in the pool: the most requests in flight at once. */
   connections: number;
-  /** Per attempt: waiting for response headers, and then for each piece of the body (undici's timers). */
+  /** Per attempt: waiting for response headers, then for each piece of the body and for the whole body. */
   timeoutMs: number;
   retry: RetryPolicy;
   onRetry?: (info: RetryInfo) => void;
@@ -134,7 +128,7 @@ export class RetryingTransport {
     body: string | Uint8Array,
     signal?: AbortSignal,
     onAttempt?: AttemptListener,
-    successKeepBytes = SUCCESS_BODY_MAX_BYTES,
+    successKeepBytes = ERROR_BODY_KEEP_BYTES,
   ): Promise<SendResult> {
     // Joined as text, not resolved with new URL(): resolution would collapse a "%2E%2E" customer id into "..".
     const basePath = this.#options.baseUrl.pathname;
@@ -166,7 +160,8 @@ export class RetryingTransport {
         this.#reached = true;
         const retryable = isRetryableStatus(status, policy);
         const keep = status >= 200 && status < 300 && !retryable ? successKeepBytes : ERROR_BODY_KEEP_BYTES;
-        const read = await readBodyCapped(response.body, keep);
+        // the whole body within the attempt's timeout too, not only each gap (a trickle would never end)
+        const read = await readBodyCapped(response.body, keep, undefined, this.#options.timeoutMs);
         const text = read.truncated ? redactCutText(read.text, this.#mask) : this.#mask(read.text);
         const read2 = { ...read, text };
         ended?.({ ms: performance.now() - sentAt, status });

@@ -123,4 +123,23 @@ describe('memberctl subscribe: error bodies that are not problem+json', () => {
     expect(result.stderr).toContain('error: Internal Server Error: hub unreachable (500)');
     expect(server!.received).toHaveLength(1);
   });
+
+  it('a 200 whose body never ends: one error line, not confirmed (exit 4), never a hang', async () => {
+    const endless: Step = (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    };
+    const result = await run([endless]);
+    expect(result.code).toBe(4);
+    const [error, hint, ...rest] = result.stderr.trimEnd().split('\n');
+    expect(error).toMatch(/^error: HTTP 200: the body is larger than the 64 KiB a subscribe answer may be \(\d+ bytes/);
+    expect(hint).toMatch(/^hint: the subscription may or may not be stored; running the same command again is safe/);
+    expect(rest).toEqual([]);
+    expect(server!.received).toHaveLength(1);
+  });
 });
