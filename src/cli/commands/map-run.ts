@@ -25,6 +25,7 @@ export async function runMapInit(file: string, flags: MapInitFlags): Promise<num
     delimiter,
     encoding: flags.encoding,
     sheet: flags.sheet,
+    nullToken: flags.nullToken,
   });
   if (flags.interactive) {
     for (const note of init.notes) output.err(`note: ${note}`);

@@ -10,6 +10,7 @@ export interface MapInitFlags {
   delimiter?: string;
   encoding?: string;
   sheet?: string;
+  nullToken?: string;
   json?: boolean;
   interactive?: boolean;
 }
@@ -47,6 +48,10 @@ The language (format, timeZone, convert, values, transform, fields): docs/mappin
       .option(
         '--encoding <name>',
         'text encoding: utf-8 (default), windows-1252, latin1, utf-16le, … (a UTF-16 or UTF-32 BOM is recognised)',
+      )
+      .option(
+        '--null-token <text>',
+        'an unquoted CSV cell equal to this (e.g. NULL or \\N) is no value, as import and validate read it: not taken for data; a quoted one is text',
       )
       .option('--json', 'print {file, format, out, mapping, notes, decisions} on stdout')
       .option(

@@ -63,11 +63,13 @@ export async function initMapping(options: SourceOptions): Promise<MapInitResult
   const tabular = source.headers !== undefined;
   const names = source.headers ?? jsonPaths(sample.map((r) => r.raw));
   const keyOf = metadataKeys(names);
+  const isNullToken = nullTokenRule(options.nullToken);
   const proposals = names.map((name, index) => {
     const cells: string[] = [];
     const lines: number[] = [];
     for (const r of sample) {
       const value = tabular ? (r.raw as unknown[])[index] : valueAtPath(r.raw, name.split('.'));
+      if (tabular && isNullToken(value, r, index)) continue; // a placeholder for "no value", as import reads it
       const text = value === undefined || value === null ? '' : String(value).trim();
       if (text === '') continue;
       cells.push(text);
@@ -156,7 +158,17 @@ function metadataKeys(names: readonly string[]): (name: string) => string {
   return (name) => keys.get(name) ?? name;
 }
 
-/** The flags that made the file readable (a sheet, an encoding, …): validate needs the same ones. */
+/**
+ * --null-token's rule, as the import's mapper applies it (csv-mapper.ts): a cell equal to the token is no value,
+ * unless it was quoted (PostgreSQL COPY's rule: quoting says "this is text"). '' is --empty-as-null, whose empty
+ * cells the sample skips anyway.
+ */
+function nullTokenRule(token: string | undefined): (value: unknown, record: SourceRecord, index: number) => boolean {
+  if (token === undefined || token === '') return () => false;
+  return (value, record, index) => value === token && !record.quotedNullTokens?.includes(index);
+}
+
+/** The flags that made the file read as it was (a sheet, an encoding, a null token, …): validate needs the same. */
 function readFlags(options: SourceOptions): string[] {
   const flags: string[] = [];
   if (options.format) flags.push('--format', options.format);
@@ -164,6 +176,7 @@ function readFlags(options: SourceOptions): string[] {
   if (options.encoding !== undefined) flags.push('--encoding', options.encoding);
   if (options.delimiter !== undefined)
     flags.push('--delimiter', options.delimiter === '\t' ? 'tab' : options.delimiter);
+  if (options.nullToken !== undefined) flags.push('--null-token', options.nullToken);
   return flags;
 }
 
