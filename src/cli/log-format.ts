@@ -107,15 +107,23 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   return { log, onImportEvent };
 }
 
-/** The last line of a run: its exit code and counts; `error` when it failed, `warn` when some records were not taken. */
+/** An import's last line: its exit code and its summary's counts (logRunEnd). */
 export function logFinished(
   log: JsonLog,
   summary: ImportSummary,
   category: ResultCategory,
   extra: Record<string, unknown> = {},
 ): void {
+  logRunEnd(log, category, { ...summaryForLog(summary), ...extra });
+}
+
+/**
+ * The last line of a run, import's and validate's alike: `finished` with its exit code and counts; `error` when it
+ * failed, `warn` when some records were not taken (exit 3), else `info`.
+ */
+export function logRunEnd(log: JsonLog, category: ResultCategory, counts: Record<string, unknown>): void {
   const level: LogLevel = category === 'ok' ? 'info' : category === 'partial' ? 'warn' : 'error';
-  log.log(level, 'finished', { exitCode: exitCodeFor(category), ...summaryForLog(summary), ...extra });
+  log.log(level, 'finished', { exitCode: exitCodeFor(category), ...counts });
 }
 
 /** An error as one line, whenever it happens (before reading or during the run): {level, code, message, hint}. */

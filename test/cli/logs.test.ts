@@ -222,3 +222,38 @@ describe('--log-format json', () => {
     expect(lines.some((line) => line.event === 'hint')).toBe(false);
   });
 });
+
+describe('validate --log-format json', () => {
+  it('ends with a finished line as import does: exit code, counts, level by outcome', async () => {
+    const dir = tempDir();
+    const good = await runInProcess(['validate', membersCsv(dir, 3), '--log-format', 'json'], isolatedEnv());
+    expect(good.code).toBe(0);
+    expect(parseLines(good.stderr).at(-1)).toMatchObject({
+      level: 'info',
+      event: 'finished',
+      command: 'validate',
+      exitCode: 0,
+      rows: 3,
+      valid: 3,
+      invalid: 0,
+      durationMs: expect.any(Number),
+    });
+
+    const bad = membersCsv(dir, 4, (r) => (r === 2 ? 'm2,m2@example.com,Name2,maybe,2024-01-05T09:00:00Z' : undefined));
+    const partial = await runInProcess(['validate', bad, '--json', '--log-format', 'json'], isolatedEnv());
+    expect(partial.code).toBe(3);
+    const last = parseLines(partial.stderr).at(-1);
+    expect(last).toMatchObject({ level: 'warn', event: 'finished', exitCode: 3, rows: 4, valid: 3, invalid: 1 });
+    expect(last?.reasons).toEqual([expect.objectContaining({ count: 1 })]);
+    expect(JSON.stringify(last)).not.toContain('maybe'); // counts and reasons, no member data
+  });
+
+  it('a run that fails midway with --json ends with a finished line too', async () => {
+    const run = await runInProcess(
+      ['validate', 'fixtures/invalid/truncated.json', '--json', '--log-format', 'json'],
+      isolatedEnv(),
+    );
+    expect(run.code).toBe(2);
+    expect(parseLines(run.stderr).at(-1)).toMatchObject({ level: 'error', event: 'finished', exitCode: 2 });
+  });
+});

@@ -6,10 +6,11 @@ import {
   validateCategory,
   type ValidateEvent,
   type ValidateProgressInfo,
+  type ValidateStats,
 } from '../../core/validate/validate-file.js';
 import { isMemberctlError, UsageError } from '../../errors.js';
 import { exitCodeFor } from '../exit-codes.js';
-import { createJsonLog, jsonStderrOutput } from '../log-format.js';
+import { createJsonLog, jsonStderrOutput, logRunEnd } from '../log-format.js';
 import { inputOptionsFrom } from '../input-options.js';
 import { createOutput, renderError, type Output } from '../output.js';
 import { ValidateJsonStream } from '../render/validate-json.js';
@@ -24,11 +25,13 @@ const showSchema = z.string().regex(/^\d+$/).transform(Number).default(20);
 
 /** The exit code of one run. */
 export async function runValidate(file: string, flags: ValidateFlags, self: Command): Promise<number> {
-  // --log-format json: the warnings and the "Not replaced" line become JSON lines on stderr (log-format.ts)
-  const output =
+  // --log-format json: the warnings and the "Not replaced" line become JSON lines on stderr (log-format.ts), and
+  // the last line is `finished` with the exit code and the counts, as import's is
+  const jsonLog =
     (self.optsWithGlobals() as { logFormat?: string }).logFormat === 'json'
-      ? jsonStderrOutput(createOutput(), createJsonLog({ context: { command: 'validate' } }))
-      : createOutput();
+      ? createJsonLog({ context: { command: 'validate' } })
+      : undefined;
+  const output = jsonLog ? jsonStderrOutput(createOutput(), jsonLog) : createOutput();
   const show = showSchema.safeParse(flags.show);
   if (!show.success)
     throw new UsageError(`--show must be a whole number, got "${flags.show}"`, {
@@ -74,7 +77,9 @@ export async function runValidate(file: string, flags: ValidateFlags, self: Comm
     if (!json?.hasStarted) throw error;
     json.fail(error, soFar, { output: flags.output, rejects: flags.rejects });
     renderError(error, output);
-    return exitCodeFor(isMemberctlError(error) ? error.category : 'internal');
+    const category = isMemberctlError(error) ? error.category : 'internal';
+    if (jsonLog) logRunEnd(jsonLog, category, soFar ? { rows: soFar.rows, valid: soFar.valid } : {});
+    return exitCodeFor(category);
   } finally {
     signals.release();
   }
@@ -84,7 +89,24 @@ export async function runValidate(file: string, flags: ValidateFlags, self: Comm
     renderValidateSummary(stats, output, stats.format === 'csv' || stats.format === 'xlsx' ? 'csv' : 'ndjson');
     if (stats.profile) renderProfile(stats.profile, output);
   }
+  if (jsonLog) logRunEnd(jsonLog, validateCategory(stats), finishedCounts(stats));
   return exitCodeFor(validateCategory(stats));
+}
+
+/** validate's `finished` line: the counts of --json that are counts (no records, no memberIds), and where it wrote. */
+function finishedCounts(stats: ValidateStats): Record<string, unknown> {
+  const { rows, valid, invalid, reasons, duplicateMembers, output, rejects, paddedRows, durationMs } = stats;
+  return {
+    rows,
+    valid,
+    invalid,
+    reasons,
+    duplicateMembers: duplicateMembers.count,
+    ...(output && { output }),
+    ...(rejects && { rejects }),
+    ...(paddedRows !== undefined && { paddedRows }),
+    durationMs: Math.round(durationMs),
+  };
 }
 
 /**
