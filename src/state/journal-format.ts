@@ -44,7 +44,8 @@ export type JournalEntry = RunEntry | BatchEntry;
 
 /** Sorted, deduplicated record numbers as "1-3,7,9-12". */
 export function encodeRanges(records: readonly number[]): string {
-  const sorted = [...records].sort((a, b) => a - b);
+  // a response's records come in record order (ledger.ts): sorted already, no copy to sort
+  const sorted = ascending(records) ? records : [...records].sort((a, b) => a - b);
   const parts: string[] = [];
   let i = 0;
   while (i < sorted.length) {
@@ -96,4 +97,9 @@ export function isEntry(value: unknown): value is JournalEntry {
     Array.isArray(v.skip) &&
     Array.isArray(v.rej)
   );
+}
+
+function ascending(numbers: readonly number[]): boolean {
+  for (let i = 1; i < numbers.length; i++) if (numbers[i - 1]! > numbers[i]!) return false;
+  return true;
 }

@@ -43,6 +43,7 @@ import {
   type ImportSummary,
   type RejectsSink,
   type SettledBatch,
+  type SettledRecord,
   type SkippedExample,
   type Stage,
 } from './types.js';
@@ -162,12 +163,16 @@ export class Ledger implements Settler {
       this.#counts.updatedCount += batch.updatedCount;
       for (const { record, reason } of batch.skipped) await this.#reject(record, 'skipped', reason);
       for (const { record, reason, countAs } of batch.rejected) await this.#reject(record, 'rejected', reason, countAs);
-      const done = [...batch.confirmed, ...batch.skipped.map((s) => s.record), ...batch.rejected.map((s) => s.record)];
-      for (const record of done) {
-        const { next } = this.order.settle(record, false);
-        if (next) this.links.release(next);
-      }
+      for (const record of batch.confirmed) this.#settled(record);
+      for (const { record } of batch.skipped) this.#settled(record);
+      for (const { record } of batch.rejected) this.#settled(record);
     });
+  }
+
+  /** A sent record answered for: its member's next row goes. */
+  #settled(record: PendingRecord): void {
+    const { next } = this.order.settle(record, false);
+    if (next) this.links.release(next);
   }
 
   /** Records not confirmed. Their members' later rows, held or still to come, fail too. */
@@ -254,12 +259,13 @@ export class Ledger implements Settler {
 
   #callHook(batch: AnsweredBatch): Promise<void> {
     if (!this.hooks.onSettled) return Promise.resolve();
-    const records = [
-      ...batch.confirmed.map((r) => settledRecord(r, 'confirmed')),
-      ...batch.skipped.map(({ record, reason }) => settledRecord(record, 'skipped', reason)),
-      ...batch.rejected.map(({ record, reason }) => settledRecord(record, 'rejected', reason)),
-    ].sort((a, b) => a.record - b.record);
+    // (map first: an array of the batch's size at once, not grown by push)
+    const records = batch.confirmed.map((r) => settledRecord(r, 'confirmed'));
+    for (const { record, reason } of batch.skipped) records.push(settledRecord(record, 'skipped', reason));
+    for (const { record, reason } of batch.rejected) records.push(settledRecord(record, 'rejected', reason));
     if (records.length === 0) return Promise.resolve();
+    // in record order: a batch mostly is already (its rows were read in order), and a sort copies the array
+    if (!inRecordOrder(records)) records.sort((a, b) => a.record - b.record);
     const { importedCount, updatedCount } = batch;
     const settledBatch: SettledBatch = {
       firstRecord: records[0]!.record,
@@ -289,4 +295,9 @@ export class Ledger implements Settler {
       this.links.onSynced();
     });
   }
+}
+
+function inRecordOrder(records: readonly SettledRecord[]): boolean {
+  for (let i = 1; i < records.length; i++) if (records[i - 1]!.record > records[i]!.record) return false;
+  return true;
 }

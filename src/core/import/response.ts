@@ -21,6 +21,8 @@ export interface ResponseAccount {
 
 export function accountResponse(records: readonly PendingRecord[], result: ImportResult): ResponseAccount {
   const entries = result.skipped ?? [];
+  // nothing skipped (the usual answer): every record is in the rest, without a Map of the batch's memberIds
+  if (entries.length === 0) return checked(records, result, 0, { skipped: [], unmatched: [], rest: records.slice() });
   const byMember = new Map<string, PendingRecord>();
   for (const record of records) byMember.set(record.memberId, record);
   const skipped: ResponseAccount['skipped'] = [];
@@ -35,11 +37,22 @@ export function accountResponse(records: readonly PendingRecord[], result: Impor
     skipped.push({ record, reason: entry.reason });
   }
   const rest = records.filter((record) => byMember.has(record.memberId));
-  const claimed = result.importedCount + result.updatedCount + entries.length;
+  return checked(records, result, entries.length, { skipped, unmatched, rest });
+}
+
+/** The account, with what does not add up in it: the counts against the batch, and entries naming no record. */
+function checked(
+  records: readonly PendingRecord[],
+  result: ImportResult,
+  entryCount: number,
+  matched: { skipped: ResponseAccount['skipped']; unmatched: (string | null)[]; rest: PendingRecord[] },
+): ResponseAccount {
+  const { skipped, unmatched, rest } = matched;
+  const claimed = result.importedCount + result.updatedCount + entryCount;
   const problems: string[] = [];
   if (claimed !== records.length) {
     problems.push(
-      `imported ${result.importedCount} + updated ${result.updatedCount} + skipped ${entries.length} = ${claimed}, but the batch held ${records.length} records`,
+      `imported ${result.importedCount} + updated ${result.updatedCount} + skipped ${entryCount} = ${claimed}, but the batch held ${records.length} records`,
     );
   }
   if (result.importedCount < 0 || result.updatedCount < 0) problems.push('negative counts');

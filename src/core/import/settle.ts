@@ -32,19 +32,27 @@ export interface SettlerLinks {
   onHookFailed(error: unknown): void;
 }
 
-/** `json` is decoded from the record's bytes only if a hook reads it (the journal does not; the sync state does). */
+/**
+ * A view of the pending record, one per record answered (three fields, not a copy of the record's): `json` is
+ * decoded from the record's bytes only if a hook reads it (the journal does not; the sync state does).
+ */
 class Settled implements SettledRecord {
-  readonly record: number;
-  readonly line: number;
-  readonly memberId: string;
   constructor(
     private readonly pending: PendingRecord,
     readonly outcome: SettledRecord['outcome'],
     readonly reason?: string,
-  ) {
-    this.record = pending.record;
-    this.line = pending.line;
-    this.memberId = pending.memberId;
+  ) {}
+
+  get record(): number {
+    return this.pending.record;
+  }
+
+  get line(): number {
+    return this.pending.line;
+  }
+
+  get memberId(): string {
+    return this.pending.memberId;
   }
 
   get json(): string {
