@@ -5,10 +5,13 @@
  * winner reads the lock again and, only if it is still that content, renames its own lock file over it (or
  * removes it); the name is never free in between. The others wait until the lock changes. A winner killed before
  * it finished leaves its claim: once the lock has again gone a whole lease unchanged, the next claim (-1, -2, …)
- * is tried. The one assumption is the lease's own: no live run pauses for a whole lease.
+ * is tried. The one assumption is the lease's own: no live run pauses for a whole lease. The folder is fsynced
+ * after the rename (or removal), as every writer here does after a rename it promises will survive.
  */
 import { createHash } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { syncDirectory } from '../io/sync-directory.js';
 import { watchLease, type LeaseTiming } from './lease.js';
 
 /**
@@ -33,6 +36,8 @@ export async function takeOverIfUnchanged(
       if ((await readFile(lockPath, 'utf8').catch(() => undefined)) !== seen) return false;
       if (replacement) await rename(replacement, lockPath);
       else await unlink(lockPath);
+      // the new name lives in the folder: without this, a power cut right after can bring the old lock back
+      await syncDirectory(dirname(lockPath));
       return true;
     } finally {
       // this claim and those of winners that died before: no run needs them once the lock has changed
