@@ -14,11 +14,11 @@
  * - unlike csv-parse, a first line starting with FF FE is not read as UTF-16LE: the reader decodes UTF-16 files
  *   before they reach the parser (open-source.ts), so those bytes are UTF-8 data here.
  *
- * Cells are cut from the chunk's text, decoded once, when shorter than 13 characters (V8 copies such a substring);
- * a longer cell is decoded from its bytes on its own, so that no cell keeps the chunk's string alive (a row held
- * behind its member's earlier row would keep a 64 KB chunk; docs/performance.md, "Unpacking the worker's cells").
+ * An ASCII cell of fewer than 13 bytes is cut from the chunk's bytes read once as latin1 (V8 copies a substring that
+ * short); a longer one is read from its bytes on its own, so that no cell keeps the chunk's string alive (a row held
+ * behind its member's earlier row would keep a 64 KB chunk; docs/performance.md, "Unpacking the worker's cells"),
+ * and a cell with any byte above 0x7F is decoded as UTF-8 on its own (Buffer's decoder, csv-parse's).
  */
-import { isUtf8 } from 'node:buffer';
 
 export type CsvErrorCode = 'CSV_QUOTE_NOT_CLOSED' | 'CSV_MAX_RECORD_SIZE';
 
@@ -97,17 +97,12 @@ export class CsvScanner {
   #parts: Buffer[] | undefined;
   #partsBytes = 0;
   #seg = 0;
-  #segChar = 0;
   #segEnd = 0;
-  #segCharEnd = 0;
-  // the buffer being scanned and its text: the character at byte p is text[p - base - adj] (adj: continuation
-  // bytes before p, less one per 4-byte sequence, whose character is two UTF-16 units)
+  /** The cell's segment has a byte above 0x7F: it is decoded as UTF-8, not cut from the latin1 text. */
+  #wide = false;
+  // the buffer being scanned, and its bytes as latin1 (decoded once, when a short cell first needs it)
   #buf: Buffer = EMPTY;
-  #text = '';
-  #textOk = false;
-  #textEnd = 0;
-  #base = 0;
-  #adj = 0;
+  #text: string | undefined;
 
   constructor(options: CsvScannerOptions) {
     this.#delimiter = Buffer.from(options.delimiter, 'utf8');
@@ -142,7 +137,8 @@ export class CsvScanner {
     }
     // each byte before `limit` can see the ones it needs after it: \n after \r, a delimiter after a closing quote
     const limit = end ? buf.length : buf.length - this.#dLen - 1;
-    this.#begin(buf, from);
+    this.#buf = buf;
+    this.#text = undefined;
     this.#recordStart = from;
     const pos = limit > from ? this.#scan(from, limit) : from;
     if (this.#error !== undefined) return this.#error;
@@ -158,6 +154,14 @@ export class CsvScanner {
     let pos = start;
     while (pos < limit && this.#error === undefined) {
       const state = this.#state;
+      if (state <= UNQUOTED && this.#dLen === 1 && this.#parts === undefined && !this.#prepended) {
+        if (state === FIELD_START && this.#buf[pos] !== QUOTE) this.#mark(pos);
+        const next = state === UNQUOTED || this.#buf[pos] !== QUOTE ? this.#plainCells(pos, limit) : pos;
+        if (next !== pos) {
+          pos = next;
+          continue;
+        }
+      }
       if (state === FIELD_START) pos = this.#fieldStart(pos);
       else if (state === UNQUOTED) pos = this.#unquoted(pos, limit);
       else if (state === QUOTED) pos = this.#quoted(pos, limit);
@@ -176,11 +180,44 @@ export class CsvScanner {
     this.#mark(pos);
     if (b === LF || b === CR) return this.#recordEnd(pos, pos);
     if (b === this.#d0 && this.#isDelimiter(pos)) {
-      this.#endField(pos, this.#segChar);
-      return this.#afterDelimiter(pos);
+      this.#endField(pos);
+      return pos + this.#dLen;
     }
     this.#state = UNQUOTED;
     return pos;
+  }
+
+  /**
+   * The common case in one loop: unquoted cells with a one-byte delimiter, until a line ends, a quote opens a cell,
+   * or the record grows large enough for max_record_size to matter. The cell at `pos` is marked and has no parts.
+   */
+  #plainCells(pos: number, limit: number): number {
+    const buf = this.#buf;
+    const d0 = this.#d0;
+    const cells = this.#cells;
+    const sizeEnd = this.#max > 0 ? this.#recordStart + this.#max - this.#recordBytes : limit;
+    let seg = this.#seg;
+    let high = this.#wide ? 0x80 : 0;
+    let i = pos;
+    for (; i < limit; i++) {
+      const b = buf[i]!;
+      if (b === d0) {
+        if (i > sizeEnd) break;
+        cells.push(this.#cut(seg, i, high >= 0x80));
+        seg = i + 1;
+        high = 0;
+        if (buf[seg] === QUOTE) {
+          i = seg;
+          break;
+        }
+      } else if (b === LF || b === CR) break;
+      else high |= b;
+    }
+    if (i === pos) return pos;
+    this.#seg = seg;
+    this.#wide = high >= 0x80;
+    this.#state = seg === i ? FIELD_START : UNQUOTED;
+    return i;
   }
 
   /** An unquoted cell's bytes up to the delimiter or line break (a quote among them is data). */
@@ -188,43 +225,36 @@ export class CsvScanner {
     const buf = this.#buf;
     const d0 = this.#d0;
     const single = this.#dLen === 1;
-    let adj = this.#adj;
+    let high = 0;
     let i = pos;
     for (; i < limit; i++) {
       const b = buf[i]!;
       if (b === d0 && (single || this.#isDelimiter(i))) break;
       if (b === LF || b === CR) break;
-      if (b >= 0x80) {
-        if (b < 0xc0) adj++;
-        else if (b >= 0xf0) adj--;
-      }
+      high |= b;
     }
-    this.#adj = adj;
+    if (high >= 0x80) this.#wide = true;
     if (i === limit) return i;
-    const charEnd = i - this.#base - adj;
     if (buf[i] === d0 && (single || this.#isDelimiter(i))) {
-      this.#endField(i, charEnd);
-      return this.#afterDelimiter(i);
+      this.#endField(i);
+      return i + this.#dLen;
     }
-    return this.#recordEnd(i, i, charEnd);
+    return this.#recordEnd(i, i);
   }
 
   /** A quoted cell's bytes up to its next quote; each line break in it counts a line. */
   #quoted(pos: number, limit: number): number {
     const buf = this.#buf;
-    let adj = this.#adj;
     let lines = 0;
+    let high = 0;
     let i = pos;
     for (; i < limit; i++) {
       const b = buf[i]!;
       if (b === QUOTE) break;
       if (b === LF || b === CR) lines++;
-      else if (b >= 0x80) {
-        if (b < 0xc0) adj++;
-        else if (b >= 0xf0) adj--;
-      }
+      high |= b;
     }
-    this.#adj = adj;
+    if (high >= 0x80) this.#wide = true;
     this.info.lines += lines;
     return i === limit ? i : this.#quote(i);
   }
@@ -248,7 +278,6 @@ export class CsvScanner {
     ) {
       this.#state = CLOSED;
       this.#segEnd = i;
-      this.#segCharEnd = i - this.#base - this.#adj;
       return i + 1;
     }
     this.#prepended = true;
@@ -260,10 +289,10 @@ export class CsvScanner {
   #closed(pos: number): number {
     const b = this.#buf[pos]!;
     if (b === this.#d0 && this.#isDelimiter(pos)) {
-      this.#endField(this.#segEnd, this.#segCharEnd);
-      return this.#afterDelimiter(pos);
+      this.#endField(this.#segEnd);
+      return pos + this.#dLen;
     }
-    if (b === LF || b === CR) return this.#recordEnd(pos, this.#segEnd, this.#segCharEnd);
+    if (b === LF || b === CR) return this.#recordEnd(pos, this.#segEnd);
     this.#keep(this.#segEnd);
     this.#mark(pos);
     this.#state = UNQUOTED;
@@ -271,11 +300,11 @@ export class CsvScanner {
   }
 
   /** A line break outside quotes at `pos`: the record ends with its cell at `end` (or the line was empty). */
-  #recordEnd(pos: number, end: number, charEnd = this.#segChar): number {
+  #recordEnd(pos: number, end: number): number {
     const info = this.info;
     if (this.#state === FIELD_START && this.#cells.length === 0) info.empty_lines++;
     else {
-      this.#endField(end, charEnd);
+      this.#endField(end);
       if (this.#error !== undefined) return pos;
       this.#push(this.#cells, this.#nulls);
       this.#cells = [];
@@ -288,19 +317,9 @@ export class CsvScanner {
     return next;
   }
 
-  #endField(end: number, charEnd: number): void {
-    const buf = this.#buf;
-    const start = this.#seg;
-    let cell: string;
-    if (this.#parts === undefined && !this.#prepended) {
-      if (end === start) cell = '';
-      else if (this.#textOk && end <= this.#textEnd) {
-        const charStart = this.#segChar;
-        const length = charEnd - charStart;
-        if (length < COPIED_BELOW) cell = this.#text.slice(charStart, charEnd);
-        else cell = length === end - start ? latin1.call(buf, start, end) : utf8.call(buf, start, end);
-      } else cell = utf8.call(buf, start, end);
-    } else cell = this.#joined(end);
+  #endField(end: number): void {
+    const cell =
+      this.#parts === undefined && !this.#prepended ? this.#cut(this.#seg, end, this.#wide) : this.#joined(end);
     if (this.#max > 0 && this.#recordBytes + (end - this.#recordStart) > this.#max && this.#tooLarge(end)) return;
     if (this.#wasQuoting && this.#nullToken !== undefined && cell.trim() === this.#nullToken)
       (this.#nulls ??= []).push(this.#cells.length);
@@ -310,6 +329,15 @@ export class CsvScanner {
     this.#prepended = false;
     this.#parts = undefined;
     this.#partsBytes = 0;
+  }
+
+  /** The cell `start..end` of this buffer: cut from its latin1 text (short and ASCII), or read on its own. */
+  #cut(start: number, end: number, wide: boolean): string {
+    if (wide) return utf8.call(this.#buf, start, end);
+    if (end - start >= COPIED_BELOW) return latin1.call(this.#buf, start, end);
+    if (end === start) return '';
+    this.#text ??= latin1.call(this.#buf, 0, this.#buf.length);
+    return this.#text.slice(start, end);
   }
 
   /** The cell's text from its parts (a cell across buffers, with an escaped quote, or reopened): decoded whole. */
@@ -349,7 +377,7 @@ export class CsvScanner {
       if (this.#max > 0 && state !== FIELD_START && this.#recordBytes > this.#max) this.#tooLarge(0);
     } else this.#recordBytes = 0;
     this.#buf = EMPTY;
-    this.#text = '';
+    this.#text = undefined;
     return this.#error;
   }
 
@@ -367,43 +395,23 @@ export class CsvScanner {
       if (this.#lastByte === LF || this.#lastByte === CR) this.info.empty_lines++;
       return undefined;
     }
-    if (state === CLOSED) this.#endField(this.#segEnd, this.#segCharEnd);
+    if (state === CLOSED) this.#endField(this.#segEnd);
     else {
       if (state === FIELD_START) this.#mark(pos);
-      this.#endField(pos, pos - this.#base - this.#adj);
+      this.#endField(pos);
     }
     if (this.#error !== undefined) return this.#error;
     this.#push(this.#cells, this.#nulls);
     this.#cells = [];
     this.#buf = EMPTY;
-    this.#text = '';
+    this.#text = undefined;
     return undefined;
   }
 
-  /** A new buffer: its text, decoded once when its bytes (but an unfinished last character) are UTF-8. */
-  #begin(buf: Buffer, from: number): void {
-    this.#buf = buf;
-    const n = buf.length;
-    // a character cut by the previous buffer's end belongs to a cell read from its parts: the text starts after it
-    let base = from;
-    while (base < n && base < from + 3 && (buf[base]! & 0xc0) === 0x80) base++;
-    let textEnd = n;
-    let i = n - 1;
-    while (i > base && i > n - 4 && (buf[i]! & 0xc0) === 0x80) i--;
-    const lead = buf[i]!;
-    if (i >= base && lead >= 0xc0 && n - i < (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2)) textEnd = i;
-    // (a stray continuation byte that starts a cell is invalid UTF-8: that buffer's cells are decoded one by one)
-    const cut = base > from && this.#state !== UNQUOTED && this.#state !== QUOTED;
-    this.#textOk = !cut && isUtf8(buf.subarray(base, textEnd));
-    this.#text = this.#textOk ? utf8.call(buf, base, textEnd) : '';
-    this.#textEnd = textEnd;
-    this.#base = base;
-    this.#adj = from - base;
-  }
-
+  /** A cell's (next) segment starts at `pos`. */
   #mark(pos: number): void {
     this.#seg = pos;
-    this.#segChar = pos - this.#base - this.#adj;
+    this.#wide = false;
   }
 
   /** Moves the cell's text so far (`seg..end`) into its parts, copied: the buffer goes. */
@@ -416,11 +424,5 @@ export class CsvScanner {
     const delimiter = this.#delimiter;
     for (let j = 0; j < delimiter.length; j++) if (this.#buf[pos + j] !== delimiter[j]) return false;
     return true;
-  }
-
-  #afterDelimiter(pos: number): number {
-    // a delimiter of 2 or 3 bytes is one character: its continuation bytes shift the text's index
-    this.#adj += this.#dLen - 1;
-    return pos + this.#dLen;
   }
 }

@@ -5,6 +5,8 @@
  * the null token) are fed to both in random chunks, cut anywhere (inside a character, inside \r\n), and must give
  * the same records, cells, quoted null tokens, line counters and errors.
  */
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvScanner } from '../../src/io/csv-scanner.js';
@@ -163,5 +165,33 @@ describe('the CSV scanner against csv-parse', () => {
       { cells: ['abcd', 'efgh'], quoted: undefined, lines: 1, empty: 0 },
       { error: 'CSV_MAX_RECORD_SIZE', empty: 0 },
     ]);
+  });
+
+  it("a cell held after its chunk is gone does not keep the chunk's text alive (a long cell is a string of its own)", () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const chunks = 400;
+    const row = 'M0000000001,member@example.com,ab,København Ø\n';
+    const chunk = Buffer.from(row.repeat(Math.ceil(65536 / row.length)));
+    const usedAfter = (hold: boolean): number => {
+      const held: string[][] = [];
+      const scanner = new CsvScanner({ delimiter: ',', maxRecordSize: 1 << 24 });
+      for (let i = 0; i < chunks; i++) {
+        let first = true;
+        scanner.parse(chunk, false, (cells) => {
+          if (hold && first) held.push(cells);
+          first = false;
+        });
+      }
+      gc();
+      gc();
+      const used = getHeapStatistics().used_heap_size;
+      expect(held.length).toBe(hold ? chunks : 0);
+      return used;
+    };
+    const without = usedAfter(false);
+    const withHeld = usedAfter(true);
+    // each chunk's text is ~64 KB: 400 of them kept alive would be ~26 MB; the cells themselves are ~100 KB
+    expect(withHeld - without).toBeLessThan(4 * 1024 * 1024);
   });
 });
