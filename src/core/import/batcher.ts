@@ -3,7 +3,7 @@
  * bytes: item-bytes.ts) and a body is the items' bytes joined, so the bytes limit is exact and nothing is
  * serialized or encoded twice.
  */
-import type { ItemBytes } from './item-bytes.js';
+import { COMMA, type ItemBytes } from './item-bytes.js';
 
 /** A valid record on its way to the server: its item's JSON as bytes. `raw` is kept only until it settles (for the rejects file). */
 export interface PendingRecord extends ItemBytes {
@@ -36,10 +36,18 @@ export function batchBody(records: readonly PendingRecord[]): Buffer {
   const body = Buffer.allocUnsafe(bodyBytes(records.length, itemBytes));
   let at = 0;
   body[at++] = 0x5b; // [
-  for (let i = 0; i < records.length; i++) {
-    if (i > 0) body[at++] = 0x2c; // ,
-    const r = records[i]!;
-    at += r.slab.copy(body, at, r.at, r.at + r.bytes);
+  for (let i = 0; i < records.length; ) {
+    if (i > 0) body[at++] = COMMA;
+    const first = records[i]!;
+    const slab = first.slab;
+    let end = first.at + first.bytes;
+    // the records put right after it in its slab, a comma between each (item-bytes.ts): one copy for the run
+    for (i++; i < records.length; i++) {
+      const next = records[i]!;
+      if (next.slab !== slab || next.at !== end + 1 || slab[end] !== COMMA) break;
+      end = next.at + next.bytes;
+    }
+    at += slab.copy(body, at, first.at, end);
   }
   body[at++] = 0x5d; // ]
   // a record pointing past its slab would send uninitialised memory or cut an item short: never let that reach the server
@@ -52,6 +60,8 @@ export function makeBatch(id: number, records: PendingRecord[], attempt: Batch['
   for (const r of records) itemBytes += r.bytes;
   return { id, records, bytes: bodyBytes(records.length, itemBytes), attempt };
 }
+
+const NONE: readonly Batch[] = [];
 
 export class Batcher {
   private records: PendingRecord[] = [];
@@ -120,17 +130,18 @@ export class Batcher {
    * Adds a record; returns the batch(es) this closed. A record that would push the body over the bytes limit
    * closes the current batch first; a record larger than the limit on its own still goes, alone.
    */
-  add(record: PendingRecord): Batch[] {
-    const out: Batch[] = [];
+  add(record: PendingRecord): readonly Batch[] {
+    // (no array per record: most records close nothing, and they share one empty answer)
+    let out: Batch[] | undefined;
     if (this.records.length > 0 && bodyBytes(this.records.length + 1, this.itemBytes + record.bytes) > this.maxBytes) {
-      out.push(this.close()!);
+      out = [this.close()!];
     }
     this.records.push(record);
     this.itemBytes += record.bytes;
     if (this.records.length >= this.#maxItems || bodyBytes(this.records.length, this.itemBytes) >= this.maxBytes) {
-      out.push(this.close()!);
+      (out ??= []).push(this.close()!);
     }
-    return out;
+    return out ?? NONE;
   }
 
   /** Closes the open batch, if any. */
