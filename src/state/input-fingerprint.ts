@@ -15,8 +15,14 @@ export interface InputFingerprint {
   sha256: string;
 }
 
-/** Reads of 4 MiB into one reused buffer: few round trips to the thread pool, no buffer per chunk for the GC. */
-const READ_BYTES = 4 * 1024 * 1024;
+/**
+ * Reads into one reused buffer (no buffer per chunk for the GC) of 120 KiB: under glibc's mmap threshold (128 KiB),
+ * so it comes from the heap, not mmap. A 4 MiB buffer did mmap, and freeing it raised glibc's threshold to 4 MiB for
+ * the rest of the run: every later buffer under 4 MiB (request bodies, chunks, packed records) came from malloc's
+ * heap, whose free pages stay resident. 1M rows: peak RSS 168 → 157 MB; the hash's extra reads cost ~40 ms per 126 MB
+ * (docs/performance.md, issue 28).
+ */
+export const READ_BYTES = 120 * 1024;
 
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
   const handle = await open(path, 'r');
