@@ -45,7 +45,6 @@ const CLOSED = 3;
 /** SlicedString::kMinLength in V8: a shorter substring is a copy of its own. */
 const COPIED_BELOW = 13;
 const EMPTY = Buffer.alloc(0);
-const QUOTE_BYTES = Buffer.from('"');
 
 type Slice = (this: Buffer, start: number, end: number) => string;
 /** Buffer's own decoders, which toString(encoding, start, end) calls after checking its arguments (csv-worker-messages.ts). */
@@ -94,8 +93,11 @@ export class CsvScanner {
   #state = FIELD_START;
   #wasQuoting = false;
   #prepended = false;
-  #parts: Buffer[] | undefined;
-  #partsBytes = 0;
+  /** The cell has bytes in `acc` (from earlier buffers, before an escaped quote, before a NUL). */
+  #hasParts = false;
+  /** Those bytes, `accBytes` of them, in one buffer that grows by doubling (a cell of 10 MB of `""` is 5 MB here). */
+  #acc: Buffer | undefined;
+  #accBytes = 0;
   #seg = 0;
   #segEnd = 0;
   /** The cell's segment has a byte above 0x7F: it is decoded as UTF-8, not cut from the latin1 text. */
@@ -154,7 +156,7 @@ export class CsvScanner {
     let pos = start;
     while (pos < limit && this.#error === undefined) {
       const state = this.#state;
-      if (state <= UNQUOTED && this.#dLen === 1 && this.#parts === undefined && !this.#prepended) {
+      if (state <= UNQUOTED && this.#dLen === 1 && !this.#hasParts && !this.#prepended) {
         if (state === FIELD_START && this.#buf[pos] !== QUOTE) this.#mark(pos);
         const next = state === UNQUOTED || this.#buf[pos] !== QUOTE ? this.#plainCells(pos, limit) : pos;
         if (next !== pos) {
@@ -318,17 +320,15 @@ export class CsvScanner {
   }
 
   #endField(end: number): void {
-    const cell =
-      this.#parts === undefined && !this.#prepended ? this.#cut(this.#seg, end, this.#wide) : this.#joined(end);
     if (this.#max > 0 && this.#recordBytes + (end - this.#recordStart) > this.#max && this.#tooLarge(end)) return;
+    const cell = !this.#hasParts && !this.#prepended ? this.#cut(this.#seg, end, this.#wide) : this.#joined(end);
     if (this.#wasQuoting && this.#nullToken !== undefined && cell.trim() === this.#nullToken)
       (this.#nulls ??= []).push(this.#cells.length);
     this.#cells.push(cell);
     this.#state = FIELD_START;
     this.#wasQuoting = false;
     this.#prepended = false;
-    this.#parts = undefined;
-    this.#partsBytes = 0;
+    this.#hasParts = false;
   }
 
   /** The cell `start..end` of this buffer: cut from its latin1 text (short and ASCII), or read on its own. */
@@ -342,9 +342,11 @@ export class CsvScanner {
 
   /** The cell's text from its parts (a cell across buffers, with an escaped quote, or reopened): decoded whole. */
   #joined(end: number): string {
-    const pieces = this.#prepended ? [QUOTE_BYTES, ...(this.#parts ?? [])] : (this.#parts ?? []);
-    pieces.push(this.#buf.subarray(this.#seg, end));
-    return Buffer.concat(pieces).toString('utf8');
+    this.#keep(end);
+    const text = utf8.call(this.#acc!, 0, this.#accBytes);
+    this.#accBytes = 0;
+    if (this.#acc!.length > 1 << 20) this.#acc = undefined; // a large cell's room is not kept for the next
+    return this.#prepended ? `"${text}` : text;
   }
 
   /**
@@ -352,7 +354,7 @@ export class CsvScanner {
    * cell's bytes before it exceed max_record_size: a cell of L bytes fails when earlier + L - 1 > max.
    */
   #tooLarge(end: number): boolean {
-    const bytes = this.#partsBytes + (end - this.#seg) + (this.#prepended ? 1 : 0);
+    const bytes = this.#accBytes + (end - this.#seg) + (this.#prepended ? 1 : 0);
     let earlier = 0;
     for (const cell of this.#cells) earlier += cell.length;
     if (bytes === 0 || earlier + bytes - 1 <= this.#max) return false;
@@ -370,7 +372,7 @@ export class CsvScanner {
     const state = this.#state;
     if (state === UNQUOTED || state === QUOTED) this.#keep(pos);
     else if (state === CLOSED) this.#keep(this.#segEnd);
-    if (state !== FIELD_START) this.#parts ??= [];
+    if (state !== FIELD_START) this.#hasParts = true;
     this.#seg = this.#segEnd = 0;
     if (state !== FIELD_START || this.#cells.length > 0) {
       this.#recordBytes += pos - this.#recordStart;
@@ -414,10 +416,18 @@ export class CsvScanner {
     this.#wide = false;
   }
 
-  /** Moves the cell's text so far (`seg..end`) into its parts, copied: the buffer goes. */
+  /** Copies the cell's text so far (`seg..end`) after its earlier bytes (`acc`): the buffer goes, or a gap follows. */
   #keep(end: number): void {
-    (this.#parts ??= []).push(Buffer.from(this.#buf.subarray(this.#seg, end)));
-    this.#partsBytes += end - this.#seg;
+    const length = end - this.#seg;
+    const need = this.#accBytes + length;
+    if (this.#acc === undefined || this.#acc.length < need) {
+      const grown = Buffer.allocUnsafe(Math.max(256, need, 2 * (this.#acc?.length ?? 0)));
+      this.#acc?.copy(grown, 0, 0, this.#accBytes);
+      this.#acc = grown;
+    }
+    this.#buf.copy(this.#acc, this.#accBytes, this.#seg, end);
+    this.#accBytes = need;
+    this.#hasParts = true;
   }
 
   #isDelimiter(pos: number): boolean {

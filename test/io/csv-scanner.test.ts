@@ -8,7 +8,7 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CsvScanner } from '../../src/io/csv-scanner.js';
 import { createCsvCore as csvParseCore } from './csv-parse-oracle.js';
 
@@ -105,6 +105,8 @@ const cases = fc
     }),
   );
 
+afterEach(() => vi.restoreAllMocks());
+
 describe('the CSV scanner against csv-parse', () => {
   it('the same records, cells, null tokens, line counters and errors, in any chunks', () => {
     fc.assert(
@@ -193,5 +195,18 @@ describe('the CSV scanner against csv-parse', () => {
     const withHeld = usedAfter(true);
     // each chunk's text is ~64 KB: 400 of them kept alive would be ~26 MB; the cells themselves are ~100 KB
     expect(withHeld - without).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('a cell of many escaped quotes, across chunks, is gathered in one growing buffer, not a piece per quote', () => {
+    // a piece per `""` made a 4 MB cell of them take 357 MB and 1 s; csv-parse grows one buffer too
+    const from = vi.spyOn(Buffer, 'from');
+    const alloc = vi.spyOn(Buffer, 'allocUnsafe');
+    const bytes = Buffer.from(`a,"${'x""'.repeat(200_000)}",b\n`);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) =>
+      bytes.subarray(i * 65536, (i + 1) * 65536),
+    );
+    const seen = events(new CsvScanner({ delimiter: ',', maxRecordSize: 1 << 24 }), chunks);
+    expect(seen[0]).toMatchObject({ cells: ['a', 'x"'.repeat(200_000), 'b'] });
+    expect(from.mock.calls.length + alloc.mock.calls.length).toBeLessThan(100);
   });
 });
