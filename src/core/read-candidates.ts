@@ -9,6 +9,7 @@ import type { Candidate } from './candidate.js';
 import { createRecordMapper, loadMappingFile, type SourceKey } from './mapping/index.js';
 import { DuplicateMembers, type DuplicateRule } from './duplicates/duplicate-members.js';
 import { OmittedCells } from './omitted-cells.js';
+import { rowEncoderSpec, type RowEncoderOptions } from './import/row-encoder.js';
 
 export interface CandidateOptions extends SourceOptions {
   /** --map: a mapping file for CSV headers. */
@@ -32,6 +33,8 @@ export interface CandidateOptions extends SourceOptions {
   holdUnterminated?: boolean;
   /** --duplicates: a later row of a memberId with other content wins (the default) or is invalid. */
   duplicates?: DuplicateRule;
+  /** With encodeAhead: every chunk is encoded, not only while the worker has time to spare (tests; RowEncoderSpec). */
+  encodeEveryChunk?: boolean;
 }
 
 export interface CandidateStream {
@@ -51,6 +54,8 @@ export interface CandidateStream {
   sourceKey?(record: SourceRecord): SourceKey | undefined;
   /** CSV only: a record's memberId without mapping it (a row --changed-only settles unmapped still meets `duplicates`). */
   memberIdOf?(record: SourceRecord): string | undefined;
+  /** CSV parsed in a worker, with a mapping the worker can run: see CandidateChunks.encodeAhead. */
+  encodeAhead?(): boolean;
   /**
    * The duplicate memberId check of this input (--duplicates), for the caller to run on the records it takes (not
    * done by toCandidate: an import's --shard leaves out other shards' rows first).
@@ -138,8 +143,12 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     const records = mapper.notUtf8Records();
     return summary && records > 0 ? invalidUtf8Warning(source.file, summary, records) : undefined;
   };
+  const encoder = encodable(source, options, mapping !== undefined)
+    ? rowEncoderSpec(encoderOptions(source, options), options.encodeEveryChunk)
+    : undefined;
   return {
     source,
+    encodeAhead: encoder && (() => source.encodeRows?.(encoder) === true),
     warnings: mapper.warnings,
     candidates: candidates(),
     batches,
@@ -151,6 +160,32 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     close: () => source.close(),
     end,
     notUtf8Warning,
+  };
+}
+
+/**
+ * Whether the worker may map this file's rows (row-encoder.ts): a CSV parsed in a worker, with no option whose rows
+ * the main thread must see as cells: a mapping file, --null-token (quoted cells), --pad-short-rows, --changed-only's
+ * held last row. Per row the worker declines the rest (invalid ones, and those read with a problem).
+ */
+function encodable(source: RecordSource, options: CandidateOptions, mapped: boolean): boolean {
+  return (
+    source.format === 'csv' &&
+    source.encodeRows !== undefined &&
+    !mapped &&
+    options.nullToken === undefined &&
+    options.padShortRows !== true &&
+    options.holdUnterminated !== true
+  );
+}
+
+function encoderOptions(source: RecordSource, options: CandidateOptions): RowEncoderOptions {
+  return {
+    file: source.file,
+    headerLine: source.headerLine,
+    ignoreUnknownColumns: options.ignoreUnknownColumns,
+    emptyAsNull: options.emptyAsNull,
+    hashes: (options.duplicates ?? 'last-wins') !== 'off',
   };
 }
 

@@ -6,7 +6,7 @@ import { InputError, UsageError } from '../errors.js';
 import { CsvRecordCore } from './csv-record-core.js';
 import { WorkerCsvParser } from './csv-worker-client.js';
 import type { InputBytes } from './input-bytes.js';
-import type { SourceRecord } from './source.js';
+import type { RowEncoderSpec, SourceRecord } from './source.js';
 import type { Utf8LineChecker } from './utf8-check.js';
 
 export interface CsvRecords {
@@ -16,6 +16,8 @@ export interface CsvRecords {
   delimiter: string;
   /** The records of each chunk read, as one array (never empty). */
   records: AsyncIterable<SourceRecord[]>;
+  /** Parsed in a worker: hands it the row encoder (WorkerCsvParser.encodeRows). */
+  encodeRows?(encoder: RowEncoderSpec): boolean;
 }
 
 /** Bytes gathered before choosing the delimiter: the header line must be in them. */
@@ -62,7 +64,9 @@ export async function openCsv(bytes: InputBytes, file: string, options: OpenCsvO
     await parser.close();
     throw emptyFile(file);
   }
-  return { headers, headerLine: parser.headerLine, delimiter, records: parser.records() };
+  const csv: CsvRecords = { headers, headerLine: parser.headerLine, delimiter, records: parser.records() };
+  if (parser instanceof WorkerCsvParser) csv.encodeRows = (encoder) => parser.encodeRows(encoder);
+  return csv;
 }
 
 /** CSV parsed on this thread (small files, stdin, one core): CsvRecordCore fed chunk by chunk. */

@@ -15,7 +15,7 @@ import { type FromWorker, type ToWorker, unpackRecords } from './csv-worker-mess
 import { checkHeaderLine } from './csv-record-core.js';
 import { invalidUtf8Error } from './record-limits.js';
 import type { Utf8LineChecker } from './utf8-check.js';
-import type { CsvWorkerChoice, SourceRecord } from './source.js';
+import { type CsvWorkerChoice, isEncoded, type RowEncoderSpec, type SourceRecord } from './source.js';
 
 /** Chunks handed to the worker and not yet answered: enough to keep it busy while the main thread sends. */
 const AHEAD = 4;
@@ -104,6 +104,14 @@ export class WorkerCsvParser {
     }
   }
 
+  /** From the next chunk the worker parses on, rows the encoder takes come as EncodedRecords (csv-worker.ts). */
+  encodeRows(encoder: RowEncoderSpec): boolean {
+    if (this.#closed) return false;
+    const message: ToWorker = { type: 'encode', encoder };
+    this.#worker.postMessage(message);
+    return true;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -147,7 +155,10 @@ export class WorkerCsvParser {
     if (this.#utf8) {
       for (let i = 0; i < records.length; i++) {
         const bad = this.#utf8.claim(ends[i]!);
-        if (bad) records[i]!.error = invalidUtf8Error(bad);
+        if (!bad) continue;
+        // the worker encodes no row holding a replacement character, which every byte that is not UTF-8 became
+        if (isEncoded(records[i]!)) throw new Error(`record ${records[i]!.record} was encoded but is not UTF-8`);
+        records[i]!.error = invalidUtf8Error(bad);
       }
     }
     if (reply.ended) this.#parsed = true;

@@ -5,7 +5,7 @@
  * five numbers per record. Structured cloning 500 records of a dozen strings would cost the main thread about what
  * parsing them did; this costs it one string per cell.
  */
-import type { SourceRecord } from './source.js';
+import type { EncodedRecord, EncodedRow, RowEncoder, RowEncoderSpec, SourceRecord } from './source.js';
 
 export interface PackedRecords {
   /**
@@ -22,10 +22,20 @@ export interface PackedRecords {
   errors: Array<{ message: string; hint?: string }>;
   /** The `quotedNullTokens` of each record flagged QUOTED_NULL_TOKENS, in order (none without a --null-token). */
   quotedNullTokens: number[][];
+  /**
+   * The rows flagged ENCODED (their one cell is the memberId): per row, where its JSON starts in `slab` and how
+   * many bytes, the memberId's two hash words and the content hash (ENCODED_FIELDS); `slab` holds the JSON of all
+   * of them, one after another, and becomes the main thread's slab as it is (transferred, not copied).
+   */
+  encoded?: { rows: Int32Array; slab: Uint8Array };
 }
 
 /** To the worker: each chunk of bytes as read, then the end of the input. */
-export type ToWorker = { type: 'chunk'; bytes: Uint8Array } | { type: 'end' };
+export type ToWorker =
+  | { type: 'chunk'; bytes: Uint8Array }
+  | { type: 'end' }
+  /** The encoder for the chunks that ask for it from now on (no reply of its own). */
+  | { type: 'encode'; encoder: RowEncoderSpec };
 
 export type FromWorker =
   /**
@@ -64,25 +74,37 @@ const UNTERMINATED = 1;
 const HAS_ERROR = 2;
 const PADDED = 4;
 const QUOTED_NULL_TOKENS = 8;
+const ENCODED = 16;
+const HASHED = 32;
+/** Per encoded row: at, bytes, idLow, idHigh, content. */
+const ENCODED_FIELDS = 5;
 /** A character a latin1 byte cannot hold. */
 const WIDE = /[^\u0000-\u00ff]/;
 
 /**
  * The cells are joined into one string and encoded once, as latin1 (a copy, for the one-byte strings most exports
- * give) or UTF-16 (a copy too): no UTF-8 encoding cell by cell, and cell boundaries in characters.
+ * give) or UTF-16 (a copy too): no UTF-8 encoding cell by cell, and cell boundaries in characters. With an
+ * `encoder`, a row it takes travels as its memberId (its one cell), its hashes and its JSON instead.
  */
-export function packRecords(records: readonly SourceRecord[], ends: readonly number[]): PackedRecords {
+export function packRecords(
+  records: readonly SourceRecord[],
+  ends: readonly number[],
+  encoder?: RowEncoder,
+): PackedRecords {
   const meta = new Float64Array(records.length * FIELDS);
+  const taken = encoder ? encodeRows(records, encoder) : undefined;
   let cellCount = 0;
-  for (const record of records) cellCount += (record.raw as string[]).length;
+  for (let r = 0; r < records.length; r++) cellCount += taken?.rows[r] ? 1 : (records[r]!.raw as string[]).length;
   const cellEnds = new Uint32Array(cellCount);
   const parts: string[] = new Array(cellCount);
   let at = 0;
   let cell = 0;
+  let e = 0;
   const errors: PackedRecords['errors'] = [];
   const quotedNullTokens: number[][] = [];
   records.forEach((record, r) => {
-    const cells = record.raw as string[];
+    const took = taken ? taken.rows[r]! : 0;
+    const cells = took ? [taken!.memberIds[e++]!] : (record.raw as string[]);
     meta[r * FIELDS] = record.record;
     meta[r * FIELDS + 1] = record.line;
     meta[r * FIELDS + 2] = ends[r]!;
@@ -91,7 +113,8 @@ export function packRecords(records: readonly SourceRecord[], ends: readonly num
       (record.unterminated ? UNTERMINATED : 0) |
       (record.error ? HAS_ERROR : 0) |
       (record.padded ? PADDED : 0) |
-      (record.quotedNullTokens ? QUOTED_NULL_TOKENS : 0);
+      (record.quotedNullTokens ? QUOTED_NULL_TOKENS : 0) |
+      (took ? ENCODED | (took & TAKEN_HASHED ? HASHED : 0) : 0);
     if (record.error) errors.push(record.error);
     if (record.quotedNullTokens) quotedNullTokens.push(record.quotedNullTokens);
     for (const value of cells) {
@@ -103,12 +126,86 @@ export function packRecords(records: readonly SourceRecord[], ends: readonly num
   const joined = parts.join('');
   const wide = WIDE.test(joined);
   const text = Buffer.from(joined, wide ? 'utf16le' : 'latin1');
-  return { meta, text, wide, ends: cellEnds, errors, quotedNullTokens };
+  const packed: PackedRecords = { meta, text, wide, ends: cellEnds, errors, quotedNullTokens };
+  if (taken && taken.count > 0) packed.encoded = { rows: taken.fields, slab: taken.slab };
+  return packed;
+}
+
+/** A replacement character may stand for bytes that are not UTF-8, which the main thread's checker claims by row. */
+const REPLACEMENT = '\ufffd';
+
+/** What encodeRows gives: per record, whether the encoder took it; the memberIds of those it took; their fields. */
+interface Taken {
+  /** Per record: 0 as cells, TAKEN, or TAKEN | TAKEN_HASHED. */
+  rows: Uint8Array;
+  memberIds: string[];
+  count: number;
+  fields: Int32Array;
+  slab: Buffer;
+}
+
+/**
+ * The rows the encoder takes, each row's JSON written into the slab as soon as it is made (so that no row's item
+ * or text outlives it: the worker's young generation is small). A row read with a problem (an error, padded, a
+ * quoted null token) or holding a replacement character goes as its cells: the main thread has what it needs.
+ */
+function encodeRows(records: readonly SourceRecord[], encoder: RowEncoder): Taken {
+  const rows = new Uint8Array(records.length);
+  const memberIds: string[] = [];
+  const fields = new Int32Array(records.length * ENCODED_FIELDS);
+  let slab = Buffer.allocUnsafeSlow(SLAB_START);
+  let used = 0;
+  let e = 0;
+  const row: EncodedRow = { json: '', memberId: '', hashed: false, idLow: 0, idHigh: 0, content: 0 };
+  for (let r = 0; r < records.length; r++) {
+    const record = records[r]!;
+    if (record.error || record.padded || record.quotedNullTokens || hasReplacement(record.raw as string[])) continue;
+    if (!encoder(record, row)) continue;
+    const { json } = row;
+    // write() stops short of a character that does not fit: make room first when it might not
+    if (slab.length - used < json.length * 3) {
+      const needed = used + Buffer.byteLength(json);
+      if (needed > slab.length) {
+        const larger = Buffer.allocUnsafeSlow(Math.max(needed, slab.length * 2));
+        slab.copy(larger, 0, 0, used);
+        slab = larger;
+      }
+    }
+    const bytes = slab.write(json, used);
+    const at = e * ENCODED_FIELDS;
+    fields[at] = used;
+    fields[at + 1] = bytes;
+    fields[at + 2] = row.hashed ? row.idLow : 0;
+    fields[at + 3] = row.hashed ? row.idHigh : 0;
+    fields[at + 4] = row.hashed ? row.content : 0;
+    rows[r] = row.hashed ? TAKEN | TAKEN_HASHED : TAKEN;
+    memberIds.push(row.memberId);
+    used += bytes;
+    e++;
+  }
+  return { rows, memberIds, count: e, fields, slab };
+}
+
+const TAKEN = 1;
+const TAKEN_HASHED = 2;
+
+/** A chunk's JSON slab to begin with: ~64 KB of CSV input gives about this much JSON. */
+const SLAB_START = 128 * 1024;
+
+function hasReplacement(cells: readonly string[]): boolean {
+  for (let c = 0; c < cells.length; c++) if (cells[c]!.includes(REPLACEMENT)) return true;
+  return false;
 }
 
 /** What a worker's postMessage moves instead of copying. */
 export function transferables(packed: PackedRecords): ArrayBuffer[] {
-  return [packed.meta.buffer as ArrayBuffer, packed.text.buffer as ArrayBuffer, packed.ends.buffer as ArrayBuffer];
+  const moved = [
+    packed.meta.buffer as ArrayBuffer,
+    packed.text.buffer as ArrayBuffer,
+    packed.ends.buffer as ArrayBuffer,
+  ];
+  if (packed.encoded) moved.push(packed.encoded.rows.buffer as ArrayBuffer, packed.encoded.slab.buffer as ArrayBuffer);
+  return moved;
 }
 
 type Slice = (this: Buffer, start: number, end: number) => string;
@@ -148,10 +245,13 @@ export function unpackRecords(packed: PackedRecords): { records: SourceRecord[];
   const whole = decode.call(text, 0, text.length);
   const records: SourceRecord[] = new Array(meta.length / FIELDS);
   const lastLines: number[] = new Array(records.length);
+  const encoded = packed.encoded;
+  const slab = encoded && Buffer.from(encoded.slab.buffer, encoded.slab.byteOffset, encoded.slab.byteLength);
   let cell = 0;
   let start = 0;
   let error = 0;
   let quoted = 0;
+  let e = 0;
   for (let r = 0; r < records.length; r++) {
     lastLines[r] = meta[r * FIELDS + 2]!;
     const count = meta[r * FIELDS + 3]!;
@@ -161,6 +261,28 @@ export function unpackRecords(packed: PackedRecords): { records: SourceRecord[];
       const end = ends[cell++]!;
       cells[c] = end - start < COPIED_BELOW ? whole.slice(start, end) : decode.call(text, start * unit, end * unit);
       start = end;
+    }
+    if (flags & ENCODED) {
+      const fields = encoded!.rows;
+      const at = e * ENCODED_FIELDS;
+      const record: EncodedRecord = {
+        record: meta[r * FIELDS]!,
+        line: meta[r * FIELDS + 1]!,
+        raw: undefined,
+        encoded: true,
+        memberId: cells[0]!,
+        slab: slab!,
+        at: fields[at]!,
+        bytes: fields[at + 1]!,
+        hashed: (flags & HASHED) !== 0,
+        idLow: fields[at + 2]!,
+        idHigh: fields[at + 3]!,
+        content: fields[at + 4]!,
+      };
+      if (flags & UNTERMINATED) record.unterminated = true;
+      records[r] = record;
+      e++;
+      continue;
     }
     const record: SourceRecord = { record: meta[r * FIELDS]!, line: meta[r * FIELDS + 1]!, raw: cells };
     if (flags & UNTERMINATED) record.unterminated = true;

@@ -49,7 +49,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
     await raw.close();
     throw error;
   }
-  const { format, encoding, headers, headerLine, delimiter, batches, utf8, progress } = opened;
+  const { format, encoding, headers, headerLine, delimiter, batches, utf8, progress, encodeRows } = opened;
 
   let closed = false;
   async function* records(): AsyncGenerator<SourceRecord> {
@@ -83,6 +83,7 @@ export async function openRecordSource(options: SourceOptions): Promise<RecordSo
       void batches.return(undefined).catch(() => undefined);
     },
     batches: () => batches,
+    encodeRows: (encoder) => !closed && encodeRows !== undefined && encodeRows(encoder),
     [Symbol.asyncIterator]: () => records(),
   };
 }
@@ -100,6 +101,8 @@ interface Opened {
   progress?: { totalBytes: number; bytesRead(): number };
   /** A workbook: releases the file it reads in place. */
   release?: () => Promise<void>;
+  /** CSV parsed in a worker: see RecordSource.encodeRows. */
+  encodeRows?: RecordSource['encodeRows'];
 }
 
 async function openWorkbook(raw: InputBytes, file: string, options: SourceOptions): Promise<Opened> {
@@ -203,6 +206,7 @@ async function openText(
       delimiter: csv.delimiter,
       batches: csv.records as AsyncGenerator<SourceRecord[]>,
       utf8,
+      encodeRows: csv.encodeRows,
     };
   }
   // a JSON reader checks each record's bytes itself: only the first bad byte is kept

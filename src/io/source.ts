@@ -45,6 +45,60 @@ export interface SourceRecord {
   quotedNullTokens?: number[];
 }
 
+/**
+ * A CSV row the parsing worker has already mapped, checked and serialised with the encoder the caller handed it
+ * (RowEncoderSpec): its item's JSON as UTF-8 bytes (`bytes` of `slab` from `at`; a chunk's rows share one slab),
+ * its memberId and the duplicate check's hashes, instead of its cells (`raw` is undefined). Only a row the encoder
+ * found plainly valid comes this way; every other row comes as its cells.
+ */
+export interface EncodedRecord extends SourceRecord {
+  encoded: true;
+  raw: undefined;
+  memberId: string;
+  slab: Buffer;
+  at: number;
+  bytes: number;
+  /** The duplicate check's hashes of the memberId (low, high words) and of the row's cells, when `hashed`. */
+  hashed: boolean;
+  idLow: number;
+  idHigh: number;
+  content: number;
+}
+
+/** Whether a record came from the worker's encoder (EncodedRecord) rather than as its cells. */
+export function isEncoded(record: SourceRecord): record is EncodedRecord {
+  return (record as Partial<EncodedRecord>).encoded === true;
+}
+
+/** What an encoder fills in for one row it takes (one object, reused row after row). */
+export interface EncodedRow {
+  json: string;
+  memberId: string;
+  hashed: boolean;
+  idLow: number;
+  idHigh: number;
+  content: number;
+}
+
+/**
+ * Turns a row into an EncodedRow, or answers false for a row that must go to the caller as its cells. The module
+ * named by RowEncoderSpec exports `createRowEncoder(headers, options): RowEncoder`; the worker loads it by name,
+ * so this layer imports none of the caller's code.
+ */
+export type RowEncoder = (record: SourceRecord, into: EncodedRow) => boolean;
+
+export interface RowEncoderSpec {
+  /** A file: URL of an ES module exporting createRowEncoder. */
+  module: string;
+  /** Its options, as structured clone carries them. */
+  options: unknown;
+  /**
+   * Encode every chunk's rows, not only while the worker has time to spare (csv-worker.ts `spare`): for tests,
+   * which must know which path a row takes, and for measuring.
+   */
+  everyChunk?: boolean;
+}
+
 export type CsvWorkerChoice = 'auto' | 'always' | 'never';
 
 export interface SourceOptions {
@@ -113,6 +167,11 @@ export interface RecordSource extends AsyncIterable<SourceRecord> {
    * either this or the source itself, not both.
    */
   batches(): AsyncIterable<SourceRecord[]>;
+  /**
+   * CSV parsed in a worker: from the next chunk the worker parses on, it hands each row the encoder takes as an
+   * EncodedRecord (the rows already parsed come as cells). False when this source has no worker.
+   */
+  encodeRows?(encoder: RowEncoderSpec): boolean;
   /**
    * Stop reading early and release the file (e.g. --limit, Ctrl-C). Safe to call twice. Breaking out of a
    * for-await loop over the source releases the file too.

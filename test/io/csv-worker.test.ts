@@ -10,7 +10,7 @@ import { csvWorkerEntry } from '../../src/io/csv-worker-client.js';
 import { openCsv } from '../../src/io/csv-reader.js';
 import type { InputBytes } from '../../src/io/input-bytes.js';
 import { packRecords, unpackRecords } from '../../src/io/csv-worker-messages.js';
-import type { SourceRecord } from '../../src/io/source.js';
+import { isEncoded, type RowEncoder, type SourceRecord } from '../../src/io/source.js';
 import { checkedUtf8 } from '../../src/io/input-encoding.js';
 import { Utf8LineChecker, type InvalidUtf8Summary } from '../../src/io/utf8-check.js';
 import { readAll, tempDir } from './reader-helpers.js';
@@ -198,6 +198,67 @@ describe('CSV parsed in a worker', () => {
         expect(unpackRecords(packRecords(records, ends))).toEqual({ records, ends });
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('packs the rows an encoder takes as their memberId, hashes and JSON bytes, and every other row as its cells', () => {
+    // takes a row whose first cell starts with "m": its JSON is its cells as an array, hashed when the id is not " "
+    const encoder: RowEncoder = (record, into) => {
+      const cells = record.raw as string[];
+      if (!cells[0]!.startsWith('m')) return false;
+      into.json = JSON.stringify(cells);
+      into.memberId = cells[0]!;
+      into.hashed = cells[0] !== 'm ';
+      into.idLow = -cells.length;
+      into.idHigh = 2 ** 31 - 1;
+      into.content = cells[0]!.length;
+      return true;
+    };
+    const cellArb = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('é', '😀', '会', 'm ', 'm1', 'm😀'.repeat(20)),
+    );
+    const rowArb = fc.record({
+      raw: fc.array(cellArb, { minLength: 1, maxLength: 5 }),
+      flaw: fc.constantFrom('none', 'none', 'error', 'padded', 'quoted', 'replacement', 'unterminated'),
+    });
+    fc.assert(
+      fc.property(fc.array(rowArb, { minLength: 1, maxLength: 30 }), (rows) => {
+        const records: SourceRecord[] = rows.map(({ raw, flaw }, i) => {
+          const record: SourceRecord = {
+            record: i + 1,
+            line: i + 2,
+            raw: flaw === 'replacement' ? [...raw, 'x\ufffd'] : raw,
+          };
+          if (flaw === 'error') record.error = { message: 'bad' };
+          if (flaw === 'padded') record.padded = true;
+          if (flaw === 'quoted') record.quotedNullTokens = [0];
+          if (flaw === 'unterminated') record.unterminated = true;
+          return record;
+        });
+        const ends = rows.map((_, i) => i + 3);
+        const packed = packRecords(records, ends, encoder);
+        const unpacked = unpackRecords(packed);
+        expect(unpacked.ends).toEqual(ends);
+        unpacked.records.forEach((got, i) => {
+          const sent = records[i]!;
+          const cells = sent.raw as string[];
+          const taken = !sent.error && !sent.padded && !sent.quotedNullTokens && !cells.join('').includes('\ufffd');
+          if (!taken || !cells[0]!.startsWith('m')) {
+            expect(isEncoded(got)).toBe(false);
+            expect(got).toEqual(sent);
+            return;
+          }
+          if (!isEncoded(got)) throw new Error('expected an encoded record');
+          expect(got.slab.toString('utf8', got.at, got.at + got.bytes)).toBe(JSON.stringify(cells));
+          expect(got).toMatchObject({ record: sent.record, line: sent.line, raw: undefined, memberId: cells[0] });
+          expect(got.unterminated).toBe(sent.unterminated);
+          expect(got.hashed).toBe(cells[0] !== 'm ');
+          if (got.hashed)
+            expect([got.idLow, got.idHigh, got.content]).toEqual([-cells.length, 2 ** 31 - 1, cells[0]!.length]);
+        });
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -68,7 +68,16 @@ export class DuplicateMembers {
   observe(record: RecordAsRead, memberId: string | undefined): number {
     if (this.rule === 'off' || memberId === undefined || memberId.trim() === '') return 0;
     const low = idHash(memberId);
-    const seen = this.#table.observe(idHashHigh, low, contentHash(record.raw), record.line);
+    return this.observeHashed(memberId, low, idHashHigh, contentHash(record.raw), record.line);
+  }
+
+  /**
+   * `observe` of a row whose hashes were computed where its cells are (the CSV worker: import/row-encoder.ts), as
+   * observe computes them: `low` and `high` of idHash(memberId), contentHash of the cells. memberId is not blank.
+   */
+  observeHashed(memberId: string, low: number, high: number, content: number, line: number): number {
+    if (this.rule === 'off') return 0;
+    const seen = this.#table.observe(high, low, content, line);
     if (seen === Seen.first) return 0;
     if (seen === Seen.same) {
       this.#identicalRows++;
@@ -76,7 +85,7 @@ export class DuplicateMembers {
     }
     this.#laterRows++;
     if (seen === Seen.differs) this.#count++;
-    this.#noteInSample(memberId, this.#table.firstLine, record.line, seen);
+    this.#noteInSample(memberId, this.#table.firstLine, line, seen);
     return this.rule === 'refuse' ? this.#table.firstLine : 0;
   }
 

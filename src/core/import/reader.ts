@@ -11,7 +11,8 @@
 import { InputError, ReaderFailure } from '../../errors.js';
 import { issuesToReason, type Candidate } from '../candidate.js';
 import { refused } from '../duplicates/duplicate-members.js';
-import type { SourceRecord } from '../../io/source.js';
+import { type EncodedRecord, isEncoded, type SourceRecord } from '../../io/source.js';
+import type { MemberUpsertItem } from '../../schemas/member.js';
 import type { Batcher, PendingRecord } from './batcher.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { FlowGate } from './flow-gate.js';
@@ -52,6 +53,10 @@ export class Reader {
 
   /** Reads until the input ends, --limit, or a stop. Returns the input's error when it turned unreadable midway. */
   async read(): Promise<InputError | undefined> {
+    // rows the CSV worker maps, checks and serialises need none of their cells here: not with a hook that reads a
+    // row before or instead of sending it (--changed-only, --shard, --resume), nor with a rejects file
+    const { beforeMap, select, beforeSend } = this.#hooks;
+    if (!this.#keepRaw && !beforeMap && !select && !beforeSend) this.options.chunks?.encodeAhead?.();
     const { iterator, toCandidate } = inputChunks(this.options);
     let exhausted = false;
     try {
@@ -88,6 +93,14 @@ export class Reader {
       if (next.done) return true;
       const chunk = next.value;
       for (let i = 0; i < chunk.length; i++) {
+        if (isEncoded(chunk[i] as SourceRecord)) {
+          const taking = this.#takeEncoded(chunk[i] as EncodedRecord);
+          if (taking) await taking;
+          if ((ledger.rows & 511) === 0) this.parts.tick();
+          if (flow.full) await flow.waitForRoom();
+          if (stop.stopping || ledger.rows >= rowLimit) return false;
+          continue;
+        }
         // a CSV row --pad-short-rows completed (SourceRecord.padded), counted for the summary
         const padded = (chunk[i] as { padded?: true }).padded === true;
         if (this.#hooks.beforeMap?.(chunk[i]) === 'unchanged') {
@@ -138,6 +151,40 @@ export class Reader {
       decision.outcome,
       decision.reason,
     );
+  }
+
+  /**
+   * A row the CSV worker mapped, checked and serialised (row-encoder.ts): what #take and #send do with a valid
+   * candidate, with the worker's hashes for the duplicate check and its JSON bytes, pointed into where they came.
+   */
+  #takeEncoded(encoded: EncodedRecord): Promise<void> | void {
+    const { order, batcher, dispatcher, ledger } = this.parts;
+    const { record, line, memberId } = encoded;
+    ledger.read(false);
+    const firstLine = encoded.hashed
+      ? (this.options.duplicates?.observeHashed(memberId, encoded.idLow, encoded.idHigh, encoded.content, line) ?? 0)
+      : 0;
+    if (firstLine !== 0) {
+      // --duplicates refuse: invalid, as duplicates.check makes it (refused reads no more of a valid candidate)
+      const item = { memberId } as MemberUpsertItem;
+      return this.#take(refused({ record, line, raw: undefined, memberId, valid: true, item }, firstLine));
+    }
+    const pending: PendingRecord = { record, line, memberId, slab: NO_BYTES, at: 0, bytes: 0, raw: undefined };
+    const admission = order.admit(pending);
+    if (admission.kind === 'go') {
+      // the chunk's slab, as the worker filled it: no copy (held records alike keep it until they settle)
+      pending.slab = encoded.slab;
+      pending.at = encoded.at;
+      pending.bytes = encoded.bytes;
+      for (const batch of batcher.add(pending)) dispatcher.enqueue(batch);
+    } else if (admission.kind === 'held') {
+      // a held row may wait for minutes: a copy of its own rather than its chunk's slab
+      pending.bytes = encoded.bytes;
+      pending.slab = Buffer.allocUnsafeSlow(encoded.bytes);
+      encoded.slab.copy(pending.slab, 0, encoded.at, encoded.at + encoded.bytes);
+    } else {
+      return ledger.failedWithEarlier(pending, admission.earlier);
+    }
   }
 
   #send(candidate: Candidate & { valid: true }, json: string): Promise<void> | void {

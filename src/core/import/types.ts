@@ -123,6 +123,12 @@ export interface CandidateChunks {
   toCandidate(record: SourceRecord): Candidate;
   /** CSV: a record's memberId without mapping it, for a row the `beforeMap` hook settles (see `duplicates`). */
   memberIdOf?(record: SourceRecord): string | undefined;
+  /**
+   * CSV parsed in a worker, whose mapping allows: from now on the worker maps, checks and serialises the rows it
+   * finds plainly valid and hands them over as EncodedRecords (row-encoder.ts). The pipeline asks for it only when
+   * nothing of the run needs such a row's cells (no hook reading rows, no rejects file).
+   */
+  encodeAhead?(): boolean;
 }
 
 export interface ImportOptions {
