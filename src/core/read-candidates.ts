@@ -6,7 +6,7 @@ import { openRecordSource } from '../io/open-source.js';
 import type { RecordSource, SourceOptions, SourceRecord } from '../io/source.js';
 import { invalidUtf8Warning } from '../io/record-limits.js';
 import type { Candidate } from './candidate.js';
-import { createRecordMapper, loadMappingFile, type SourceKey } from './mapping/index.js';
+import { createRecordMapper, loadMappingFile, type Mapping, type SourceKey } from './mapping/index.js';
 import { DuplicateMembers, type DuplicateRule } from './duplicates/duplicate-members.js';
 import { OmittedCells } from './omitted-cells.js';
 import { rowEncoderSpec, type RowEncoderOptions } from './import/row-encoder.js';
@@ -143,8 +143,8 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
     const records = mapper.notUtf8Records();
     return summary && records > 0 ? invalidUtf8Warning(source.file, summary, records) : undefined;
   };
-  const encoder = encodable(source, options, mapping !== undefined)
-    ? rowEncoderSpec(encoderOptions(source, options), options.encodeEveryChunk)
+  const encoder = encodable(source, options, mapping)
+    ? rowEncoderSpec(encoderOptions(source, options, mapping), options.encodeEveryChunk)
     : undefined;
   return {
     source,
@@ -165,26 +165,32 @@ export async function readCandidates(options: CandidateOptions): Promise<Candida
 
 /**
  * Whether the worker may map this file's rows (row-encoder.ts): a CSV parsed in a worker, with no option whose rows
- * the main thread must see as cells: a mapping file, --null-token (quoted cells), --pad-short-rows, --changed-only's
- * held last row. Per row the worker declines the rest (invalid ones, and those read with a problem).
+ * the main thread must see as cells: a mapping with `fields` rules (they fill in after the columns, and zod checks
+ * every item), --null-token (quoted cells), --pad-short-rows, --changed-only's held last row. Per row the worker
+ * declines the rest (invalid ones, and those read with a problem).
  */
-function encodable(source: RecordSource, options: CandidateOptions, mapped: boolean): boolean {
+function encodable(source: RecordSource, options: CandidateOptions, mapping: Mapping | undefined): boolean {
   return (
     source.format === 'csv' &&
     source.encodeRows !== undefined &&
-    !mapped &&
+    (mapping === undefined || (mapping.text !== undefined && mapping.fields.length === 0)) &&
     options.nullToken === undefined &&
     options.padShortRows !== true &&
     options.holdUnterminated !== true
   );
 }
 
-function encoderOptions(source: RecordSource, options: CandidateOptions): RowEncoderOptions {
+function encoderOptions(
+  source: RecordSource,
+  options: CandidateOptions,
+  mapping: Mapping | undefined,
+): RowEncoderOptions {
   return {
     file: source.file,
     headerLine: source.headerLine,
     ignoreUnknownColumns: options.ignoreUnknownColumns,
     emptyAsNull: options.emptyAsNull,
+    mapping: mapping?.text !== undefined ? { file: mapping.file, text: mapping.text } : undefined,
     hashes: (options.duplicates ?? 'last-wins') !== 'off',
   };
 }

@@ -20,6 +20,20 @@ import { MemoryTransport } from './memory-transport.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memberctl-encoded-rows-'));
 const HEADER = 'memberId,email,firstName,isActive,createdAt,birthdate,metadata.tier,address.city,address.countryCode';
+/** A mapping the worker compiles again from its text: rules, one column feeding two fields, omit, emptyAsNull. */
+const MAPPING = join(dir, 'mapping.json');
+writeFileSync(
+  MAPPING,
+  JSON.stringify({
+    columns: {
+      email: { field: 'email', transform: ['trim', 'lowercase'], onInvalid: 'omit' },
+      isActive: { field: 'isActive', values: { true: true, false: false } },
+      birthdate: { field: 'birthdate', treatAsEmpty: ['19510211'], emptyAsNull: true },
+      'metadata.tier': ['metadata.tier', { field: 'customProperties.tierCopy' }],
+      'address.countryCode': { field: 'address.countryCode', convert: 'countryCode', onInvalid: 'omit' },
+    },
+  }),
+);
 /** Rows enough that the rows after them are parsed once the worker has its encoder (it parses 4 chunks ahead). */
 const FILLER = 8_000;
 
@@ -98,9 +112,15 @@ interface Outcome {
   encoded: number;
 }
 
-async function importOnce(path: string, inWorker: boolean, duplicates: DuplicateRule): Promise<Outcome> {
+async function importOnce(
+  path: string,
+  inWorker: boolean,
+  duplicates: DuplicateRule,
+  mapped = false,
+): Promise<Outcome> {
   const stream = await readCandidates({
     path,
+    mapFile: mapped ? MAPPING : undefined,
     parseAhead: true,
     csvWorker: inWorker ? 'always' : 'never',
     encodeEveryChunk: true,
@@ -142,10 +162,11 @@ describe('rows the CSV worker encodes', () => {
         fc.array(fc.nat(), { maxLength: 20 }),
         fc.nat(),
         fc.constantFrom<DuplicateRule>('last-wins', 'refuse', 'off'),
-        async (before, after, repeats, badByteAt, rule) => {
+        fc.boolean(),
+        async (before, after, repeats, badByteAt, rule, mapped) => {
           const path = csvFile(`p-${Math.random().toString(36).slice(2)}.csv`, before, after, repeats, badByteAt);
-          const here = await importOnce(path, false, rule);
-          const worker = await importOnce(path, true, rule);
+          const here = await importOnce(path, false, rule, mapped);
+          const worker = await importOnce(path, true, rule, mapped);
           expect(here.encoded).toBe(0);
           // the filler after the first chunks at least: the encoder was loaded and used
           expect(worker.encoded).toBeGreaterThan(FILLER / 2);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import type { RowEncoder, RowEncoderSpec } from '../../io/source.js';
 import { contentHash, idHash, idHashHigh } from '../duplicates/member-hash.js';
-import { createRecordMapper } from '../mapping/index.js';
+import { createRecordMapper, mappingFromText } from '../mapping/index.js';
 
 /** Everything besides the header that decides a row's item and hashes (structured-cloned to the worker). */
 export interface RowEncoderOptions {
@@ -18,13 +18,16 @@ export interface RowEncoderOptions {
   headerLine?: number;
   ignoreUnknownColumns?: boolean;
   emptyAsNull?: boolean;
+  /** --map: the mapping file's text as the main thread read and checked it (Mapping.text), compiled again here. */
+  mapping?: { file: string; text: string };
   /** The duplicate check runs (--duplicates other than off): compute its hashes. */
   hashes: boolean;
 }
 
 export function createRowEncoder(headers: string[], options: RowEncoderOptions): RowEncoder {
   const { file, headerLine, ignoreUnknownColumns, emptyAsNull, hashes } = options;
-  const mapper = createRecordMapper('csv', headers, { file, headerLine, ignoreUnknownColumns, emptyAsNull });
+  const mapping = options.mapping && mappingFromText(options.mapping.text, options.mapping.file);
+  const mapper = createRecordMapper('csv', headers, { file, headerLine, mapping, ignoreUnknownColumns, emptyAsNull });
   return (record, into) => {
     const candidate = mapper.toCandidate(record);
     if (!candidate.valid || candidate.omitted) return false;

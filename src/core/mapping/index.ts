@@ -8,7 +8,7 @@ import type { InputFormat, SourceRecord } from '../../io/source.js';
 import { buildCsvMapper, type CsvMapperOptions } from './csv-mapper.js';
 import { buildJsonMapper, jsonToCandidate } from './json-mapper.js';
 
-export { loadMappingFile, type Mapping } from './mapping-file.js';
+export { loadMappingFile, mappingFromText, type Mapping } from './mapping-file.js';
 export { parseMapping } from './compile-mapping.js';
 export { endsWithRejectsColumns } from './csv-columns.js';
 export type { CsvMapperOptions } from './csv-mapper.js';

@@ -55,6 +55,8 @@ export interface Mapping {
   fields: FieldRule[];
   /** Everything in the file that decides an item, plus the time zone data's version: part of --changed-only's source key. */
   fingerprint: string;
+  /** The file's text, as read (loadMappingFile): the CSV worker compiles the same mapping from it (mappingFromText). */
+  text?: string;
 }
 
 export async function loadMappingFile(path: string): Promise<Mapping> {
@@ -80,6 +82,13 @@ export async function loadMappingFile(path: string): Promise<Mapping> {
       hint: document.problem.kind === 'curly-quotes' ? CURLY_QUOTES_HINT : FORMAT_HINT,
     });
   refuseSilentChanges(path, document);
+  return { ...parseMapping(document.json, path), text };
+}
+
+/** The mapping a file's text (Mapping.text, checked when it was loaded) compiles to: in another thread. */
+export function mappingFromText(text: string, path: string): Mapping {
+  const document = parseJsonDocument(text);
+  if (!document.ok) throw new Error(`mapping file ${path} no longer parses`);
   return parseMapping(document.json, path);
 }
 
