@@ -25,7 +25,8 @@ export interface PackedRecords {
   /**
    * The rows flagged ENCODED (their one cell is the memberId): per row, where its JSON starts in `slab` and how
    * many bytes, the memberId's two hash words and the content hash (ENCODED_FIELDS); `slab` holds the JSON of all
-   * of them, one after another, and becomes the main thread's slab as it is (transferred, not copied).
+   * of them, one after another, each followed by a comma, and becomes the main thread's slab as it is
+   * (transferred, not copied).
    */
   encoded?: { rows: Int32Array; slab: Uint8Array };
 }
@@ -163,8 +164,8 @@ function encodeRows(records: readonly SourceRecord[], encoder: RowEncoder): Take
     if (!encoder(record, row)) continue;
     const { json } = row;
     // write() stops short of a character that does not fit: make room first when it might not
-    if (slab.length - used < json.length * 3) {
-      const needed = used + Buffer.byteLength(json);
+    if (slab.length - used < json.length * 3 + 1) {
+      const needed = used + Buffer.byteLength(json) + 1;
       if (needed > slab.length) {
         const larger = Buffer.allocUnsafeSlow(Math.max(needed, slab.length * 2));
         slab.copy(larger, 0, 0, used);
@@ -181,6 +182,7 @@ function encodeRows(records: readonly SourceRecord[], encoder: RowEncoder): Take
     rows[r] = row.hashed ? TAKEN | TAKEN_HASHED : TAKEN;
     memberIds.push(row.memberId);
     used += bytes;
+    slab[used++] = COMMA;
     e++;
   }
   return { rows, memberIds, count: e, fields, slab };
@@ -188,6 +190,12 @@ function encodeRows(records: readonly SourceRecord[], encoder: RowEncoder): Take
 
 const TAKEN = 1;
 const TAKEN_HASHED = 2;
+
+/**
+ * Each item's JSON is followed by a comma in the slab, as in the main thread's own slabs (core/import/item-bytes.ts):
+ * a batch body copies the items put one after another, commas and all, at once.
+ */
+const COMMA = 0x2c;
 
 /** A chunk's JSON slab to begin with: ~64 KB of CSV input gives about this much JSON. */
 const SLAB_START = 128 * 1024;

@@ -48,7 +48,8 @@ export interface SourceRecord {
 /**
  * A CSV row the parsing worker has already mapped, checked and serialised with the encoder the caller handed it
  * (RowEncoderSpec): its item's JSON as UTF-8 bytes (`bytes` of `slab` from `at`; a chunk's rows share one slab),
- * its memberId and the duplicate check's hashes, instead of its cells (`raw` is undefined). Only a row the encoder
+ * its memberId and the duplicate check's hashes, instead of its cells (`raw` is undefined). In the slab each item is
+ * followed by a comma (not counted in `bytes`), as in the import's own slabs. Only a row the encoder
  * found plainly valid comes this way; every other row comes as its cells.
  */
 export interface EncodedRecord extends SourceRecord {

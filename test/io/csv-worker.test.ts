@@ -251,6 +251,7 @@ describe('CSV parsed in a worker', () => {
           }
           if (!isEncoded(got)) throw new Error('expected an encoded record');
           expect(got.slab.toString('utf8', got.at, got.at + got.bytes)).toBe(JSON.stringify(cells));
+          expect(got.slab[got.at + got.bytes]).toBe(0x2c); // a comma after each item, as a body holds them
           expect(got).toMatchObject({ record: sent.record, line: sent.line, raw: undefined, memberId: cells[0] });
           expect(got.unterminated).toBe(sent.unterminated);
           expect(got.hashed).toBe(cells[0] !== 'm ');
