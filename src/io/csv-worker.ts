@@ -66,18 +66,19 @@ function loadEncoder(spec: RowEncoderSpec): void {
 }
 
 /**
- * The worker's recent time waiting for a chunk and working on one (moving averages, ms): it encodes while it waits
- * more than SPARE of the time it works, i.e. while the main thread is the slower of the two. Encoding every chunk
- * moves the bottleneck to this thread (200k rows: the main thread 1.9 → 1.15 s of CPU, the worker 1.15 → 1.9 s);
- * encoding while it would wait anyway, and handing over cells while chunks queue here, balances the two. Averaged,
- * not chunk by chunk: the main thread hands over chunks in bursts (after waiting for the server, say), and a
- * chunk that queued behind others in such a burst says nothing about which thread is the slower.
+ * The worker's time waiting for a chunk and working on one (moving averages over ~20 chunks, ms): it encodes while
+ * it waits more than SPARE of the time it works, i.e. while the main thread is the slower of the two, and hands
+ * over cells while chunks queue here. Encoding every chunk can move the bottleneck to this thread (before the CSV
+ * scanner: 200k rows took the main thread 1.9 → 1.15 s of CPU, the worker 1.15 → 1.9 s); with it, the worker has
+ * time for nearly every chunk of the bench's file, but a costlier mapping may not leave it that. Averaged, not
+ * chunk by chunk: the main thread hands over chunks in bursts (after waiting for the server, say), and a chunk
+ * that queued behind others in such a burst says nothing about which thread is the slower. It starts encoding.
  */
-let waited = 0;
+let waited = 1;
 let working = 0;
 let finishedAt = performance.now();
-const SPARE = 0.1;
-const WEIGHT = 0.2;
+const SPARE = 0.05;
+const WEIGHT = 0.05;
 
 function spare(startedAt: number): boolean {
   waited += (startedAt - finishedAt - waited) * WEIGHT;
