@@ -51,10 +51,12 @@ function dispatch(message: ToWorker): void {
 function loadEncoder(spec: RowEncoderSpec): void {
   waiting = [];
   import(spec.module)
-    .then((module: { createRowEncoder(headers: string[], options: unknown): RowEncoder }) => {
-      encoder = core.headers ? module.createRowEncoder(core.headers, spec.options) : undefined;
-      everyChunk = spec.everyChunk === true;
-    })
+    .then(
+      async (module: { createRowEncoder(headers: string[], options: unknown): RowEncoder | Promise<RowEncoder> }) => {
+        encoder = core.headers ? await module.createRowEncoder(core.headers, spec.options) : undefined;
+        everyChunk = spec.everyChunk === true;
+      },
+    )
     .catch(() => {
       encoder = undefined;
     })

@@ -83,8 +83,8 @@ export interface EncodedRow {
 
 /**
  * Turns a row into an EncodedRow, or answers false for a row that must go to the caller as its cells. The module
- * named by RowEncoderSpec exports `createRowEncoder(headers, options): RowEncoder`; the worker loads it by name,
- * so this layer imports none of the caller's code.
+ * named by RowEncoderSpec exports `createRowEncoder(headers, options): RowEncoder | Promise<RowEncoder>`; the worker
+ * loads it by name, so this layer imports none of the caller's code.
  */
 export type RowEncoder = (record: SourceRecord, into: EncodedRow) => boolean;
 

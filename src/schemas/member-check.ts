@@ -4,13 +4,10 @@
  * orders them as the schema does). It allocates nothing, where zod's parse copies the item and its address: on
  * import and validate that copy was made for every row. False means zod decides, and explains: an invalid item,
  * or one unusual enough to leave to zod (an object that is not a plain one, a key present as undefined).
- * test/schemas/member-check.test.ts holds the two together on any input.
+ * test/schemas/member-check.test.ts holds the two together on any input. It needs no zod (member-fields.ts): the CSV
+ * worker runs it on the rows it encodes.
  */
-import { isJsonValue, isPlainRecord, memberUpsertItemSchema } from './member.js';
-
-/** zod's own date-time pattern, taken from the schema so the two cannot drift. */
-const DATE_TIME = (memberUpsertItemSchema.shape.createdAt as unknown as { _zod: { def: { pattern: RegExp } } })._zod.def
-  .pattern;
+import { DATE_TIME, isJsonValue, isPlainRecord } from './member-fields.js';
 
 /** An object as `{}` makes one: zod's copy of the item and of its address is one. */
 const isObjectLiteral = (value: unknown): value is Record<string, unknown> =>

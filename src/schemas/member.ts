@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 import { CUSTOM_VALUE_LEVELS, nestedDeeperThan, TOO_DEEP_MESSAGE } from './json-depth.js';
+import { isJsonValue, isPlainRecord } from './member-fields.js';
+
+export { ADDRESS_FIELDS, isJsonValue, isPlainRecord, MEMBER_FIELDS, NULLABLE_FIELDS } from './member-fields.js';
 
 /** ISO 8601 date-time; an offset (+02:00) is as valid as Z. */
 const isoDateTime = () => z.iso.datetime({ offset: true });
@@ -17,12 +20,6 @@ export const addressSchema = z.strictObject({
   region: nullableMax(32).optional(),
   countryCode: nullableMax(2).optional(),
 });
-
-export function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * A map of string keys to values, treated as plain data. zod's z.record leaves an own "__proto__" key out of its
@@ -49,15 +46,6 @@ export function dataRecord<T>(valueSchema: z.ZodType<T>, quickCheck: (value: unk
         }
       }
     });
-}
-
-/** True for a value JSON can carry, within the nesting bound: what customProperties may hold (quick path of jsonValueSchema). */
-export function isJsonValue(value: unknown, depth = 0): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (depth >= CUSTOM_VALUE_LEVELS) return false;
-  if (Array.isArray(value)) return value.every((v) => isJsonValue(v, depth + 1));
-  return isPlainRecord(value) && Object.keys(value).every((k) => isJsonValue(value[k], depth + 1));
 }
 
 const isStringOrNull = (value: unknown) => typeof value === 'string' || value === null;
@@ -128,7 +116,3 @@ export type ImportRequest = z.infer<typeof importRequestSchema>;
 export type SkippedEntry = z.infer<typeof skippedEntrySchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
 export type MemberError = z.infer<typeof memberErrorSchema>;
-
-/** Field names of the upsert item and of the address, in the API's order (used by mapping and templates). */
-export const MEMBER_FIELDS = Object.keys(memberUpsertItemSchema.shape) as (keyof MemberUpsertItem)[];
-export const ADDRESS_FIELDS = Object.keys(addressSchema.shape) as (keyof Address)[];

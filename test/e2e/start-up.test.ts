@@ -4,6 +4,7 @@
  * imported by its action). And what an import of a CSV loads: not the workbook reader, the sandbox or undici's
  * index (its old generation kept their source for the whole run: issue 28). A loader hook in the spawned CLI lists
  * every module it loads. A process is what shows this: in-process, the modules are already in the worker's cache.
+ * And what the CSV worker loads to encode rows: no zod (its isolate's share of the import's peak RSS, issue 28).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -97,4 +98,63 @@ describe('a CSV import', () => {
       expect(modules.filter((url) => NOT_FOR_A_CSV.some((pattern) => pattern.test(url)))).toEqual([]);
     },
   );
+});
+
+// The CSV worker alone, as the import starts it, handed the import's row encoder (import/row-encoder.ts): it
+// parses a header and two rows, then encodes the next. Printed: how many replies carried encoded rows.
+const WORKER_RUN = join(dir, 'run-csv-worker.mjs');
+writeFileSync(
+  WORKER_RUN,
+  `import { Worker } from 'node:worker_threads';
+const [workerUrl, encoderUrl, file] = process.argv.slice(2);
+const worker = new Worker(new URL(workerUrl), { workerData: { file, delimiter: ',', padShortRows: false } });
+const row = (id) => 'm' + id + ',true,2024-01-05T09:00:00Z\\n';
+const messages = [
+  { type: 'chunk', bytes: Buffer.from('memberId,isActive,createdAt\\n' + row(1) + row(2)) },
+  { type: 'encode', encoder: { module: encoderUrl, options: { file, hashes: true }, everyChunk: true } },
+  { type: 'chunk', bytes: Buffer.from(row(3) + row(4)) },
+  { type: 'end' },
+];
+let replies = 0;
+let encoded = 0;
+worker.on('message', (reply) => {
+  if (reply.type !== 'parsed') throw new Error(JSON.stringify(reply));
+  if (reply.packed.encoded) encoded++;
+  if (++replies === 3) {
+    process.stdout.write(String(encoded));
+    void worker.terminate();
+  }
+});
+for (const message of messages) worker.postMessage(message);
+`,
+);
+
+describe('the CSV worker', () => {
+  it('loads no zod and nothing of the main thread to encode the rows of a plain CSV', () => {
+    const dist = new URL('../../dist/', import.meta.url);
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        TRACER,
+        WORKER_RUN,
+        new URL('io/csv-worker.js', dist).href,
+        new URL('core/import/row-encoder.js', dist).href,
+        join(dir, 'members.csv'),
+      ],
+      { env: isolatedEnv(), encoding: 'utf8' },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(Number(run.stdout)).toBeGreaterThan(0); // the rows after the encoder loaded came encoded
+    const modules = run.stderr.split('\n').flatMap((line) => (line.startsWith('loaded: ') ? [line.slice(8)] : []));
+    expect(modules.some((url) => url.endsWith('dist/core/import/row-encoder.js'))).toBe(true);
+    const unused = [
+      /node_modules\/zod\//,
+      /^zod$/,
+      /dist\/schemas\/(index|member|push)\.js$/,
+      /dist\/core\/mapping\/(index|csv-mapper|mapping-file|mapping-schema|validate-item|json-mapper)\.js$/,
+      /dist\/version\.js$/,
+    ];
+    expect(modules.filter((url) => unused.some((pattern) => pattern.test(url)))).toEqual([]);
+  });
 });

@@ -1,56 +1,22 @@
 /**
- * The CSV hot path: per row, only index lookups and the setters chosen once from the header.
- * The item is built directly (no intermediate map); metadata and customProperties maps are plain objects, or have
- * no prototype when a key such as "__proto__" would otherwise not be plain data (item-paths.ts, MapKind).
+ * The CSV hot path, from a row to its candidate: the header's plans (csv-plans.ts) fill the item; a plainly valid
+ * one is checked by the compiled check alone, any other by zod, which explains what is wrong (validate-item.ts),
+ * and the --map file's "onInvalid": "omit" rules apply.
  */
 import { hash } from 'node:crypto';
 import type { Candidate, RecordIssue } from '../candidate.js';
 import { packageVersion } from '../../version.js';
 import type { SourceRecord } from '../../io/source.js';
-import { CellProblem } from './coerce.js';
-import { resolveColumns, type ColumnOptions, type ResolvedColumn } from './csv-columns.js';
-import { assignerFor, getterFor, mapKindFor, type Assign, type Item } from './item-paths.js';
-import { NOT_GIVEN, type CellReader } from './rules/cell-rule.js';
+import type { ResolvedColumn } from './csv-columns.js';
+import { compileCsvPlans, type CsvMapperOptions } from './csv-plans.js';
+import type { Item } from './item-paths.js';
 import { checkItem } from './validate-item.js';
-import { ADDRESS_FIELDS, MEMBER_FIELDS, memberUpsertItemSchema, type MemberUpsertItem } from '../../schemas/member.js';
+import type { MemberUpsertItem } from '../../schemas/member.js';
 import { isMemberItem } from '../../schemas/member-check.js';
-import type { FieldTarget } from './targets.js';
 import { sortByFieldOrder } from './issues.js';
 import { OmitRules } from './omit-invalid.js';
 
-interface Plan {
-  index: number;
-  path: string;
-  /** ` (column "E-mail")` when the header differs from the field, for messages. */
-  named: string;
-  read: CellReader;
-  assign: Assign;
-  emptyAsNull: boolean;
-}
-
-interface FieldPlan {
-  path: string;
-  indices: number[];
-  headers: string[];
-  read: CellReader;
-  assign: Assign;
-  get: (item: Item) => unknown;
-  value?: { value: unknown };
-  fallback?: { value: unknown };
-  /** A column feeds this field too: the rule applies only when that cell gave nothing (docs/mapping.md#fields). */
-  besideColumn: boolean;
-}
-
-export interface CsvMapperOptions extends ColumnOptions {
-  /** A cell exactly equal to this (after trimming) is JSON null, which clears the field. Off by default. '' is emptyAsNull. */
-  nullToken?: string;
-  /**
-   * --empty-as-null: an empty cell is JSON null (clears the field on the server) instead of "not given". Applies to
-   * the fields that take null; an empty memberId, isActive, createdAt or isEmployee stays "not given". A mapping's
-   * column rule may ask it for one column ("emptyAsNull": true).
-   */
-  emptyAsNull?: boolean;
-}
+export type { CsvMapperOptions } from './csv-plans.js';
 
 export interface CsvMapper {
   columns: ResolvedColumn[];
@@ -71,60 +37,24 @@ export interface CsvMapper {
   sourceKey(cells: readonly unknown[], quotedNullTokens?: readonly number[]): string;
 }
 
-const named = (header: string, path: string) => (header === path ? '' : ` (column "${header}")`);
-
 export function buildCsvMapper(headers: readonly string[], options: CsvMapperOptions): CsvMapper {
-  const { columns, fields, warnings } = resolveColumns(headers, options);
-  // `--null-token ''` means exactly what it says: an empty cell is null
-  const emptyAsNull = options.emptyAsNull === true || options.nullToken === '';
-  const nullToken = options.nullToken === '' ? undefined : options.nullToken;
-  const maps = mapKindFor([
-    ...columns.flatMap((column) => column.feeds.map((feed) => feed.target)),
-    ...fields.map(({ rule }) => rule.target),
-  ]);
-  const plans: Plan[] = [];
-  const headerOfPath = new Map<string, string>();
-  for (const column of columns) {
-    for (const feed of column.feeds) {
-      plans.push({
-        index: column.index,
-        path: feed.path,
-        named: named(column.header, feed.path),
-        read: feed.read,
-        assign: assignerFor(feed.target, maps),
-        emptyAsNull: feed.emptyAsNull || (emptyAsNull && takesNull(feed.target)),
-      });
-      if (column.header !== feed.path) headerOfPath.set(feed.path, column.header);
-    }
-  }
-  const fieldPlans: FieldPlan[] = fields.map(({ rule, indices }) => ({
-    path: rule.path,
-    indices,
-    headers: indices.map((i) => headers[i]!),
-    read: rule.read,
-    assign: assignerFor(rule.target, maps),
-    get: getterFor(rule.target),
-    value: rule.value,
-    fallback: rule.fallback,
-    besideColumn: plans.some((plan) => plan.path === rule.path),
-  }));
-  // The item is filled in the schema's order, so that a valid one is already what zod's parse would give back (its
-  // keys in the schema's order) and isMemberItem can stand for zod: zod copied the item, and its address, per row.
-  // A `fields` rule fills in after the columns, out of that order: then zod parses as before.
-  const orderedPlans = inSchemaOrder(plans);
-  const checkInPlace = fieldPlans.length === 0;
+  const {
+    columns,
+    fields,
+    warnings,
+    plans,
+    orderedPlans,
+    fieldPlans,
+    checkInPlace,
+    headerOfPath,
+    nullToken,
+    emptyAsNull,
+    fill,
+  } = compileCsvPlans(headers, options);
   const omit = new OmitRules([
     ...columns.flatMap((column) => column.feeds.filter((feed) => feed.omitInvalid)),
     ...fields.map(({ rule }) => rule).filter((rule) => rule.omitInvalid),
   ]);
-
-  const fill = (
-    cells: readonly (string | undefined)[],
-    item: Item,
-    rowPlans: readonly Plan[],
-    rowFields: readonly FieldPlan[],
-    quotedNullTokens?: readonly number[],
-  ) => fillItem(cells, item, rowPlans, rowFields, nullToken, quotedNullTokens);
 
   function toCandidate(source: SourceRecord): Candidate {
     const { record, line, quotedNullTokens } = source;
@@ -180,91 +110,6 @@ export function buildCsvMapper(headers: readonly string[], options: CsvMapperOpt
     return { item, problems: fill(cells, item, plans, fieldPlans, quotedNullTokens) };
   };
   return { columns, warnings, toCandidate, build, memberIdOf, sourceKey };
-}
-
-/**
- * The plans in the order of the fields they fill in the item: the schema's fields, an address's in the address's
- * order; metadata and customProperties keys keep the columns' order (their maps are sent as they are filled).
- */
-function inSchemaOrder(plans: readonly Plan[]): Plan[] {
-  const rank = (plan: Plan) => {
-    const [field, key] = plan.path.split('.', 2) as [string, string | undefined];
-    const at = MEMBER_FIELDS.indexOf(field as (typeof MEMBER_FIELDS)[number]);
-    return field === 'address' ? at + (ADDRESS_FIELDS.indexOf(key as (typeof ADDRESS_FIELDS)[number]) + 1) / 8 : at;
-  };
-  return plans
-    .map((plan, index) => ({ plan, index, rank: rank(plan) }))
-    .sort((a, b) => a.rank - b.rank || a.index - b.index)
-    .map(({ plan }) => plan);
-}
-
-/** Whether the API takes null for the target (it clears the field): not for memberId, isActive, createdAt, isEmployee. */
-function takesNull(target: FieldTarget): boolean {
-  if (target.kind !== 'field') return true;
-  const shape = memberUpsertItemSchema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
-  return shape[target.field]?.safeParse(null).success ?? false;
-}
-
-/**
- * Fills `item` from the row's cells: the columns' plans, then the `fields` rules; returns the cells' problems
- * (undefined when none). A cell equal to the null token is null unless the reader saw it quoted (`quotedNullTokens`).
- */
-function fillItem(
-  cells: readonly (string | undefined)[],
-  item: Item,
-  rowPlans: readonly Plan[],
-  rowFields: readonly FieldPlan[],
-  nullToken: string | undefined,
-  quotedNullTokens: readonly number[] | undefined,
-): RecordIssue[] | undefined {
-  let problems: RecordIssue[] | undefined;
-  for (let i = 0; i < rowPlans.length; i++) {
-    const plan = rowPlans[i]!;
-    const raw = cells[plan.index];
-    if (raw === undefined) continue;
-    const cell = raw.trim();
-    if (cell === '') {
-      if (plan.emptyAsNull) plan.assign(item, null);
-      continue;
-    }
-    if (cell === nullToken && !quotedNullTokens?.includes(plan.index)) {
-      plan.assign(item, null);
-      continue;
-    }
-    const value = plan.read(cell);
-    if (value === NOT_GIVEN) {
-      if (plan.emptyAsNull) plan.assign(item, null);
-      continue;
-    }
-    if (value instanceof CellProblem)
-      (problems ??= []).push({ path: plan.path, message: value.message + plan.named, rule: value.rule });
-    else plan.assign(item, value);
-  }
-  for (let i = 0; i < rowFields.length; i++) {
-    const field = rowFields[i]!;
-    if (field.besideColumn && field.get(item) !== undefined) continue;
-    if (field.value) {
-      field.assign(item, field.value.value);
-      continue;
-    }
-    for (let k = 0; k < field.indices.length; k++) {
-      const cell = cells[field.indices[k]!]?.trim();
-      if (cell === undefined || cell === '') continue;
-      const index = field.indices[k]!;
-      const value = cell === nullToken && !quotedNullTokens?.includes(index) ? null : field.read(cell);
-      if (value === NOT_GIVEN) continue;
-      if (value instanceof CellProblem)
-        (problems ??= []).push({
-          path: field.path,
-          message: `${value.message} (column "${field.headers[k]}")`,
-          rule: value.rule,
-        });
-      else field.assign(item, value);
-      break;
-    }
-    if (field.fallback && field.get(item) === undefined) field.assign(item, field.fallback.value);
-  }
-  return problems;
 }
 
 function nulCount(text: string): number {

@@ -1,7 +1,7 @@
 /** Turns zod's issues into one human message per problem, with the field path in item terms. */
 import type { z } from 'zod';
 import type { RecordIssue } from '../candidate.js';
-import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/index.js';
+import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/member-fields.js';
 import { closestName } from './targets.js';
 import { CSV_DATE_EXPECTED } from './coerce.js';
 import { quoteCell, shortened } from './quote-cell.js';

@@ -2,7 +2,8 @@
  * What a column can map to, and the lenient name matching shared by CSV headers and --map targets:
  * case, spaces, "_" and "-" are ignored; dotted names reach into address, metadata and customProperties.
  */
-import { ADDRESS_FIELDS, MEMBER_FIELDS, type Address, type MemberUpsertItem } from '../../schemas/index.js';
+import type { Address, MemberUpsertItem } from '../../schemas/member.js';
+import { ADDRESS_FIELDS, MEMBER_FIELDS } from '../../schemas/member-fields.js';
 
 export type ScalarField = Exclude<keyof MemberUpsertItem, 'address' | 'metadata' | 'customProperties'>;
 export type AddressField = keyof Address;
