@@ -2,7 +2,12 @@
  * The member area's import endpoint: POST {base}member/v1/members/import, answered as one typed outcome.
  * Retrying this POST is deliberate: the import is an upsert, so sending the same batch twice leaves the same state.
  */
-import { importResultSchema, memberErrorSchema, type ImportResult, type MemberError } from '../schemas/index.js';
+import {
+  importResultSchema,
+  memberErrorSchema,
+  type ImportResult,
+  type MemberError,
+} from '../schemas/import-result.js';
 import { describeErrorBody, type FailureCause } from './failure.js';
 import {
   cleanMessage,

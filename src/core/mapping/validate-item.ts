@@ -1,5 +1,9 @@
-/** The one place a built item meets the schema: valid item, or every issue in human terms. */
-import { memberUpsertItemSchema, type MemberUpsertItem } from '../../schemas/index.js';
+/**
+ * The one place a built item meets the schema: valid item, or every issue in human terms. The schema is built at
+ * the first item that comes here (member-item-schema.ts): a CSV import's plainly valid rows never do (csv-mapper.ts).
+ */
+import type { MemberUpsertItem } from '../../schemas/member.js';
+import { itemSchemas } from '../../schemas/member-item-schema.js';
 import type { RecordIssue } from '../candidate.js';
 import { toRecordIssues, type InputKind } from './issues.js';
 
@@ -10,7 +14,7 @@ const PARSE_OPTIONS = { reportInput: true } as const;
 export type ItemCheck = { ok: true; item: MemberUpsertItem } | { ok: false; issues: RecordIssue[] };
 
 export function checkItem(value: unknown, kind: InputKind): ItemCheck {
-  const result = memberUpsertItemSchema.safeParse(value, PARSE_OPTIONS);
+  const result = itemSchemas().memberUpsertItemSchema.safeParse(value, PARSE_OPTIONS);
   return result.success
     ? { ok: true, item: result.data }
     : { ok: false, issues: toRecordIssues(result.error.issues, kind) };
