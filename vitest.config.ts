@@ -3,13 +3,15 @@ import { defineConfig } from 'vitest/config';
 
 // Tests that must have a fresh process per file: the end-to-end tests spawn the CLI and kill it (a stray child or
 // signal handler must not reach another file), the lock tests count takers within one process, the lock race
-// spawns processes on hostnames of their own and kills them, and the takeover's fsync test mocks a module (a
-// mock cannot replace a module another file of a shared worker already loaded).
+// spawns processes on hostnames of their own and kills them, the takeover's fsync test mocks a module (a
+// mock cannot replace a module another file of a shared worker already loaded), and the lock beats' test counts the
+// worker threads its process starts (lease.ts keeps one renewer per process).
 const ISOLATED = [
   'test/e2e/**/*.test.ts',
   'test/state/lock.test.ts',
   'test/state/lock-race.test.ts',
   'test/state/lock-takeover-sync.test.ts',
+  'test/state/lock-beats.test.ts',
 ];
 
 export default defineConfig({

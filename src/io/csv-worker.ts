@@ -11,6 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { InputError } from '../errors.js';
+import { beatLocks, type LockBeatsOffer } from '../state/lock-beats.js';
 import { CsvRecordCore } from './csv-record-core.js';
 import { type FromWorker, packRecords, type ToWorker, transferables } from './csv-worker-messages.js';
 import type { RowEncoder, RowEncoderSpec } from './source.js';
@@ -36,7 +37,12 @@ function headersOnce(): string[] | undefined {
   return headers;
 }
 
-port.on('message', dispatch);
+port.on('message', (message: ToWorker | LockBeatsOffer) => {
+  // the run's lock beats, while this worker runs: one isolate less than a renewer thread of their own (lease.ts);
+  // never queued behind an encoder's loading
+  if (message.type === 'lock-beats') beatLocks(message);
+  else dispatch(message);
+});
 
 function dispatch(message: ToWorker): void {
   if (waiting) waiting.push(message);

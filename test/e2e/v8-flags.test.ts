@@ -5,12 +5,16 @@
  * fresh node process (a test worker's heap has grown already), on the built module the launcher loads.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { YOUNG_CAP_BYTES, youngCapFor } from '../../src/v8-flags.js';
 
 const V8_FLAGS = join(import.meta.dirname, '..', '..', 'dist', 'v8-flags.js');
+const LEASE = join(import.meta.dirname, '..', '..', 'dist', 'state', 'lease.js');
+const CSV_WORKER = join(import.meta.dirname, '..', '..', 'dist', 'io', 'csv-worker.js');
 
 /**
  * Allocates records that survive a few scavenges, before and after a worker starts; prints the largest young
@@ -96,7 +100,59 @@ async function wasmOptimized(keep: boolean): Promise<boolean> {
   return stdout.trim() === 'true';
 }
 
+/**
+ * As a run with a journal: the CSV worker runs, a lock is taken (its renewer starts), and the CSV worker takes the
+ * beats over at once, so the renewer may end before it was ever online to set the flags again. Then records are
+ * allocated as before; prints the largest young generation seen.
+ */
+const handOverScript = (lockPath: string) => `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { statSync, writeFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+const { applyV8Flags } = await import(${JSON.stringify(V8_FLAGS)});
+applyV8Flags(${2 ** 40});
+const { renew, timingOf } = await import(${JSON.stringify(LEASE)});
+const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
+const window = [];
+let largest = 0;
+async function allocate(steps) {
+  for (let step = 0; step < steps; step++) {
+    for (let i = 0; i < 20000; i++) window.push({ n: i, text: 'row ' + i });
+    if (window.length > 120000) window.splice(0, 20000);
+    largest = Math.max(largest, young());
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+while (young() < ${YOUNG_CAP_BYTES}) await allocate(1);
+const csv = new Worker(new URL(${JSON.stringify(`file://${CSV_WORKER}`)}), { workerData: { file: 'm.csv', delimiter: ',' }, execArgv: [] });
+await new Promise((resolve) => csv.once('online', resolve));
+csv.unref();
+const head = '{"beat":"';
+writeFileSync(${JSON.stringify(lockPath)}, head + '0000000000"}');
+const ino = statSync(${JSON.stringify(lockPath)}).ino;
+renew({ id: 'l', path: ${JSON.stringify(lockPath)}, ino, offset: head.length }, timingOf(60000), () => {});
+await new Promise((resolve) => setTimeout(resolve, 200));
+largest = 0;
+await allocate(300);
+console.log(largest);
+process.exit(0);
+`;
+
 describe('V8 flags across a worker start', () => {
+  it('keep the young generation at its cap after the CSV worker takes the lock beats over', { retry: 2 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberctl-v8-'));
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        '--input-type=module',
+        '-e',
+        handOverScript(join(dir, 'journal.lock')),
+      ]);
+      expect(Number(stdout.trim())).toBeLessThanOrEqual(YOUNG_CAP_BYTES);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("keep WebAssembly (undici's HTTP parser) on its baseline compiler", async () => {
     expect(await wasmOptimized(true)).toBe(false);
   });
