@@ -6,9 +6,9 @@
  *   rows = invalid + unchanged + importedCount + updatedCount + skipped + rejected + failed
  * holds by construction as long as each record is settled once (test/core/ledger.test.ts checks it against a model).
  *
- * Settling a sent record also tells the hooks (a journal, a sync state) and releases the member's next row: every
- * path that ends a sent record (response, bisect, 413, failure, stop) comes through `settleAnswered` or
- * `settleFailed`.
+ * Settling a sent record also tells the hooks (a journal, a sync state; settled-hook-calls.ts makes the calls) and
+ * releases the member's next row: every path that ends a sent record (response, bisect, 413, failure, stop) comes
+ * through `settleAnswered` or `settleFailed`.
  *
  * The journal-ordering rule (stated here once; the other places link to it). What keeps a resume exact is the
  * order of the onSettled calls, not waiting for them:
@@ -29,21 +29,13 @@ import type { RecordIssue } from '../candidate.js';
 import { ReasonCounter, TOP_REASONS } from '../reason-counter.js';
 import type { PendingRecord } from './batcher.js';
 import type { MemberOrder } from './member-order.js';
-import {
-  LATER_ROW_COUNT_AS,
-  laterRowReason,
-  settledRecord,
-  type AnsweredBatch,
-  type Settler,
-  type SettlerLinks,
-} from './settle.js';
+import { SettledHookCalls } from './settled-hook-calls.js';
+import { LATER_ROW_COUNT_AS, laterRowReason, type AnsweredBatch, type Settler, type SettlerLinks } from './settle.js';
 import {
   SKIPPED_EXAMPLES,
   type ImportHooks,
   type ImportSummary,
   type RejectsSink,
-  type SettledBatch,
-  type SettledRecord,
   type SkippedExample,
   type Stage,
 } from './types.js';
@@ -97,16 +89,16 @@ export class Ledger implements Settler {
   };
   /** Responses are counted one at a time, in the order they were answered (the hook is called in that order too). */
   #queue: Promise<void> = Promise.resolve();
-  /** onSettled calls not resolved yet, and the first failure among them. */
-  readonly #pending = new Set<Promise<void>>();
-  #hookFailure: { error: unknown } | undefined;
+  readonly #hookCalls: SettledHookCalls;
 
   constructor(
     private readonly order: MemberOrder,
-    private readonly hooks: ImportHooks,
+    hooks: ImportHooks,
     private readonly links: SettlerLinks,
     private readonly rejects?: RejectsSink,
-  ) {}
+  ) {
+    this.#hookCalls = new SettledHookCalls(hooks, links);
+  }
 
   // ---- what the reader counts
 
@@ -147,17 +139,17 @@ export class Ledger implements Settler {
 
   /** onSettled calls not resolved yet (a journal's entries not yet on disk): the flow gate reads it. */
   get unsynced(): number {
-    return this.#pending.size;
+    return this.#hookCalls.unresolved;
   }
 
-  async synced(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all(this.#pending);
-    if (this.#hookFailure) throw this.#hookFailure.error;
+  /** Every onSettled call resolved; throws the first that failed. */
+  synced(): Promise<void> {
+    return this.#hookCalls.allResolved();
   }
 
   settleAnswered(batch: AnsweredBatch): Promise<void> {
     // called now, not awaited, before the members' next rows are released: the journal-ordering rule (above)
-    this.#track(this.#callHook(batch));
+    this.#hookCalls.call(batch);
     return this.#serial(async () => {
       this.#counts.importedCount += batch.importedCount;
       this.#counts.updatedCount += batch.updatedCount;
@@ -256,48 +248,4 @@ export class Ledger implements Settler {
     this.#queue = next.catch(() => undefined);
     return next;
   }
-
-  #callHook(batch: AnsweredBatch): Promise<void> {
-    if (!this.hooks.onSettled) return Promise.resolve();
-    // (map first: an array of the batch's size at once, not grown by push)
-    const records = batch.confirmed.map((r) => settledRecord(r, 'confirmed'));
-    for (const { record, reason } of batch.skipped) records.push(settledRecord(record, 'skipped', reason));
-    for (const { record, reason } of batch.rejected) records.push(settledRecord(record, 'rejected', reason));
-    if (records.length === 0) return Promise.resolve();
-    // in record order: a batch mostly is already (its rows were read in order), and a sort copies the array
-    if (!inRecordOrder(records)) records.sort((a, b) => a.record - b.record);
-    const { importedCount, updatedCount } = batch;
-    const settledBatch: SettledBatch = {
-      firstRecord: records[0]!.record,
-      lastRecord: records[records.length - 1]!.record,
-      importedCount,
-      updatedCount,
-      records,
-    };
-    try {
-      return Promise.resolve(this.hooks.onSettled(settledBatch));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  #track(call: Promise<void>): void {
-    const tracked = call.then(
-      () => undefined,
-      (error: unknown) => {
-        this.#hookFailure ??= { error };
-        this.links.onHookFailed(error);
-      },
-    );
-    this.#pending.add(tracked);
-    void tracked.then(() => {
-      this.#pending.delete(tracked);
-      this.links.onSynced();
-    });
-  }
-}
-
-function inRecordOrder(records: readonly SettledRecord[]): boolean {
-  for (let i = 1; i < records.length; i++) if (records[i - 1]!.record > records[i]!.record) return false;
-  return true;
 }
