@@ -23,9 +23,6 @@ const utf8: Slice =
     return this.toString('utf8', start, end);
   };
 
-const LF = 0x0a;
-const CR = 0x0d;
-const QUOTE = 0x22;
 /** SlicedString::kMinLength in V8: a shorter substring is a copy of its own. */
 const COPIED_BELOW = 13;
 /** The chunk between two calls: none is held. */
@@ -105,37 +102,6 @@ export class ScanCell {
     this.prepended = false;
     this.hasParts = false;
     return text;
-  }
-
-  /**
-   * The common case in one loop: unquoted cells with a one-byte delimiter `d0`, cut into `cells` until a line ends,
-   * a quote opens a cell, or a delimiter lies past `sizeEnd` (where max_record_size starts to matter). The cell at
-   * `pos` is marked and has no parts. Returns where the run stopped (`pos`: it did not start), the cell after the
-   * last delimiter marked.
-   */
-  cutPlainCells(pos: number, limit: number, d0: number, cells: string[], sizeEnd: number): number {
-    const buf = this.chunk;
-    let seg = this.seg;
-    let high = this.wide ? 0x80 : 0;
-    let i = pos;
-    for (; i < limit; i++) {
-      const b = buf[i]!;
-      if (b === d0) {
-        if (i > sizeEnd) break;
-        cells.push(this.cut(seg, i, high >= 0x80));
-        seg = i + 1;
-        high = 0;
-        if (buf[seg] === QUOTE) {
-          i = seg;
-          break;
-        }
-      } else if (b === LF || b === CR) break;
-      else high |= b;
-    }
-    if (i === pos) return pos;
-    this.seg = seg;
-    this.wide = high >= 0x80;
-    return i;
   }
 
   /** Whether the chunk holds `bytes` at `pos` (a delimiter of more than one byte). */
