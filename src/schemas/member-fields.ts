@@ -41,23 +41,17 @@ export const ADDRESS_FIELDS: (keyof Address)[] = [
   'countryCode',
 ];
 
-/** The item's fields that take null (it clears them): all but memberId, address, isActive, createdAt, isEmployee. */
-export const NULLABLE_FIELDS: ReadonlySet<string> = new Set<keyof MemberUpsertItem>([
-  'email',
-  'firstName',
-  'lastName',
-  'phone',
-  'birthdate',
-  'genderId',
-  'selectedStoreId',
-  'loyaltyProgram',
-  'nationality',
-  'metadata',
-  'deceased',
-  'homeTelephone',
-  'isMembershipFeePaid',
-  'customProperties',
+/** The item's fields that never take null: an upsert cannot clear them. */
+const NEVER_NULL: ReadonlySet<string> = new Set<keyof MemberUpsertItem>([
+  'memberId',
+  'address',
+  'isActive',
+  'createdAt',
+  'isEmployee',
 ]);
+
+/** The item's fields that take null (it clears them): all the others, in the API's order. */
+export const NULLABLE_FIELDS: ReadonlySet<string> = new Set(MEMBER_FIELDS.filter((field) => !NEVER_NULL.has(field)));
 
 /** zod's pattern for `z.iso.datetime({ offset: true })` (createdAt, birthdate), as zod 4 builds it. */
 export const DATE_TIME =
