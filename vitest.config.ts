@@ -12,6 +12,8 @@ const ISOLATED = [
   'test/state/lock-race.test.ts',
   'test/state/lock-takeover-sync.test.ts',
   'test/state/lock-beats.test.ts',
+  // sets MEMBERCTL_LOCK_LEASE_SECONDS in process.env (the lease is read there): a process of its own
+  'test/state/lock-lease.test.ts',
 ];
 
 export default defineConfig({
