@@ -218,7 +218,10 @@ for (const kase of cases.filter((k) => filter.test(k.name))) {
   }
 }
 console.log(`${compared} comparisons, ${differing} with differences${differing ? ` (files in ${out})` : ''}`);
+// wait for the sandbox to go: exiting at once could leave it running
+const gone = new Promise((resolve) => sandbox.once('exit', resolve));
 sandbox.kill();
+await gone;
 proxy.close();
 proxy.closeAllConnections();
 rmSync(work, { recursive: true, force: true });
