@@ -1,6 +1,6 @@
 /**
  * CSV records as cell arrays, streamed chunk by chunk (csv-record-core.ts), on this thread or, for a large file on a
- * machine with a second core, in a worker (csv-worker-client.ts). The header is read before `openCsv` resolves.
+ * machine with cores to spare, in a worker (csv-worker-client.ts). The header is read before `openCsv` resolves.
  */
 import { InputError, UsageError } from '../errors.js';
 import { CsvRecordCore } from './csv-record-core.js';

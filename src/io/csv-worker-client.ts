@@ -1,8 +1,9 @@
 /**
- * CSV parsed on a second core: the main thread reads the bytes (and decodes them, for another encoding) and hands
- * them to a worker running CsvRecordCore; records come back packed (csv-worker-messages.ts) and are unpacked here. Parsing
- * is most of the main thread's work on a CSV (csv-parse alone ~0.8 s of ~3 s per 200k rows); off it, the sending
- * side runs while the next rows are parsed. The worker keeps at most AHEAD chunks in hand, so memory stays flat.
+ * CSV parsed in a worker thread, on a machine with cores to spare (WORKER_MIN_CORES): the main thread reads the bytes
+ * (and decodes them, for another encoding) and hands them to a worker running CsvRecordCore; records come back
+ * packed (csv-worker-messages.ts), or mapped and serialised by the caller's row encoder, and are unpacked here, so
+ * the sending side runs while the next rows are parsed. The worker keeps at most AHEAD chunks in hand, so memory
+ * stays flat.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -258,12 +259,22 @@ function workerDied(error: Error): ReaderFailure {
 const WORKER_MIN_BYTES = 2 * 1024 * 1024;
 
 /**
+ * Usable cores (cpu-quota.ts) from which `auto` parses in a worker. With two, the worker gave no rate and cost CPU
+ * and memory: since the CSV scanner, the main thread alone reads 200k rows in ~1.9 s, and with the worker its busiest
+ * thread still took as long, the second core being busy with the kernel's socket work, libuv's pool and V8's GC
+ * helpers (0 ms, 4 interleaved pairs: 1.76–1.96 s wall without against 2.04–2.50 s with, CPU 2.1–2.4 against
+ * 2.9–3.6 s, peak RSS 8–13 MB lower; docs/performance.md "The CSV worker on two cores"). A third core is what the
+ * worker's thread needs to run beside them; this machine has two, so that case is not measured here.
+ */
+export const WORKER_MIN_CORES = 3;
+
+/**
  * Where the parsing worker's code is, when this input should be parsed in one: `wanted` (import, whose own work
  * per row outweighs the parse; validate's does not, and a worker would only add its cost), a file of
- * WORKER_MIN_BYTES or more (stdin, of unknown size and often a few rows piped by hand, is parsed here), and a
- * second core: one the process may run on and its cgroup's CPU quota gives time on (cpu-quota.ts; a pod limited to
- * one CPU gets no worker, which would cost ~13 MB and give nothing). `choice` 'always' or 'never' overrides that (SourceOptions.csvWorker: MEMBERCTL_CSV_WORKER, read by
- * the command line).
+ * WORKER_MIN_BYTES or more (stdin, of unknown size and often a few rows piped by hand, is parsed here), and
+ * WORKER_MIN_CORES usable cores: ones the process may run on and its cgroup's CPU quota gives time on
+ * (cpu-quota.ts). `choice` 'always' or 'never' overrides that (SourceOptions.csvWorker: MEMBERCTL_CSV_WORKER, read
+ * by the command line).
  */
 export function csvWorkerEntry(
   totalBytes: number | undefined,
@@ -272,7 +283,10 @@ export function csvWorkerEntry(
   cores: number = usableCores(),
 ): URL | undefined {
   if (choice === 'never') return undefined;
-  if (choice !== 'always' && (!wanted || cores < 2 || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES))
+  if (
+    choice !== 'always' &&
+    (!wanted || cores < WORKER_MIN_CORES || totalBytes === undefined || totalBytes < WORKER_MIN_BYTES)
+  )
     return undefined;
   // run from the sources (the test runner), the worker is the compiled one: a worker thread cannot load TypeScript
   const here = import.meta.url;

@@ -124,8 +124,8 @@ export interface SourceOptions {
    */
   nullToken?: string;
   /**
-   * A large CSV file is parsed on a second core, ahead of the caller (csv-worker-client.ts): for a caller whose own
-   * work per record is larger than the parse (import).
+   * A large CSV file is parsed in a worker, ahead of the caller, on a machine with cores to spare
+   * (csv-worker-client.ts): for a caller whose own work per record is larger than the parse (import).
    */
   parseAhead?: boolean;
   /**

@@ -285,8 +285,9 @@ describe('openRecordSource on a file', () => {
       (_, i) => `m-${i},${i % 3 ? 'true' : 'no'},2024-05-01T12:00:00Z,"line one\nline two ${i}"`,
     );
     const path = dir.write('big.csv', `memberId,isActive,createdAt,note\n${rows.join('\n')}\n`);
-    expect(csvWorkerEntry(3 * 1024 * 1024, true, 'auto', 2)).toBeDefined();
-    // one usable core (a pod's cgroup quota of one CPU: cpu-quota.ts): the worker would cost memory and give nothing
+    expect(csvWorkerEntry(3 * 1024 * 1024, true, 'auto', 3)).toBeDefined();
+    // one or two usable cores (a pod's cgroup quota: cpu-quota.ts): the worker costs CPU and memory and gives nothing
+    expect(csvWorkerEntry(3 * 1024 * 1024, true, 'auto', 2)).toBeUndefined();
     expect(csvWorkerEntry(3 * 1024 * 1024, true, 'auto', 1)).toBeUndefined();
     expect(csvWorkerEntry(3 * 1024 * 1024, true, 'always', 1)).toBeDefined();
     expect(csvWorkerEntry(3 * 1024 * 1024, false, 'auto')).toBeUndefined();
