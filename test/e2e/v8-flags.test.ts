@@ -16,15 +16,8 @@ const V8_FLAGS = join(import.meta.dirname, '..', '..', 'dist', 'v8-flags.js');
 const LEASE = join(import.meta.dirname, '..', '..', 'dist', 'state', 'lease.js');
 const CSV_WORKER = join(import.meta.dirname, '..', '..', 'dist', 'io', 'csv-worker.js');
 
-/**
- * Allocates records that survive a few scavenges, before and after a worker starts; prints the largest young
- * generation seen. `memoryLimit` stands for the cgroup's (a big one: the cap is 16 MB on any machine).
- */
-const script = (keep: boolean, memoryLimit = 2 ** 40, cap = YOUNG_CAP_BYTES) => `
-import { getHeapSpaceStatistics } from 'node:v8';
-import { Worker } from 'node:worker_threads';
-const { applyV8Flags, keepV8FlagsAcross } = await import(${JSON.stringify(V8_FLAGS)});
-applyV8Flags(${memoryLimit});
+/** The young generation's size, and records allocated a few at a time that survive a few scavenges (both scripts). */
+const ALLOCATE = `
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
 const window = [];
 let largest = 0;
@@ -36,6 +29,18 @@ async function allocate(steps) {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+`;
+
+/**
+ * Allocates records that survive a few scavenges, before and after a worker starts; prints the largest young
+ * generation seen. `memoryLimit` stands for the cgroup's (a big one: the cap is 16 MB on any machine).
+ */
+const script = (keep: boolean, memoryLimit = 2 ** 40, cap = YOUNG_CAP_BYTES) => `
+import { getHeapSpaceStatistics } from 'node:v8';
+import { Worker } from 'node:worker_threads';
+const { applyV8Flags, keepV8FlagsAcross } = await import(${JSON.stringify(V8_FLAGS)});
+applyV8Flags(${memoryLimit});
+${ALLOCATE}
 // the cap is reached first, as in a run (its modules and first records), and seen; then the worker starts
 while (young() < ${cap}) await allocate(1);
 await new Promise((resolve) => setTimeout(resolve, 20));
@@ -112,17 +117,7 @@ import { Worker } from 'node:worker_threads';
 const { applyV8Flags } = await import(${JSON.stringify(V8_FLAGS)});
 applyV8Flags(${2 ** 40});
 const { renew, timingOf } = await import(${JSON.stringify(LEASE)});
-const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
-const window = [];
-let largest = 0;
-async function allocate(steps) {
-  for (let step = 0; step < steps; step++) {
-    for (let i = 0; i < 20000; i++) window.push({ n: i, text: 'row ' + i });
-    if (window.length > 120000) window.splice(0, 20000);
-    largest = Math.max(largest, young());
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+${ALLOCATE}
 while (young() < ${YOUNG_CAP_BYTES}) await allocate(1);
 const csv = new Worker(new URL(${JSON.stringify(`file://${CSV_WORKER}`)}), { workerData: { file: 'm.csv', delimiter: ',' }, execArgv: [] });
 await new Promise((resolve) => csv.once('online', resolve));
