@@ -24,6 +24,28 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** A plain server whose 200 answer to a batch of `items` records is `answer(items)`, and a client of it. */
+async function answeringServer(answer: (items: number) => string, timeoutMs: number): Promise<MemberApiClient> {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      res.on('error', () => undefined);
+      res.end(answer((JSON.parse(body) as unknown[]).length));
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return new MemberApiClient({
+    baseUrl: new URL(`http://127.0.0.1:${port}/`),
+    token: 't0ken-abc',
+    connections: 2,
+    timeoutMs,
+    retry: memberRetryPolicy(0),
+  });
+}
+
 describe('import pipeline: refusals and stops', () => {
   it('bisects a 400 until exactly the refused records stand alone, at about k·log2(n) extra requests', async () => {
     const bad = ['m17', 'm230', 'm233', 'm871'];
@@ -158,24 +180,10 @@ describe('import pipeline: refusals and stops', () => {
 
   it('counts the records of a response that does not add up as failed, with a warning naming the range', async () => {
     // a server that answers 200 but forgets a record
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        const items = JSON.parse(body) as unknown[];
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ importedCount: items.length - 1, updatedCount: 0, skipped: [] }));
-      });
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const api = new MemberApiClient({
-      baseUrl: new URL(`http://127.0.0.1:${port}/`),
-      token: 't0ken-abc',
-      connections: 2,
-      timeoutMs: 2000,
-      retry: memberRetryPolicy(0),
-    });
+    const api = await answeringServer(
+      (items) => JSON.stringify({ importedCount: items - 1, updatedCount: 0, skipped: [] }),
+      2000,
+    );
     const events: ImportEvent[] = [];
     const summary = await runPipeline({
       candidates: candidates(10),
@@ -194,25 +202,10 @@ describe('import pipeline: refusals and stops', () => {
   it("fails a batch whose 200 body is larger than its batch's result can be, instead of buffering it (trial2)", async () => {
     // a valid import result followed by 2 MiB of JSON whitespace: the old 64 MiB cap read and parsed it whole
     const padding = ' '.repeat(2 * 1024 * 1024);
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        const items = JSON.parse(body) as unknown[];
-        res.setHeader('content-type', 'application/json');
-        res.on('error', () => undefined);
-        res.end(JSON.stringify({ importedCount: items.length, updatedCount: 0, skipped: [] }) + padding);
-      });
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const api = new MemberApiClient({
-      baseUrl: new URL(`http://127.0.0.1:${port}/`),
-      token: 't0ken-abc',
-      connections: 2,
-      timeoutMs: 5000,
-      retry: memberRetryPolicy(0),
-    });
+    const api = await answeringServer(
+      (items) => JSON.stringify({ importedCount: items, updatedCount: 0, skipped: [] }) + padding,
+      5000,
+    );
     const events: ImportEvent[] = [];
     const summary = await runPipeline({
       candidates: candidates(10),
